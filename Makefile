@@ -1,0 +1,42 @@
+# Brawl Ladder: every set-up step is a target here, so a fresh machine needs only Python 3.11+.
+PYTHON ?= python3
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+
+.PHONY: run test test-slow lint typecheck proto proto-check bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+## run: set up and run the whole service on embedded defaults
+run: $(STAMP)
+	$(VENV)/bin/brawl run
+
+## test: set up and run lint, type checks and the default test suite
+test: $(STAMP)
+	bash scripts/test.sh
+
+## test-slow: the long playouts and soaks kept out of the default run
+test-slow: $(STAMP)
+	$(PY) -m pytest -m slow -q
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+typecheck: $(STAMP)
+	$(VENV)/bin/mypy
+
+## proto: regenerate the Python code from proto/**/*.proto
+proto: $(STAMP)
+	$(PY) -m referee.protogen
+
+bench: $(STAMP)
+	$(PY) -m bench
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

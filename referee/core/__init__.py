@@ -1,0 +1,63 @@
+"""The game contract shared by every rules engine, and the tools built on it.
+
+Import from here: ``from referee.core import Game, Match, Option, Seat, SeededChance``.
+"""
+
+from referee.core.chance import Chance, Draw, ScriptedChance, SeededChance
+from referee.core.contract import (
+    EVERYONE,
+    JSON,
+    Decision,
+    Event,
+    Game,
+    GameInfo,
+    JSONDict,
+    Match,
+    Option,
+    Outcome,
+    Termination,
+    forfeit_outcome,
+)
+from referee.core.errors import (
+    ChanceExhaustedError,
+    ConfigError,
+    ContentError,
+    EngineError,
+    IllegalOptionError,
+    MatchOverError,
+)
+from referee.core.ids import BotId, GameName, MatchId, Seat
+from referee.core.registry import UnknownGameError, game_names, get_game, register
+
+__all__ = [
+    "EVERYONE",
+    "JSON",
+    "BotId",
+    "Chance",
+    "ChanceExhaustedError",
+    "ConfigError",
+    "ContentError",
+    "Decision",
+    "Draw",
+    "EngineError",
+    "Event",
+    "Game",
+    "GameInfo",
+    "GameName",
+    "IllegalOptionError",
+    "JSONDict",
+    "Match",
+    "MatchId",
+    "MatchOverError",
+    "Option",
+    "Outcome",
+    "ScriptedChance",
+    "Seat",
+    "SeededChance",
+    "Termination",
+    "UnknownGameError",
+    "forfeit_outcome",
+    "game_names",
+    "get_game",
+    "register",
+]

@@ -1,0 +1,331 @@
+"""The game contract: what every rules engine offers to the referee, the tests and the bots.
+
+A game is two objects. A :class:`Game` is a factory with metadata: it validates a config and
+creates matches. A :class:`Match` is one game in progress, and it has seven verbs:
+
+========================  ===============================================================
+``to_move()``             who must decide now, and what kind of decision it is
+``legal_options()``       the options of that decision, in a fixed order, with stable ids
+``apply(option_id)``      take one option; returns the events it caused
+``observe(viewer)``       the view of one seat, or of a spectator, hidden information removed
+``events(since, viewer)`` the events from a point on, filtered for a viewer
+``outcome()``             the result once the match is over, else ``None``
+``determinize(viewer)``   a copy in which all that ``viewer`` cannot see is dealt anew
+========================  ===============================================================
+
+Exactly one seat decides at a time. A reaction, an interrupt card or a hidden simultaneous
+choice is an ordinary decision for another seat. Every value crossing this boundary is plain
+JSON data (``dict``, ``list``, ``str``, ``int``, ``float``, ``bool``, ``None``) or a frozen
+dataclass of this module, so the server, the workers and the web app never reach inside.
+
+This module is not the server's policy: timeouts, strikes and forfeits are decided by the
+referee, which ends a match itself with :func:`forfeit_outcome`.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any, ClassVar, Union
+
+from referee.core.chance import Chance
+from referee.core.ids import Seat
+
+JSON = Union[None, bool, int, float, str, list["JSON"], dict[str, "JSON"]]
+"""Plain data that serialises to JSON as it is."""
+
+JSONDict = dict[str, Any]
+"""A JSON object; the shape of each game's objects is its ``.proto`` message."""
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    """One legal option of the pending decision.
+
+    Ids are stable: the same choice in the same position always has the same id, and the id is
+    readable (``"move:r3c4"``, ``"card:c17"``, ``"pass"``). ``params`` describes the option in
+    structured form, so that a bot never has to re-implement the rules to know what it chooses.
+    """
+
+    id: str
+    """Stable id, unique among the options of one decision; what a bot answers with."""
+    kind: str
+    """What sort of option this is: ``"move"``, ``"attack"``, ``"play_card"``, ``"pass"``..."""
+    label: str
+    """A short English description for people reading logs and replays."""
+    params: JSONDict = field(default_factory=dict)
+    """Structured description; its shape is the game's ``OptionParams`` proto message."""
+
+    def __hash__(self) -> int:
+        return hash((self.kind, self.id))
+
+    def to_json(self) -> JSONDict:
+        """Returns the option as plain data."""
+        return {"id": self.id, "kind": self.kind, "label": self.label, "params": self.params}
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """The decision a match is waiting for."""
+
+    seat: Seat
+    """The seat that must decide."""
+    kind: str
+    """The kind of decision, such as ``"main"``, ``"reaction"``, ``"alter_reality"``."""
+    prompt: str
+    """A short English prompt for logs."""
+    default_option_id: str
+    """What the referee applies when the seat answers late; documented per kind by each game."""
+
+    def to_json(self) -> JSONDict:
+        """Returns the decision as plain data."""
+        return {
+            "seat": self.seat,
+            "kind": self.kind,
+            "prompt": self.prompt,
+            "default_option_id": self.default_option_id,
+        }
+
+
+class Termination(str, Enum):
+    """Why a match ended."""
+
+    VICTORY = "victory"
+    """A seat (or team) met the game's victory condition."""
+    ROUND_CAP = "round_cap"
+    """The documented round or turn cap was reached and the tie rule decided."""
+    LAST_STANDING = "last_standing"
+    """Every other seat was eliminated."""
+    FORFEIT = "forfeit"
+    """The referee ended the match because a seat forfeited (timeouts, strikes, disconnect)."""
+    CANCELLED = "cancelled"
+    """The match was cancelled and counts for nobody."""
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """The end of a match, as data.
+
+    ``ranks`` holds one rank per seat: 1 is first, equal ranks are a tie. A two-player win is
+    ``(1, 2)``, a draw ``(1, 1)``; in team play team-mates share a rank.
+    """
+
+    ranks: tuple[int, ...]
+    """Rank per seat, 1 best; equal ranks tie."""
+    termination: Termination
+    """Why the match ended."""
+    reason: str = ""
+    """One English sentence for people: ``"blue reached 5 VP"``."""
+    scores: tuple[int, ...] = ()
+    """The game's own score per seat (VP, chips), for display; empty if the game has none."""
+
+    @property
+    def winners(self) -> tuple[Seat, ...]:
+        """The seats ranked first (several on a tie or a team win)."""
+        return tuple(Seat(i) for i, r in enumerate(self.ranks) if r == 1)
+
+    @property
+    def is_draw(self) -> bool:
+        """Whether every seat shares first place."""
+        return len(set(self.ranks)) == 1
+
+    def to_json(self) -> JSONDict:
+        """Returns the outcome as plain data."""
+        return {
+            "ranks": list(self.ranks),
+            "termination": self.termination.value,
+            "reason": self.reason,
+            "scores": list(self.scores),
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Outcome:
+        """Builds an outcome from :meth:`to_json` data."""
+        return cls(
+            ranks=tuple(int(r) for r in data["ranks"]),
+            termination=Termination(data["termination"]),
+            reason=str(data.get("reason", "")),
+            scores=tuple(int(s) for s in data.get("scores", ())),
+        )
+
+
+def forfeit_outcome(seats: int, losers: Sequence[Seat], reason: str) -> Outcome:
+    """Returns the outcome of a match that the referee ends because ``losers`` forfeited.
+
+    The seats still in the match share first place; the forfeiting seats share last place.
+    """
+    lost = set(losers)
+    ranks = tuple(2 if Seat(i) in lost else 1 for i in range(seats))
+    if all(r == 2 for r in ranks):
+        ranks = tuple(1 for _ in range(seats))
+    return Outcome(ranks=ranks, termination=Termination.FORFEIT, reason=reason)
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """Something that happened, for viewers and replays.
+
+    Events are numbered from 0 in the order they happened. An event seen by everyone has
+    ``visible_to`` ``None``; a private one (a card drawn into a hand) names its seats.
+    """
+
+    index: int
+    """Position in the match's event log, from 0."""
+    kind: str
+    """What happened: ``"roll"``, ``"move"``, ``"attack"``, ``"draw"``..."""
+    data: JSONDict
+    """Details; its shape is the game's ``Event`` proto message."""
+    visible_to: frozenset[Seat] | None = None
+    """The seats that may see this event; ``None`` for a public event."""
+
+    def visible(self, viewer: Seat | None) -> bool:
+        """Whether ``viewer`` (``None`` for a spectator) may see this event."""
+        return self.visible_to is None or (viewer is not None and viewer in self.visible_to)
+
+    def to_json(self) -> JSONDict:
+        """Returns the event as plain data."""
+        out: JSONDict = {"i": self.index, "kind": self.kind, "data": self.data}
+        if self.visible_to is not None:
+            out["to"] = sorted(self.visible_to)
+        return out
+
+
+class _Everyone:
+    """The omniscient viewer, for replays and audits only; never sent to a bot or spectator."""
+
+    def __repr__(self) -> str:
+        return "EVERYONE"
+
+
+EVERYONE = _Everyone()
+"""Pass as ``viewer`` to :meth:`Match.events` to get every event unfiltered."""
+
+
+@dataclass(frozen=True, slots=True)
+class GameInfo:
+    """Declarative facts about a game (compare OpenSpiel's game type)."""
+
+    name: str
+    """Registry name, lower case: ``"scrumbrawl"``."""
+    title: str
+    """Display name: ``"ScrumBrawl"``."""
+    rules_version: str
+    """Bumped whenever a change alters any trajectory; replays record it."""
+    min_seats: int
+    """Fewest seats a match may have."""
+    max_seats: int
+    """Most seats a match may have."""
+    has_chance: bool = True
+    """Whether the game uses dice, shuffles or random picks."""
+    has_hidden_information: bool = True
+    """Whether some seat ever may not see part of the state."""
+
+
+class Match(abc.ABC):
+    """One match in progress. See the module docstring for the contract."""
+
+    info: ClassVar[GameInfo]
+
+    @abc.abstractmethod
+    def to_move(self) -> Decision | None:
+        """Returns the pending decision, or ``None`` when the match is over."""
+
+    @abc.abstractmethod
+    def legal_options(self) -> Sequence[Option]:
+        """Returns the options of the pending decision, in a fixed order; empty when over."""
+
+    @abc.abstractmethod
+    def apply(self, option_id: str) -> Sequence[Event]:
+        """Takes the option ``option_id`` for the seat that must decide.
+
+        Returns:
+            The events the option caused, in order.
+
+        Raises:
+            IllegalOptionError: ``option_id`` is not a legal option now.
+            MatchOverError: the match has already ended.
+        """
+
+    @abc.abstractmethod
+    def observe(self, viewer: Seat | None) -> JSONDict:
+        """Returns what ``viewer`` may see; ``None`` is a spectator, who sees public facts only.
+
+        The shape is the game's ``Observation`` proto message.
+        """
+
+    @abc.abstractmethod
+    def events(self, since: int = 0, viewer: Seat | None | _Everyone = EVERYONE) -> list[Event]:
+        """Returns the events with ``index >= since`` that ``viewer`` may see."""
+
+    @abc.abstractmethod
+    def outcome(self) -> Outcome | None:
+        """Returns the outcome once the match is over, else ``None``."""
+
+    @abc.abstractmethod
+    def determinize(self, viewer: Seat | None, chance: Chance) -> Match:
+        """Returns a copy in which everything hidden from ``viewer`` is dealt anew with ``chance``.
+
+        The copy agrees with this match on everything ``viewer`` can see, so
+        ``copy.observe(viewer) == self.observe(viewer)``; hands, deck orders and face-down
+        tokens that ``viewer`` cannot see are re-drawn consistently with the public history.
+        The conformance kit uses it to prove that observations leak nothing; search bots use
+        it to sample worlds.
+        """
+
+    # Helpers every game gets for free.
+
+    def is_over(self) -> bool:
+        """Whether the match has ended."""
+        return self.outcome() is not None
+
+    def option(self, option_id: str) -> Option:
+        """Returns the legal option with id ``option_id``.
+
+        Raises:
+            IllegalOptionError: no legal option has that id.
+        """
+        from referee.core.errors import IllegalOptionError, MatchOverError
+
+        decision = self.to_move()
+        if decision is None:
+            raise MatchOverError("the match is over; no option can be taken")
+        for opt in self.legal_options():
+            if opt.id == option_id:
+                return opt
+        raise IllegalOptionError(
+            f"{option_id!r} is not a legal option for seat {decision.seat} "
+            f"({decision.kind}); legal: {[o.id for o in self.legal_options()][:20]!r}"
+        )
+
+
+class Game(abc.ABC):
+    """A game: metadata, config validation and a factory of matches."""
+
+    info: ClassVar[GameInfo]
+
+    @abc.abstractmethod
+    def parse_config(self, raw: Mapping[str, Any], seats: int) -> JSONDict:
+        """Validates ``raw`` for a match of ``seats`` seats and returns the full config.
+
+        The result has every default filled in, so it is what a replay records.
+
+        Raises:
+            ConfigError: a field is unknown, missing or out of range; the message names it.
+        """
+
+    @abc.abstractmethod
+    def new_match(self, config: Mapping[str, Any], seats: int, chance: Chance) -> Match:
+        """Creates a match from a config returned by :meth:`parse_config`.
+
+        The match keeps ``chance`` and draws every die, shuffle and random pick from it, in
+        the same order for the same decisions.
+
+        Raises:
+            ConfigError: the config is invalid for ``seats`` seats.
+        """
+
+    def default_config(self, seats: int) -> JSONDict:
+        """Returns the config with every default, for ``seats`` seats."""
+        return self.parse_config({}, seats)

@@ -1,0 +1,362 @@
+"""The replay format: everything needed to reproduce a match, and the public record of it.
+
+A replay is (game, rules version, config, seed, seats) plus the decision log: from those alone the
+engine re-simulates the match exactly. It also carries the public event log for viewers, the
+outcome, the referee's incidents (timeouts, strikes, illegal answers, forfeits), and a digest of
+the full event log so hidden parts are checked too. See ``docs/replay.md``.
+
+Files are JSON, gzip-compressed when the name ends in ``.gz``. The format is versioned by
+``"format"`` and ``"version"``; a reader refuses versions it does not know.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from referee.core.chance import SeededChance
+from referee.core.contract import (
+    EVERYONE,
+    Event,
+    Game,
+    JSONDict,
+    Match,
+    Outcome,
+    Termination,
+    forfeit_outcome,
+)
+from referee.core.errors import EngineError
+from referee.core.ids import Seat
+from referee.core.registry import get_game
+
+FORMAT = "brawl-replay"
+VERSION = 1
+
+
+class ReplayError(EngineError, ValueError):
+    """A replay is malformed, of an unknown version, or does not reproduce."""
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionRecord:
+    """One applied decision."""
+
+    seat: Seat
+    """The seat that decided."""
+    option_id: str
+    """The option applied."""
+    source: str = "bot"
+    """``"bot"`` when the seat answered, ``"default"`` when the referee applied the default."""
+    note: str = ""
+    """The bot's optional short note."""
+    think_ms: int | None = None
+    """Think time charged to the bot, in milliseconds, when measured."""
+
+    def to_json(self) -> list[Any]:
+        """Returns the compact form ``[seat, option_id]`` or ``[seat, option_id, extras]``."""
+        extras: JSONDict = {}
+        if self.source != "bot":
+            extras["src"] = self.source
+        if self.note:
+            extras["note"] = self.note
+        if self.think_ms is not None:
+            extras["ms"] = self.think_ms
+        return [int(self.seat), self.option_id, extras] if extras else [int(self.seat), self.option_id]
+
+    @classmethod
+    def from_json(cls, raw: Any) -> DecisionRecord:
+        """Parses the compact form.
+
+        Raises:
+            ReplayError: ``raw`` is not ``[int, str]`` or ``[int, str, object]``.
+        """
+        if not isinstance(raw, list) or len(raw) not in (2, 3):
+            raise ReplayError(f"a decision must be [seat, option] or [seat, option, extras], got {raw!r}")
+        seat, option_id = raw[0], raw[1]
+        extras = raw[2] if len(raw) == 3 else {}
+        if not isinstance(seat, int) or not isinstance(option_id, str) or not isinstance(extras, dict):
+            raise ReplayError(f"malformed decision {raw!r}")
+        ms = extras.get("ms")
+        return cls(
+            seat=Seat(seat),
+            option_id=option_id,
+            source=str(extras.get("src", "bot")),
+            note=str(extras.get("note", "")),
+            think_ms=int(ms) if ms is not None else None,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Incident:
+    """Something the referee did about a seat's conduct: not part of the rules."""
+
+    at: int
+    """Index in the decision log of the decision it concerns."""
+    seat: Seat
+    """The seat concerned."""
+    kind: str
+    """``"timeout"``, ``"illegal_answer"``, ``"malformed_answer"``, ``"strike"``,
+    ``"disconnect"``, ``"reconnect"`` or ``"forfeit"``."""
+    detail: str = ""
+    """One English sentence with the offending value."""
+
+    def to_json(self) -> JSONDict:
+        """Returns the incident as plain data."""
+        return {"at": self.at, "seat": int(self.seat), "kind": self.kind, "detail": self.detail}
+
+    @classmethod
+    def from_json(cls, raw: Mapping[str, Any]) -> Incident:
+        """Parses :meth:`to_json` data."""
+        return cls(int(raw["at"]), Seat(int(raw["seat"])), str(raw["kind"]), str(raw.get("detail", "")))
+
+
+@dataclass
+class Replay:
+    """A recorded match."""
+
+    game: str
+    rules_version: str
+    config: JSONDict
+    seed: int
+    seats: list[str]
+    """Display names of the seats, in seat order."""
+    decisions: list[DecisionRecord] = field(default_factory=list)
+    incidents: list[Incident] = field(default_factory=list)
+    events: list[JSONDict] = field(default_factory=list)
+    """The public event log (what a spectator saw)."""
+    outcome: Outcome | None = None
+    events_digest: str = ""
+    """SHA-256 of the full event log, hidden events included."""
+    meta: JSONDict = field(default_factory=dict)
+    """Free-form context from the service: match id, bot ids and versions, tournament."""
+
+    def to_json(self) -> JSONDict:
+        """Returns the replay as plain data in the current format version."""
+        return {
+            "format": FORMAT,
+            "version": VERSION,
+            "game": self.game,
+            "rules_version": self.rules_version,
+            "config": self.config,
+            "seed": self.seed,
+            "seats": self.seats,
+            "meta": self.meta,
+            "decisions": [d.to_json() for d in self.decisions],
+            "incidents": [i.to_json() for i in self.incidents],
+            "outcome": self.outcome.to_json() if self.outcome else None,
+            "events_digest": self.events_digest,
+            "events": self.events,
+        }
+
+    def dumps(self) -> str:
+        """Returns the replay as compact JSON text."""
+        return json.dumps(self.to_json(), separators=(",", ":"), sort_keys=False)
+
+    @classmethod
+    def from_json(cls, data: Any) -> Replay:
+        """Parses replay data.
+
+        Raises:
+            ReplayError: the data is not a replay, or of a version this reader does not know.
+        """
+        if not isinstance(data, dict) or data.get("format") != FORMAT:
+            raise ReplayError("not a brawl replay (the 'format' field is missing or wrong)")
+        if data.get("version") != VERSION:
+            raise ReplayError(f"replay version {data.get('version')!r} is not supported (this reader knows {VERSION})")
+        try:
+            return cls(
+                game=str(data["game"]),
+                rules_version=str(data["rules_version"]),
+                config=dict(data["config"]),
+                seed=int(data["seed"]),
+                seats=[str(s) for s in data["seats"]],
+                decisions=[DecisionRecord.from_json(d) for d in data["decisions"]],
+                incidents=[Incident.from_json(i) for i in data.get("incidents", [])],
+                events=list(data.get("events", [])),
+                outcome=Outcome.from_json(data["outcome"]) if data.get("outcome") else None,
+                events_digest=str(data.get("events_digest", "")),
+                meta=dict(data.get("meta", {})),
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            if isinstance(exc, ReplayError):
+                raise
+            raise ReplayError(f"malformed replay: {exc!r}") from exc
+
+    @classmethod
+    def loads(cls, text: str | bytes) -> Replay:
+        """Parses replay JSON text.
+
+        Raises:
+            ReplayError: the text is not JSON or not a replay.
+        """
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ReplayError(f"replay is not valid JSON: {exc}") from exc
+        return cls.from_json(data)
+
+    def save(self, path: str | Path) -> None:
+        """Writes the replay to ``path``, gzip-compressed when it ends in ``.gz``."""
+        data = self.dumps().encode()
+        p = Path(path)
+        p.write_bytes(gzip.compress(data, mtime=0) if p.suffix == ".gz" else data)
+
+    @classmethod
+    def load(cls, path: str | Path) -> Replay:
+        """Reads a replay written by :meth:`save`.
+
+        Raises:
+            ReplayError: the file is not a replay.
+        """
+        raw = Path(path).read_bytes()
+        if raw[:2] == b"\x1f\x8b":
+            raw = gzip.decompress(raw)
+        return cls.loads(raw)
+
+
+def events_digest(events: Sequence[Event]) -> str:
+    """Returns the SHA-256 of an event log in canonical JSON."""
+    h = hashlib.sha256()
+    for e in events:
+        h.update(json.dumps(e.to_json(), sort_keys=True, separators=(",", ":")).encode())
+        h.update(b"\n")
+    return h.hexdigest()
+
+
+class Recorder:
+    """Runs a match and records it: the one path by which the referee and local runner play.
+
+    Args:
+        game: The game.
+        config: A config as returned by ``game.parse_config``.
+        seed: The match seed; it seeds the match's :class:`SeededChance`.
+        seats: Display names, one per seat.
+        meta: Context stored in the replay.
+    """
+
+    def __init__(
+        self,
+        game: Game,
+        config: Mapping[str, Any],
+        seed: int,
+        seats: Sequence[str],
+        meta: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.game = game
+        self.replay = Replay(
+            game=game.info.name,
+            rules_version=game.info.rules_version,
+            config=dict(config),
+            seed=seed,
+            seats=list(seats),
+            meta=dict(meta or {}),
+        )
+        self.match: Match = game.new_match(config, len(seats), SeededChance(seed))
+        self._final: Outcome | None = None
+
+    def apply(self, option_id: str, *, source: str = "bot", note: str = "", think_ms: int | None = None) -> Sequence[Event]:
+        """Applies ``option_id`` for the seat to move and records it.
+
+        Raises:
+            IllegalOptionError: the option is not legal now (nothing is recorded).
+            MatchOverError: the match is over.
+        """
+        decision = self.match.to_move()
+        events = self.match.apply(option_id)
+        assert decision is not None  # apply raised MatchOverError otherwise
+        self.replay.decisions.append(DecisionRecord(decision.seat, option_id, source, note[:280], think_ms))
+        return events
+
+    def incident(self, seat: Seat, kind: str, detail: str = "") -> None:
+        """Records a referee incident against the current decision."""
+        self.replay.incidents.append(Incident(len(self.replay.decisions), seat, kind, detail))
+
+    def forfeit(self, losers: Sequence[Seat], reason: str) -> Outcome:
+        """Ends the match by forfeit of ``losers`` and returns the outcome."""
+        for seat in losers:
+            self.incident(seat, "forfeit", reason)
+        self._final = forfeit_outcome(len(self.replay.seats), losers, reason)
+        return self._final
+
+    def outcome(self) -> Outcome | None:
+        """Returns the match's outcome: the engine's, or the referee's forfeit."""
+        return self._final or self.match.outcome()
+
+    def finish(self) -> Replay:
+        """Completes and returns the replay.
+
+        Raises:
+            ReplayError: the match has neither ended nor been forfeited.
+        """
+        outcome = self.outcome()
+        if outcome is None:
+            raise ReplayError("cannot finish a replay of a match that is still running")
+        self.replay.outcome = outcome
+        all_events = self.match.events(0, EVERYONE)
+        self.replay.events = [e.to_json() for e in all_events if e.visible(None)]
+        self.replay.events_digest = events_digest(all_events)
+        return self.replay
+
+
+def simulate(replay: Replay, game: Game | None = None) -> Match:
+    """Re-plays the decision log and returns the resulting match.
+
+    Raises:
+        ReplayError: the rules version differs, or a decision is not legal or not for its seat.
+    """
+    game = game or get_game(replay.game)
+    if replay.rules_version != game.info.rules_version:
+        raise ReplayError(
+            f"replay is for {replay.game} rules {replay.rules_version!r}; "
+            f"this engine implements {game.info.rules_version!r}"
+        )
+    config = game.parse_config(replay.config, len(replay.seats))
+    match = game.new_match(config, len(replay.seats), SeededChance(replay.seed))
+    for n, d in enumerate(replay.decisions):
+        decision = match.to_move()
+        if decision is None:
+            raise ReplayError(f"decision {n} ({d.option_id!r}) comes after the match ended")
+        if decision.seat != d.seat:
+            raise ReplayError(f"decision {n} is recorded for seat {d.seat} but seat {decision.seat} was to move")
+        try:
+            match.apply(d.option_id)
+        except EngineError as exc:
+            raise ReplayError(f"decision {n}: {exc}") from exc
+    return match
+
+
+def verify(replay: Replay, game: Game | None = None) -> Match:
+    """Re-simulates ``replay`` and checks it reproduces byte for byte.
+
+    Returns:
+        The re-simulated match.
+
+    Raises:
+        ReplayError: with the first difference found.
+    """
+    match = simulate(replay, game)
+    all_events = match.events(0, EVERYONE)
+    public = [e.to_json() for e in all_events if e.visible(None)]
+    if json.dumps(public, sort_keys=True) != json.dumps(replay.events, sort_keys=True):
+        first = next(
+            (i for i, (a, b) in enumerate(zip(public, replay.events, strict=False)) if a != b),
+            min(len(public), len(replay.events)),
+        )
+        raise ReplayError(f"public event log differs from event {first} on")
+    if replay.events_digest and events_digest(all_events) != replay.events_digest:
+        raise ReplayError("the full event log (hidden events included) does not match the recorded digest")
+    engine_outcome = match.outcome()
+    recorded = replay.outcome
+    if recorded is None:
+        raise ReplayError("the replay has no outcome")
+    if engine_outcome is not None:
+        if engine_outcome != recorded:
+            raise ReplayError(f"outcome differs: replay says {recorded.to_json()}, engine says {engine_outcome.to_json()}")
+    elif recorded.termination not in (Termination.FORFEIT, Termination.CANCELLED):
+        raise ReplayError("the decision log stops before the end, but the outcome is not a forfeit or cancellation")
+    return match

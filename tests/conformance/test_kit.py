@@ -1,0 +1,68 @@
+"""The conformance kit itself, exercised on the test-only game in ``tinygame``.
+
+Partitions: a correct game passes every check for 2, 3 and 4 seats; a leaky observation, a
+nondeterministic engine and a tampered replay are each caught.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from referee.core import Seat, SeededChance, register
+from referee.core.conformance import (
+    ConformanceError,
+    check_determinism,
+    check_no_leak,
+    random_playout,
+    run_conformance,
+)
+from referee.core.replay import Replay, ReplayError, verify
+from tests.conformance.tinygame import TinyGame, TinyMatch
+
+GAME = TinyGame()
+register(GAME)
+
+
+@pytest.mark.parametrize("seats", [2, 3, 4])
+def test_a_correct_game_passes_every_check(seats: int) -> None:
+    report = run_conformance(GAME, seats, range(60), leak_every=2)
+    assert report.games == 60
+    assert report.leak_checks > 0
+    assert report.redeals_with_hidden_changes > 0
+    assert sum(report.terminations.values()) == 60
+
+
+def test_leaky_observation_is_caught() -> None:
+    with pytest.raises(ConformanceError, match="observation for viewer"):
+        run_conformance(GAME, 2, range(3), {"leaky": True}, leak_every=1)
+
+
+def test_nondeterministic_engine_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    import random
+
+    original = TinyMatch.__init__
+
+    def noisy_init(self: TinyMatch, config, seats, chance) -> None:  # type: ignore[no-untyped-def]
+        original(self, config, seats, chance)
+        random.shuffle(self.deck)  # global random: exactly what an engine must never do
+
+    monkeypatch.setattr(TinyMatch, "__init__", noisy_init)
+    with pytest.raises(ConformanceError, match="two different replays"):
+        for seed in range(20):
+            check_determinism(GAME, 2, seed)
+
+
+def test_tampered_replay_fails_verification() -> None:
+    replay = random_playout(GAME, 2, seed=7).finish()
+    verify(Replay.loads(replay.dumps()))
+    data = replay.to_json()
+    data["seed"] = 8
+    with pytest.raises(ReplayError):
+        verify(Replay.from_json(data))
+
+
+def test_redeal_keeps_the_viewers_own_hand() -> None:
+    match = GAME.new_match(GAME.parse_config({}, 3), 3, SeededChance(1))
+    other = match.determinize(Seat(0), SeededChance(2))
+    assert other.observe(Seat(0)) == match.observe(Seat(0))
+    check_no_leak(match, 3, salt=5)
