@@ -54,7 +54,11 @@ def stale_files(root: Path = PROTO_ROOT) -> list[str]:
     """Returns the generated files that are missing, extra or differ from a fresh generation."""
     with tempfile.TemporaryDirectory() as tmp:
         fresh = generate(Path(tmp), root)
-        problems = [str(rel) for rel in fresh if not (root / rel).exists() or not filecmp.cmp(Path(tmp) / rel, root / rel, shallow=False)]
+        problems = [
+            str(rel)
+            for rel in fresh
+            if not (root / rel).exists() or not filecmp.cmp(Path(tmp) / rel, root / rel, shallow=False)
+        ]
         fresh_set = {str(r) for r in fresh}
         problems += [
             str(p.relative_to(root))

@@ -139,9 +139,7 @@ class ScriptedChance:
             raise ChanceExhaustedError(f"no scripted outcome left for a {kind} of {size}")
         value = self.rolls.pop(0)
         if not low <= value < low + size:
-            raise ChanceExhaustedError(
-                f"scripted outcome {value!r} does not fit a {kind} of {size}"
-            )
+            raise ChanceExhaustedError(f"scripted outcome {value!r} does not fit a {kind} of {size}")
         self.draws.append(Draw(kind, size, value))
         return value
 
@@ -158,9 +156,7 @@ class ScriptedChance:
         if self.shuffles:
             perm = self.shuffles.pop(0)
             if sorted(perm) != list(range(len(items))):
-                raise ChanceExhaustedError(
-                    f"scripted permutation {list(perm)!r} does not fit {len(items)} items"
-                )
+                raise ChanceExhaustedError(f"scripted permutation {list(perm)!r} does not fit {len(items)} items")
             items[:] = [items[i] for i in perm]
         self.draws.append(Draw("shuffle", len(items), 0))
 

@@ -289,7 +289,12 @@ def run_conformance(
             check_replay_roundtrip(rec)
         if determinism_every and n % determinism_every == 0:
             check_determinism(game, seats, seed, config)
-    if game.info.has_hidden_information and leak_every and report.leak_checks and not report.redeals_with_hidden_changes:
+    if (
+        game.info.has_hidden_information
+        and leak_every
+        and report.leak_checks
+        and not report.redeals_with_hidden_changes
+    ):
         raise ConformanceError(
             f"{game.info.name}: {report.leak_checks} leak checks ran but no re-deal changed anything hidden; "
             "determinize() does not re-deal, so the leak check proves nothing"

@@ -27,13 +27,13 @@ from __future__ import annotations
 import abc
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from enum import Enum
-from typing import Any, ClassVar, Union
+from enum import StrEnum
+from typing import Any, ClassVar, TypeAlias
 
 from referee.core.chance import Chance
 from referee.core.ids import Seat
 
-JSON = Union[None, bool, int, float, str, list["JSON"], dict[str, "JSON"]]
+JSON: TypeAlias = "None | bool | int | float | str | list[JSON] | dict[str, JSON]"
 """Plain data that serialises to JSON as it is."""
 
 JSONDict = dict[str, Any]
@@ -89,7 +89,7 @@ class Decision:
         }
 
 
-class Termination(str, Enum):
+class Termination(StrEnum):
     """Why a match ended."""
 
     VICTORY = "victory"
@@ -256,7 +256,7 @@ class Match(abc.ABC):
         """
 
     @abc.abstractmethod
-    def events(self, since: int = 0, viewer: Seat | None | _Everyone = EVERYONE) -> list[Event]:
+    def events(self, since: int = 0, viewer: Seat | _Everyone | None = EVERYONE) -> list[Event]:
         """Returns the events with ``index >= since`` that ``viewer`` may see."""
 
     @abc.abstractmethod

@@ -259,7 +259,9 @@ class Recorder:
         self.match: Match = game.new_match(config, len(seats), SeededChance(seed))
         self._final: Outcome | None = None
 
-    def apply(self, option_id: str, *, source: str = "bot", note: str = "", think_ms: int | None = None) -> Sequence[Event]:
+    def apply(
+        self, option_id: str, *, source: str = "bot", note: str = "", think_ms: int | None = None
+    ) -> Sequence[Event]:
         """Applies ``option_id`` for the seat to move and records it.
 
         Raises:
@@ -356,7 +358,9 @@ def verify(replay: Replay, game: Game | None = None) -> Match:
         raise ReplayError("the replay has no outcome")
     if engine_outcome is not None:
         if engine_outcome != recorded:
-            raise ReplayError(f"outcome differs: replay says {recorded.to_json()}, engine says {engine_outcome.to_json()}")
+            raise ReplayError(
+                f"outcome differs: replay says {recorded.to_json()}, engine says {engine_outcome.to_json()}"
+            )
     elif recorded.termination not in (Termination.FORFEIT, Termination.CANCELLED):
         raise ReplayError("the decision log stops before the end, but the outcome is not a forfeit or cancellation")
     return match
