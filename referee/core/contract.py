@@ -33,7 +33,7 @@ from typing import Any, ClassVar, TypeAlias
 from referee.core.chance import Chance
 from referee.core.ids import Seat
 
-JSON: TypeAlias = "None | bool | int | float | str | list[JSON] | dict[str, JSON]"
+JSON: TypeAlias = "bool | int | float | str | list[JSON] | dict[str, JSON] | None"
 """Plain data that serialises to JSON as it is."""
 
 JSONDict = dict[str, Any]
