@@ -1,0 +1,1 @@
+"""Generated protocol code; edit the .proto files and run `make proto`."""
