@@ -1,0 +1,1 @@
+"""Accounts are Django's users; their admin is Django's own."""

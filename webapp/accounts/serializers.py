@@ -1,0 +1,15 @@
+"""API shapes of the current user."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+
+class MeSerializer(serializers.Serializer):
+    """Who the caller is and what they may still do today."""
+
+    id = serializers.IntegerField()
+    username = serializers.CharField()
+    is_organizer = serializers.BooleanField()
+    challenges_left = serializers.IntegerField()
+    challenges_reset_at = serializers.DateTimeField()

@@ -1,0 +1,37 @@
+"""Admin for bots, versions and tokens (tokens are shown by prefix; issue them from the site or CLI)."""
+
+from django.contrib import admin
+
+from webapp.bots.models import Bot, BotToken, BotVersion
+
+
+class BotVersionInline(admin.TabularInline):
+    model = BotVersion
+    extra = 0
+    readonly_fields = ["number", "created"]
+
+
+@admin.register(Bot)
+class BotAdmin(admin.ModelAdmin):
+    list_display = ["name", "game", "owner", "is_house", "active", "created"]
+    list_filter = ["game", "is_house", "active"]
+    search_fields = ["name", "owner__username"]
+    list_select_related = ["owner"]
+    raw_id_fields = ["owner", "latest_version"]
+    inlines = [BotVersionInline]
+
+
+@admin.register(BotVersion)
+class BotVersionAdmin(admin.ModelAdmin):
+    list_display = ["bot", "number", "notes", "created"]
+    list_select_related = ["bot"]
+    search_fields = ["bot__name"]
+    raw_id_fields = ["bot"]
+
+
+@admin.register(BotToken)
+class BotTokenAdmin(admin.ModelAdmin):
+    list_display = ["prefix", "bot", "created", "revoked_at", "last_used_at"]
+    list_select_related = ["bot"]
+    readonly_fields = ["token_hash", "prefix", "created", "last_used_at"]
+    raw_id_fields = ["bot"]

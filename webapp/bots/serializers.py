@@ -1,0 +1,92 @@
+"""API shapes of bots, versions and tokens."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from webapp.bots.models import Bot, BotToken, BotVersion
+
+
+class BotVersionSerializer(serializers.ModelSerializer):
+    """One version of a bot."""
+
+    class Meta:
+        model = BotVersion
+        fields = ["id", "number", "notes", "created"]
+        read_only_fields = ["id", "number", "created"]
+
+
+class BotSerializer(serializers.ModelSerializer):
+    """A bot, with its author and latest version."""
+
+    owner = serializers.CharField(source="owner.username", read_only=True)
+    latest_version = BotVersionSerializer(read_only=True)
+
+    class Meta:
+        model = Bot
+        fields = ["id", "name", "game", "description", "owner", "is_house", "active", "latest_version", "created"]
+        read_only_fields = ["id", "owner", "is_house", "latest_version", "created"]
+
+
+class BotCreateSerializer(serializers.Serializer):
+    """What an author sends to register a bot."""
+
+    game = serializers.CharField(max_length=64)
+    name = serializers.RegexField(r"^[A-Za-z0-9][A-Za-z0-9_.-]{1,63}$", max_length=64)
+    description = serializers.CharField(required=False, allow_blank=True, default="")
+
+
+class BotUpdateSerializer(serializers.Serializer):
+    """What an author may change on a bot."""
+
+    description = serializers.CharField(required=False, allow_blank=True)
+    active = serializers.BooleanField(required=False)
+
+
+class BotTokenSerializer(serializers.ModelSerializer):
+    """A token as listed: its prefix only, never the token."""
+
+    class Meta:
+        model = BotToken
+        fields = ["id", "prefix", "created", "revoked_at", "last_used_at", "is_active"]
+
+
+class IssuedTokenSerializer(serializers.Serializer):
+    """A newly issued token: ``token`` is shown this once and cannot be retrieved again."""
+
+    token = serializers.CharField()
+    id = serializers.IntegerField()
+    prefix = serializers.CharField()
+    warning = serializers.CharField()
+
+
+class BotCreatedSerializer(serializers.Serializer):
+    """Answer to creating a bot: the bot and its first token (shown once)."""
+
+    bot = BotSerializer()
+    token = IssuedTokenSerializer()
+
+
+class RevokeTokenSerializer(serializers.Serializer):
+    """Which token to revoke; omit ``token_id`` to revoke all."""
+
+    token_id = serializers.IntegerField(required=False)
+
+
+class ChallengeSerializer(serializers.Serializer):
+    """An unrated challenge against any active bot (house bots included)."""
+
+    opponent = serializers.IntegerField(help_text="Id of the bot to challenge.")
+
+
+class GameSerializer(serializers.Serializer):
+    """A game from the registry."""
+
+    name = serializers.CharField()
+    title = serializers.CharField()
+    rules_version = serializers.CharField()
+    min_seats = serializers.IntegerField()
+    max_seats = serializers.IntegerField()
+    has_chance = serializers.BooleanField()
+    has_hidden_information = serializers.BooleanField()
+    available = serializers.BooleanField()

@@ -1,0 +1,152 @@
+"""The only write path for bots, versions and tokens.
+
+Functions are named ``do_<verb>_<noun>``; views and commands call them and never save bot rows
+themselves. Tokens are generated with :mod:`secrets`, stored as SHA-256 hashes, and returned in
+plain text once, from :func:`do_issue_token`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from dataclasses import dataclass
+
+from django.contrib.auth.models import User
+from django.db import transaction
+from django.db.models import Max
+from django.utils import timezone
+
+from referee.core.registry import game_names
+from webapp.api import DomainError
+from webapp.bots.models import Bot, BotToken, BotVersion
+
+TOKEN_PREFIX = "brawl_"
+"""Every bot token starts with this, so a leaked one is easy to recognise and scan for."""
+DISPLAY_PREFIX_LENGTH = 12
+"""Characters of a token kept in clear for display."""
+
+
+class UnknownGame(DomainError):
+    """The game is not in the registry."""
+
+    status_code = 400
+    default_code = "unknown_game"
+
+
+class NameTaken(DomainError):
+    """Another bot of the game already has that name."""
+
+    default_code = "name_taken"
+
+
+@dataclass(frozen=True)
+class IssuedToken:
+    """A newly issued token: the only moment its plain text exists."""
+
+    token: str
+    """The plain token; show it once and forget it."""
+    record: BotToken
+    """The stored row (hash and prefix)."""
+
+
+def hash_token(token: str) -> str:
+    """Returns the hex SHA-256 of ``token``, as stored in ``BotToken.token_hash``."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def generate_token() -> str:
+    """Returns a new random bot token (256 bits of entropy)."""
+    return TOKEN_PREFIX + secrets.token_urlsafe(32)
+
+
+def check_game(game: str) -> None:
+    """Checks that ``game`` is a registered game.
+
+    Raises:
+        UnknownGame: it is not; the message lists the known games.
+    """
+    if game not in game_names():
+        raise UnknownGame(f"unknown game {game!r}; known games: {', '.join(game_names())}")
+
+
+@transaction.atomic
+def do_create_bot(
+    owner: User, game: str, name: str, description: str = "", *, is_house: bool = False
+) -> tuple[Bot, IssuedToken]:
+    """Registers a bot with its first version and its first token.
+
+    Returns:
+        The bot and its token (shown once).
+
+    Raises:
+        UnknownGame: ``game`` is not registered.
+        NameTaken: the game already has a bot called ``name``.
+    """
+    check_game(game)
+    if Bot.objects.filter(game=game, name__iexact=name).exists():
+        raise NameTaken(f"a {game} bot called {name!r} already exists")
+    bot = Bot.objects.create(owner=owner, game=game, name=name, description=description, is_house=is_house)
+    do_create_version(bot, notes="first version")
+    return bot, do_issue_token(bot)
+
+
+@transaction.atomic
+def do_update_bot(bot: Bot, *, description: str | None = None, active: bool | None = None) -> Bot:
+    """Changes a bot's description or active flag."""
+    fields = []
+    if description is not None:
+        bot.description = description
+        fields.append("description")
+    if active is not None:
+        bot.active = active
+        fields.append("active")
+    if fields:
+        bot.save(update_fields=fields)
+    return bot
+
+
+@transaction.atomic
+def do_create_version(bot: Bot, notes: str = "") -> BotVersion:
+    """Adds the next version of ``bot`` and makes it the latest."""
+    # Lock the bot row so that two concurrent uploads get consecutive numbers.
+    Bot.objects.select_for_update().filter(pk=bot.pk).first()
+    number = (BotVersion.objects.filter(bot=bot).aggregate(n=Max("number"))["n"] or 0) + 1
+    version = BotVersion.objects.create(bot=bot, number=number, notes=notes)
+    bot.latest_version = version
+    bot.save(update_fields=["latest_version"])
+    from webapp.rankings.services import ratings_for  # rankings depends on bots, not the reverse
+
+    ratings_for(bot.game, [version.pk])
+    return version
+
+
+@transaction.atomic
+def do_issue_token(bot: Bot, *, revoke_others: bool = False) -> IssuedToken:
+    """Issues a new token for ``bot``; with ``revoke_others`` this is a rotation.
+
+    Returns:
+        The plain token (shown once) and its stored row.
+    """
+    if revoke_others:
+        BotToken.objects.filter(bot=bot, revoked_at__isnull=True).update(revoked_at=timezone.now())
+    token = generate_token()
+    record = BotToken.objects.create(bot=bot, token_hash=hash_token(token), prefix=token[:DISPLAY_PREFIX_LENGTH])
+    return IssuedToken(token=token, record=record)
+
+
+def do_revoke_token(token: BotToken) -> BotToken:
+    """Revokes ``token``; revoking twice keeps the first time."""
+    if token.revoked_at is None:
+        token.revoked_at = timezone.now()
+        token.save(update_fields=["revoked_at"])
+    return token
+
+
+def do_revoke_all_tokens(bot: Bot) -> int:
+    """Revokes every valid token of ``bot`` and returns how many were revoked."""
+    return BotToken.objects.filter(bot=bot, revoked_at__isnull=True).update(revoked_at=timezone.now())
+
+
+def do_touch_token(token_id: int) -> None:
+    """Records that the referee accepted token ``token_id`` just now."""
+    BotToken.objects.filter(pk=token_id).update(last_used_at=timezone.now())

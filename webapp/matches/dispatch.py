@@ -1,0 +1,32 @@
+"""Handing a queued match to whoever runs matches: the one place the web app enqueues work.
+
+With ``BRAWL_DISPATCH=celery`` the match id is sent, after the transaction commits, to the Celery
+task named by ``BRAWL_RUN_MATCH_TASK`` (the workers refetch the row, so only the id travels).
+Otherwise nothing is sent: a queued match waits in the table for a worker polling it. This module
+does not run matches.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from django.conf import settings
+from django.db import transaction
+
+log = logging.getLogger(__name__)
+
+
+def enqueue_match(match_id: int) -> None:
+    """Arranges for match ``match_id`` to be run once the current transaction commits."""
+    transaction.on_commit(lambda: _send(match_id))
+
+
+def _send(match_id: int) -> None:
+    mode = getattr(settings, "BRAWL_DISPATCH", "none")
+    if mode != "celery":
+        log.info("match queued without dispatch", extra={"match_id": match_id})
+        return
+    from celery import current_app  # imported here so the site runs without a broker configured
+
+    current_app.send_task(settings.BRAWL_RUN_MATCH_TASK, args=[match_id])
+    log.info("match dispatched", extra={"match_id": match_id})

@@ -1,0 +1,157 @@
+"""Matches and their seats: what the referee played and recorded.
+
+A match is created queued (by a challenge, the matchmaker or a tournament), run by a referee,
+and finished exactly once: ``request_id`` makes starting idempotent and the finishing service
+refuses a match that is already final. Rows are written by ``matches.services`` only.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import uuid
+from typing import Any
+
+from django.conf import settings
+from django.db import models
+
+from webapp import refs
+
+
+def new_request_id() -> str:
+    """Returns a fresh idempotency key for a match request."""
+    return uuid.uuid4().hex
+
+
+class MatchStatus(models.TextChoices):
+    """Where a match is in its life."""
+
+    QUEUED = "queued"
+    """Waiting for a referee."""
+    RUNNING = "running"
+    """A referee is playing it."""
+    FINISHED = "finished"
+    """Played to an outcome (including forfeits); final."""
+    FAILED = "failed"
+    """The referee or infrastructure failed; no result; final."""
+    CANCELLED = "cancelled"
+    """Withdrawn before it finished; final."""
+    RESCHEDULED = "rescheduled"
+    """Superseded by a replacement match (a disputed tournament game replayed); final."""
+
+
+FINAL_STATUSES = frozenset({MatchStatus.FINISHED, MatchStatus.FAILED, MatchStatus.CANCELLED, MatchStatus.RESCHEDULED})
+"""Statuses a match never leaves."""
+
+
+class Match(models.Model):
+    """One match between bot versions."""
+
+    game = models.CharField(max_length=64, db_index=True)
+    """Registry name of the game."""
+    config = models.JSONField(default=dict, blank=True)
+    """The game config, as validated by the engine's ``parse_config``."""
+    seed = models.BigIntegerField()
+    """Seed of the match's chance; with the config and decisions it reproduces the match."""
+    status = models.CharField(max_length=16, choices=MatchStatus.choices, default=MatchStatus.QUEUED, db_index=True)
+    """Lifecycle state."""
+    rated = models.BooleanField(default=True)
+    """Whether the result changes ratings (challenges are unrated)."""
+    tournament = models.ForeignKey(
+        refs.TOURNAMENT, null=True, blank=True, on_delete=models.CASCADE, related_name="matches"
+    )
+    """The tournament the match belongs to, if any."""
+    tournament_round = models.PositiveIntegerField(null=True, blank=True)
+    """Round number within the tournament, from 1."""
+    tournament_slot = models.CharField(max_length=32, blank=True, default="")
+    """Pairing key within the tournament (``"W1-2"``, ``"L3-1"``, ``"GF"``, ``"R2-4"``); games of a series share it."""
+    game_in_series = models.PositiveIntegerField(default=1)
+    """1-based number of this game within a best-of series."""
+    requested_by = models.ForeignKey(refs.USER, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    """The author who requested a challenge match; ``None`` for ladder and tournament matches."""
+    referee_id = models.CharField(max_length=128, blank=True, default="")
+    """Id of the referee instance (or its match handle) that ran the match."""
+    request_id = models.CharField(max_length=64, unique=True, default=new_request_id)
+    """Idempotency key: asking twice to start the same request creates one match."""
+    replaces = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="replacements")
+    """The disputed match this one replays, if any."""
+    created = models.DateTimeField(auto_now_add=True, db_index=True)
+    """When the match was queued."""
+    started_at = models.DateTimeField(null=True, blank=True)
+    """When a referee started it."""
+    finished_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    """When it reached a final status."""
+    outcome = models.JSONField(null=True, blank=True)
+    """The outcome (``Outcome.to_json()``: ranks, termination, reason, scores)."""
+    replay_gz = models.BinaryField(null=True, blank=True)
+    """The replay as gzip-compressed JSON, when small enough to keep in the database."""
+    replay_path = models.CharField(max_length=255, blank=True, default="")
+    """Path of the replay file under ``REPLAY_DIR`` when it is kept on disk instead."""
+    incidents = models.JSONField(default=list, blank=True)
+    """The referee's incidents (timeouts, illegal answers, strikes, forfeits) as recorded in the replay."""
+    latency = models.JSONField(default=dict, blank=True)
+    """Latency summary per seat: ``{"0": {"mean_ms":.., "p95_ms":.., "max_ms":..}, ...}``."""
+    failure = models.TextField(blank=True, default="")
+    """Why the match failed or was cancelled, for people."""
+
+    class Meta:
+        ordering = ["-created"]
+        verbose_name_plural = "matches"
+        indexes = [models.Index(fields=["game", "status", "-created"], name="match_game_status_created")]
+
+    def __str__(self) -> str:
+        return f"match {self.pk} ({self.game}, {self.status})"
+
+    @property
+    def is_final(self) -> bool:
+        """Whether the match has reached a status it never leaves."""
+        return self.status in FINAL_STATUSES
+
+    @property
+    def has_replay(self) -> bool:
+        """Whether a replay is stored."""
+        return bool(self.replay_path) or self.replay_gz is not None
+
+    def replay_bytes(self) -> bytes | None:
+        """Returns the replay JSON text as bytes, or ``None`` when none is stored."""
+        if self.replay_gz is not None:
+            return gzip.decompress(bytes(self.replay_gz))
+        if self.replay_path:
+            raw = (settings.REPLAY_DIR / self.replay_path).read_bytes()
+            return gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw
+        return None
+
+    def replay_data(self) -> dict[str, Any] | None:
+        """Returns the replay as plain data, or ``None``."""
+        raw = self.replay_bytes()
+        return json.loads(raw) if raw is not None else None
+
+
+class MatchSeat(models.Model):
+    """One seat of a match: who sat there and what the referee recorded about it."""
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="seats")
+    """The match."""
+    seat = models.PositiveSmallIntegerField()
+    """Seat index from 0, in the engine's seat order."""
+    bot_version = models.ForeignKey(refs.BOT_VERSION, on_delete=models.PROTECT, related_name="seats")
+    """The bot version that played the seat."""
+    rank = models.PositiveSmallIntegerField(null=True, blank=True)
+    """Final rank, 1 best, equal ranks tie; ``None`` until finished."""
+    score = models.IntegerField(null=True, blank=True)
+    """The game's own score (VP, chips), when it has one."""
+    strikes = models.PositiveIntegerField(default=0)
+    """Strikes the referee gave the seat."""
+    timeouts = models.PositiveIntegerField(default=0)
+    """Decisions the seat answered late (the default was applied)."""
+    illegal_answers = models.PositiveIntegerField(default=0)
+    """Answers that named no legal option or could not be parsed."""
+    mean_latency_ms = models.FloatField(null=True, blank=True)
+    """Mean think time per decision, in milliseconds."""
+
+    class Meta:
+        ordering = ["match_id", "seat"]
+        constraints = [models.UniqueConstraint(fields=["match", "seat"], name="match_seat_unique")]
+
+    def __str__(self) -> str:
+        return f"match {self.match_id} seat {self.seat}"

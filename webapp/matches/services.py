@@ -1,0 +1,335 @@
+"""The only write path for matches and their seats.
+
+A match is queued (:func:`do_queue_match`, :func:`do_request_challenge`), started by a referee
+(:func:`do_start_match`, idempotent on ``request_id``) and ended exactly once
+(:func:`do_finish_match`, :func:`do_fail_match`, :func:`do_cancel_match`). Finishing stores the
+replay and the referee's per-seat record, then updates ratings (rated matches) and the tournament
+(tournament matches) in the same transaction, so a result is recorded entirely or not at all.
+"""
+
+from __future__ import annotations
+
+import gzip
+import logging
+import secrets
+import statistics
+from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from referee.core.errors import ConfigError
+from referee.core.registry import get_game
+from referee.core.replay import Replay
+from webapp.api import DomainError, LimitReached
+from webapp.bots.models import Bot, BotVersion
+from webapp.matches import dispatch
+from webapp.matches.models import Match, MatchSeat, MatchStatus
+
+log = logging.getLogger(__name__)
+
+
+class MatchAlreadyFinal(DomainError):
+    """The match has already reached a final status; it is never finalised twice."""
+
+    default_code = "match_final"
+
+
+class InvalidChallenge(DomainError):
+    """A challenge cannot be made between these bots."""
+
+    status_code = 400
+    default_code = "invalid_challenge"
+
+
+def new_seed() -> int:
+    """Returns a fresh match seed (63 bits, so it fits a signed 64-bit column)."""
+    return secrets.randbits(63)
+
+
+def game_config(game: str, seats: int, raw: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Returns the engine-validated config for a match of ``game``.
+
+    Raises:
+        InvalidChallenge: the engine rejects the config.
+    """
+    try:
+        return get_game(game).parse_config(raw or {}, seats)
+    except ConfigError as exc:
+        raise InvalidChallenge(f"invalid config for {game}: {exc}") from exc
+
+
+@transaction.atomic
+def do_queue_match(
+    game: str,
+    versions: Sequence[BotVersion],
+    *,
+    rated: bool,
+    config: dict[str, Any] | None = None,
+    seed: int | None = None,
+    request_id: str | None = None,
+    requested_by: User | None = None,
+    tournament_id: int | None = None,
+    tournament_round: int | None = None,
+    tournament_slot: str = "",
+    game_in_series: int = 1,
+    replaces: Match | None = None,
+) -> Match:
+    """Creates a queued match with one seat per version, in order, and hands it to the workers.
+
+    With a ``request_id`` already used, returns the existing match instead (idempotent).
+    """
+    if request_id:
+        existing = Match.objects.filter(request_id=request_id).first()
+        if existing is not None:
+            return existing
+    match = Match(
+        game=game,
+        config=game_config(game, len(versions), config),
+        seed=new_seed() if seed is None else seed,
+        rated=rated,
+        requested_by=requested_by,
+        tournament_id=tournament_id,
+        tournament_round=tournament_round,
+        tournament_slot=tournament_slot,
+        game_in_series=game_in_series,
+        replaces=replaces,
+    )
+    if request_id:
+        match.request_id = request_id
+    try:
+        with transaction.atomic():
+            match.save()
+    except IntegrityError:
+        # A concurrent request with the same id won the race: answer with its match.
+        return Match.objects.get(request_id=request_id)
+    MatchSeat.objects.bulk_create(MatchSeat(match=match, seat=i, bot_version=v) for i, v in enumerate(versions))
+    dispatch.enqueue_match(match.pk)
+    return match
+
+
+def challenge_window(now: datetime) -> tuple[datetime, datetime]:
+    """Returns the UTC day containing ``now``: the window the daily challenge limit counts in."""
+    start = now.astimezone(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+    return start, start + timedelta(days=1)
+
+
+@transaction.atomic
+def do_request_challenge(user: User, bot: Bot, opponent: Bot, *, now: datetime | None = None) -> Match:
+    """Queues an unrated match between the latest versions of ``bot`` (the user's) and ``opponent``.
+
+    Raises:
+        InvalidChallenge: the bots play different games, are the same bot, or one is inactive.
+        LimitReached: the user spent today's challenges; says when the limit resets.
+    """
+    now = now or timezone.now()
+    if bot.game != opponent.game:
+        raise InvalidChallenge(f"{bot.name} plays {bot.game} but {opponent.name} plays {opponent.game}")
+    if bot.pk == opponent.pk:
+        raise InvalidChallenge("a bot cannot challenge itself")
+    if not (bot.active and opponent.active) or bot.latest_version is None or opponent.latest_version is None:
+        raise InvalidChallenge("both bots must be active and have a version")
+    # Lock the user's row so two simultaneous requests cannot both take the last challenge.
+    User.objects.select_for_update().filter(pk=user.pk).first()
+    start, resets_at = challenge_window(now)
+    used = Match.objects.filter(requested_by=user, created__gte=start, created__lt=resets_at).count()
+    limit = settings.BRAWL_CHALLENGES_PER_DAY
+    if used >= limit:
+        raise LimitReached(
+            f"you have used all {limit} challenge matches for today; the limit resets at "
+            f"{resets_at.isoformat()} (midnight UTC)",
+            resets_at=resets_at,
+            now=now,
+        )
+    return do_queue_match(
+        bot.game, [bot.latest_version, opponent.latest_version], rated=False, requested_by=user
+    )
+
+
+def challenges_left(user: User, now: datetime | None = None) -> tuple[int, datetime]:
+    """Returns how many challenges ``user`` may still request today, and when the count resets."""
+    now = now or timezone.now()
+    start, resets_at = challenge_window(now)
+    used = Match.objects.filter(requested_by=user, created__gte=start, created__lt=resets_at).count()
+    return max(0, settings.BRAWL_CHALLENGES_PER_DAY - used), resets_at
+
+
+@transaction.atomic
+def do_start_match(match_id: int, referee_id: str) -> Match:
+    """Marks a queued match as running on ``referee_id``; starting it again is a no-op.
+
+    Raises:
+        MatchAlreadyFinal: the match has already ended.
+    """
+    match = Match.objects.select_for_update().get(pk=match_id)
+    if match.is_final:
+        raise MatchAlreadyFinal(f"match {match_id} is already {match.status}")
+    if match.status == MatchStatus.RUNNING:
+        return match
+    match.status = MatchStatus.RUNNING
+    match.referee_id = referee_id
+    match.started_at = timezone.now()
+    match.save(update_fields=["status", "referee_id", "started_at"])
+    return match
+
+
+def seat_records(replay: Replay) -> list[dict[str, Any]]:
+    """Returns, per seat, what the referee recorded: strikes, timeouts, illegal answers, mean latency."""
+    out: list[dict[str, Any]] = []
+    for seat in range(len(replay.seats)):
+        kinds = [i.kind for i in replay.incidents if int(i.seat) == seat]
+        times = [d.think_ms for d in replay.decisions if int(d.seat) == seat and d.think_ms is not None]
+        out.append(
+            {
+                "strikes": kinds.count("strike"),
+                "timeouts": kinds.count("timeout"),
+                "illegal_answers": kinds.count("illegal_answer") + kinds.count("malformed_answer"),
+                "mean_latency_ms": statistics.fmean(times) if times else None,
+                "latency": (
+                    {
+                        "mean_ms": round(statistics.fmean(times), 1),
+                        "p95_ms": sorted(times)[max(0, int(len(times) * 0.95) - 1)],
+                        "max_ms": max(times),
+                        "decisions": len(times),
+                    }
+                    if times
+                    else {}
+                ),
+            }
+        )
+    return out
+
+
+def store_replay(match: Match, replay: Replay) -> None:
+    """Puts the compressed replay in the row, or in a file when it is larger than the inline limit."""
+    data = gzip.compress(replay.dumps().encode(), mtime=0)
+    if len(data) <= settings.BRAWL_INLINE_REPLAY_MAX_BYTES:
+        match.replay_gz = data
+        match.replay_path = ""
+        return
+    settings.REPLAY_DIR.mkdir(parents=True, exist_ok=True)
+    name = f"{match.pk}.json.gz"
+    (settings.REPLAY_DIR / name).write_bytes(data)
+    match.replay_gz = None
+    match.replay_path = name
+
+
+@transaction.atomic
+def do_finish_match(match_id: int, replay: Replay, *, referee_id: str = "") -> Match:
+    """Records the result of a match exactly once: replay, seats, ratings, tournament progress.
+
+    Raises:
+        MatchAlreadyFinal: the match is already final (a second report is refused, not re-applied).
+        DomainError: the replay has no outcome or does not fit the match's seats.
+    """
+    match = Match.objects.select_for_update().get(pk=match_id)
+    if match.is_final:
+        raise MatchAlreadyFinal(f"match {match_id} is already {match.status}")
+    if replay.outcome is None:
+        raise DomainError("a finished match needs an outcome")
+    seats = list(match.seats.order_by("seat"))
+    if len(seats) != len(replay.seats) or len(replay.outcome.ranks) != len(seats):
+        raise DomainError(f"match {match_id} has {len(seats)} seats but the replay has {len(replay.seats)}")
+    now = timezone.now()
+    records = seat_records(replay)
+    outcome = replay.outcome
+    for seat, record in zip(seats, records, strict=True):
+        seat.rank = outcome.ranks[seat.seat]
+        seat.score = outcome.scores[seat.seat] if len(outcome.scores) == len(seats) else None
+        seat.strikes = record["strikes"]
+        seat.timeouts = record["timeouts"]
+        seat.illegal_answers = record["illegal_answers"]
+        seat.mean_latency_ms = record["mean_latency_ms"]
+    MatchSeat.objects.bulk_update(seats, ["rank", "score", "strikes", "timeouts", "illegal_answers", "mean_latency_ms"])
+    match.status = MatchStatus.FINISHED
+    match.outcome = outcome.to_json()
+    match.incidents = [i.to_json() for i in replay.incidents]
+    match.latency = {str(i): r["latency"] for i, r in enumerate(records)}
+    match.finished_at = now
+    match.referee_id = referee_id or match.referee_id
+    match.started_at = match.started_at or now
+    store_replay(match, replay)
+    match.save(
+        update_fields=[
+            "status", "outcome", "incidents", "latency", "finished_at", "referee_id", "started_at",
+            "replay_gz", "replay_path",
+        ]
+    )
+    if match.rated:
+        from webapp.rankings.services import do_apply_rated_match
+
+        do_apply_rated_match(match, seats)
+    if match.tournament_id is not None:
+        from webapp.tournaments.services import on_match_final
+
+        on_match_final(match)
+    log.info("match finished", extra={"match_id": match.pk, "termination": outcome.termination.value})
+    return match
+
+
+@transaction.atomic
+def do_fail_match(match_id: int, reason: str, *, status: str = MatchStatus.FAILED) -> Match:
+    """Ends a match without a result (``failed`` or ``cancelled``).
+
+    Raises:
+        MatchAlreadyFinal: the match is already final.
+    """
+    match = Match.objects.select_for_update().get(pk=match_id)
+    if match.is_final:
+        raise MatchAlreadyFinal(f"match {match_id} is already {match.status}")
+    match.status = status
+    match.failure = reason
+    match.finished_at = timezone.now()
+    match.save(update_fields=["status", "failure", "finished_at"])
+    if match.tournament_id is not None:
+        from webapp.tournaments.services import on_match_final
+
+        on_match_final(match)
+    return match
+
+
+def do_cancel_match(match_id: int, reason: str) -> Match:
+    """Cancels a match that has not finished.
+
+    Raises:
+        MatchAlreadyFinal: the match is already final.
+    """
+    return do_fail_match(match_id, reason, status=MatchStatus.CANCELLED)
+
+
+@transaction.atomic
+def do_reschedule_match(match_id: int, reason: str) -> Match:
+    """Replaces a match (a disputed tournament game) with a fresh one on a new seed.
+
+    The old match becomes ``rescheduled`` whatever its status; its rating changes stay in the
+    append-only history (tournament matches are unrated by default, so usually there are none).
+
+    Returns:
+        The replacement match, queued.
+    """
+    old = Match.objects.select_for_update().get(pk=match_id)
+    if old.status == MatchStatus.RESCHEDULED:
+        replacement = old.replacements.order_by("-id").first()
+        if replacement is not None:
+            return replacement
+    versions = [s.bot_version for s in old.seats.select_related("bot_version").order_by("seat")]
+    old.status = MatchStatus.RESCHEDULED
+    old.failure = reason
+    old.finished_at = old.finished_at or timezone.now()
+    old.save(update_fields=["status", "failure", "finished_at"])
+    return do_queue_match(
+        old.game,
+        versions,
+        rated=old.rated,
+        config=old.config,
+        requested_by=None,
+        tournament_id=old.tournament_id,
+        tournament_round=old.tournament_round,
+        tournament_slot=old.tournament_slot,
+        game_in_series=old.game_in_series,
+        replaces=old,
+    )

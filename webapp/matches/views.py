@@ -1,0 +1,177 @@
+"""API views for matches, replays and spectator frames."""
+
+from __future__ import annotations
+
+import gzip
+
+from django.db.models import Case, Exists, OuterRef, Prefetch, Q, QuerySet, Value, When
+from django.db.models import BooleanField as BoolField
+from django.http import HttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import permissions, viewsets
+from rest_framework.decorators import action
+from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.throttling import SimpleRateThrottle
+
+from referee.core.errors import EngineError
+from referee.core.registry import UnknownGameError
+from referee.core.replay import Replay, ReplayError
+from webapp.matches.frames import spectator_frames
+from webapp.matches.models import Match, MatchSeat
+from webapp.matches.serializers import FramesSerializer, MatchDetailSerializer, MatchSerializer
+
+
+def match_queryset() -> QuerySet[Match]:
+    """Matches with their seats, bots and authors prefetched, replay bytes deferred."""
+    seats = MatchSeat.objects.select_related("bot_version__bot__owner").order_by("seat")
+    return (
+        Match.objects.defer("replay_gz")
+        .annotate(
+            replay_stored=Case(
+                When(Q(replay_gz__isnull=False) | ~Q(replay_path=""), then=Value(True)),
+                default=Value(False),
+                output_field=BoolField(),
+            )
+        )
+        .prefetch_related(Prefetch("seats", queryset=seats))
+    )
+
+
+def visible_matches(user: object) -> QuerySet[Match]:
+    """Matches the user may see: everything except games of unpublished tournaments, unless staff."""
+    qs = match_queryset()
+    if not getattr(user, "is_staff", False):
+        qs = qs.filter(Q(tournament__isnull=True) | Q(tournament__published=True))
+    return qs
+
+
+def filter_matches(qs: QuerySet[Match], params: dict[str, str]) -> QuerySet[Match]:
+    """Applies the list filters shared by the API and the pages.
+
+    Raises:
+        ValidationError: a numeric filter is not a number.
+    """
+    try:
+        if params.get("game"):
+            qs = qs.filter(game=params["game"])
+        if params.get("status"):
+            qs = qs.filter(status=params["status"])
+        if params.get("rated") in ("true", "false"):
+            qs = qs.filter(rated=params["rated"] == "true")
+        if params.get("tournament"):
+            qs = qs.filter(tournament_id=int(params["tournament"]))
+        if params.get("bot"):
+            bot = int(params["bot"])
+            qs = qs.filter(Exists(MatchSeat.objects.filter(match=OuterRef("pk"), bot_version__bot_id=bot)))
+            if params.get("result") in ("win", "loss", "draw"):
+                mine = MatchSeat.objects.filter(match=OuterRef("pk"), bot_version__bot_id=bot)
+                if params["result"] == "win":
+                    qs = qs.filter(Exists(mine.filter(rank=1))).exclude(
+                        Exists(MatchSeat.objects.filter(match=OuterRef("pk"), rank=1).exclude(bot_version__bot_id=bot))
+                    )
+                elif params["result"] == "draw":
+                    qs = qs.filter(Exists(mine.filter(rank=1))).filter(
+                        Exists(MatchSeat.objects.filter(match=OuterRef("pk"), rank=1).exclude(bot_version__bot_id=bot))
+                    )
+                else:
+                    qs = qs.filter(Exists(mine.filter(rank__gt=1)))
+        if params.get("opponent"):
+            opp = int(params["opponent"])
+            qs = qs.filter(Exists(MatchSeat.objects.filter(match=OuterRef("pk"), bot_version__bot_id=opp)))
+        if params.get("owner"):
+            qs = qs.filter(
+                Exists(MatchSeat.objects.filter(match=OuterRef("pk"), bot_version__bot__owner__username=params["owner"]))
+            )
+    except ValueError as exc:
+        raise ValidationError({"detail": f"bad filter value: {exc}"}) from exc
+    return qs
+
+
+def load_replay(match: Match) -> Replay:
+    """Returns the stored replay of ``match``.
+
+    Raises:
+        NotFound: the match has no replay.
+    """
+    fresh = Match.objects.only("replay_gz", "replay_path").get(pk=match.pk)
+    raw = fresh.replay_bytes()
+    if raw is None:
+        raise NotFound("this match has no replay (yet)")
+    return Replay.loads(raw)
+
+
+class FramesThrottle(SimpleRateThrottle):
+    """Re-simulating a replay costs CPU: the ``frames`` rate limits it per user or address."""
+
+    scope = "frames"
+
+    def get_cache_key(self, request: Request, view: object) -> str:
+        ident = request.user.pk if request.user.is_authenticated else self.get_ident(request)
+        return self.cache_format % {"scope": self.scope, "ident": ident}
+
+
+@extend_schema(
+    parameters=[
+        OpenApiParameter("game", str),
+        OpenApiParameter("status", str, enum=["queued", "running", "finished", "failed", "cancelled", "rescheduled"]),
+        OpenApiParameter("rated", bool),
+        OpenApiParameter("tournament", int),
+        OpenApiParameter("bot", int, description="Matches in which this bot played."),
+        OpenApiParameter("opponent", int, description="With ``bot``: only against this bot."),
+        OpenApiParameter("result", str, enum=["win", "loss", "draw"], description="With ``bot``: its result."),
+        OpenApiParameter("owner", str, description="Matches in which a bot of this author played."),
+    ]
+)
+class MatchViewSet(viewsets.ReadOnlyModelViewSet):
+    """Matches: public reads; matches are created by challenges, the matchmaker and tournaments."""
+
+    permission_classes = [permissions.AllowAny]
+
+    def get_queryset(self) -> QuerySet[Match]:
+        qs = visible_matches(self.request.user)
+        if self.action == "list":
+            qs = filter_matches(qs, self.request.query_params)
+        return qs.order_by("-created", "-id")
+
+    def get_serializer_class(self) -> type[MatchSerializer]:
+        return MatchDetailSerializer if self.action == "retrieve" else MatchSerializer
+
+    @extend_schema(responses={(200, "application/json"): OpenApiTypes.OBJECT})
+    @action(detail=True, methods=["get"])
+    def replay(self, request: Request, pk: str | None = None) -> HttpResponse:
+        """Downloads the replay JSON (``brawl replay verify`` checks it); gzip if ``?gz=1``."""
+        match = self.get_object()
+        fresh = Match.objects.only("replay_gz", "replay_path").get(pk=match.pk)
+        raw = fresh.replay_bytes()
+        if raw is None:
+            raise NotFound("this match has no replay (yet)")
+        if request.query_params.get("gz") == "1":
+            response = HttpResponse(gzip.compress(raw, mtime=0), content_type="application/gzip")
+            response["Content-Disposition"] = f'attachment; filename="match-{match.pk}.json.gz"'
+        else:
+            response = HttpResponse(raw, content_type="application/json")
+            response["Content-Disposition"] = f'attachment; filename="match-{match.pk}.json"'
+        return response
+
+    @extend_schema(
+        parameters=[OpenApiParameter("start", int), OpenApiParameter("limit", int)], responses=FramesSerializer
+    )
+    @action(detail=True, methods=["get"], throttle_classes=[FramesThrottle])
+    def frames(self, request: Request, pk: str | None = None) -> Response:
+        """Re-simulates the replay and returns the spectator's view after each decision, with public events."""
+        match = self.get_object()
+        replay = load_replay(match)
+        try:
+            start = max(0, int(request.query_params.get("start", 0)))
+            limit = request.query_params.get("limit")
+            data = spectator_frames(replay, start=start, limit=int(limit) if limit else None)
+        except ValueError as exc:
+            if isinstance(exc, ReplayError | EngineError):
+                return Response({"detail": str(exc), "code": "replay_error"}, status=422)
+            raise ValidationError({"detail": str(exc)}) from exc
+        except (UnknownGameError, EngineError, ImportError) as exc:
+            return Response({"detail": str(exc), "code": "engine_unavailable"}, status=503)
+        return Response(data)

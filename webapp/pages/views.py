@@ -1,0 +1,344 @@
+"""Server-rendered pages: thin views that read through querysets and write through services.
+
+Each view fetches what its template shows in a fixed number of queries (``select_related`` and
+``prefetch_related``, never a query per row), so the query count does not grow with the data.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from collections import defaultdict
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth import login
+from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
+from django.db.models import F, Q, Window
+from django.db.models.functions import RowNumber
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+from rest_framework.exceptions import APIException
+
+from referee.core.registry import game_names
+from webapp.bots import services as bot_services
+from webapp.bots.models import Bot
+from webapp.games import all_games, game_info
+from webapp.matches import services as match_services
+from webapp.matches.models import Match, MatchSeat, MatchStatus
+from webapp.matches.views import filter_matches, match_queryset, visible_matches
+from webapp.pages.forms import BotForm, SignUpForm
+from webapp.rankings.models import Rating, RatingHistory
+from webapp.rankings.views import leaderboard
+from webapp.tournaments.bracket import bracket_data
+from webapp.tournaments.models import Tournament, TournamentStatus
+from webapp.tournaments.views import visible_tournaments
+
+TREND_POINTS = 12
+"""Rating history points in each leaderboard sparkline."""
+CHART_BOTS = 8
+"""Bots drawn on a leaderboard's rating chart."""
+CHART_POINTS = 200
+"""History points per bot on a leaderboard chart."""
+
+
+def recent_history(version_ids: list[int], per_version: int) -> dict[int, list[dict[str, Any]]]:
+    """Returns the last ``per_version`` rating changes of each version, oldest first, in one query."""
+    if not version_ids:
+        return {}
+    rows = (
+        RatingHistory.objects.filter(bot_version_id__in=version_ids)
+        .annotate(n=Window(RowNumber(), partition_by=[F("bot_version_id")], order_by=[F("id").desc()]))
+        .filter(n__lte=per_version)
+        .values("bot_version_id", "id", "match_id", "elo_after", "rd_after", "created")
+    )
+    out: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    for r in sorted(rows, key=lambda r: r["id"]):
+        out[r["bot_version_id"]].append(r)
+    return out
+
+
+def sparkline(points: list[float], width: int = 80, height: int = 18) -> str:
+    """Returns the SVG polyline points of a small trend line."""
+    if len(points) < 2:
+        return ""
+    lo, hi = min(points), max(points)
+    span = (hi - lo) or 1.0
+    step = width / (len(points) - 1)
+    return " ".join(f"{i * step:.1f},{height - (p - lo) / span * (height - 2) - 1:.1f}" for i, p in enumerate(points))
+
+
+def home(request: HttpRequest) -> HttpResponse:
+    """Games, the top of each leaderboard, matches running now, tournaments in progress."""
+    games = all_games()
+    for g in games:
+        g["top"] = list(leaderboard(g["name"])[:5])
+    running = list(
+        visible_matches(request.user).filter(status=MatchStatus.RUNNING).order_by("-started_at", "-id")[:10]
+    )
+    tournaments = list(
+        visible_tournaments(request.user)
+        .filter(status__in=[TournamentStatus.RUNNING, TournamentStatus.PAUSED, TournamentStatus.REGISTRATION])
+        .order_by("-created")[:10]
+    )
+    return render(request, "pages/home.html", {"games": games, "running": running, "tournaments": tournaments})
+
+
+def leaderboard_page(request: HttpRequest, game: str) -> HttpResponse:
+    """One game's leaderboard with trends and a rating-history chart of the leaders."""
+    if game not in game_names():
+        raise Http404(f"unknown game {game!r}")
+    active_param = request.GET.get("active", "true")
+    active = {"true": True, "false": False, "all": None}.get(active_param, True)
+    page = Paginator(leaderboard(game, active=active), 50).get_page(request.GET.get("page"))
+    rows = list(page.object_list)
+    history = recent_history([r.bot_version_id for r in rows], TREND_POINTS)
+    for r in rows:
+        points = [h["elo_after"] for h in history.get(r.bot_version_id, [])]
+        r.trend_points = sparkline(points)
+        r.trend_delta = (points[-1] - points[0]) if len(points) >= 2 else 0.0
+    leaders = rows[:CHART_BOTS]
+    chart_history = recent_history([r.bot_version_id for r in leaders], CHART_POINTS)
+    chart = [
+        {
+            "name": r.bot_version.bot.name,
+            "points": [[h["created"].isoformat(), round(h["elo_after"], 1)] for h in chart_history.get(r.bot_version_id, [])],
+        }
+        for r in leaders
+    ]
+    return render(
+        request,
+        "pages/leaderboard.html",
+        {"game": game_info(game), "page": page, "rows": rows, "chart": chart, "active": active_param},
+    )
+
+
+def head_to_head(bot: Bot, limit: int = 5000) -> list[dict[str, Any]]:
+    """Returns wins, losses and draws of ``bot`` against each opponent bot, over its last finished matches."""
+    match_ids = list(
+        MatchSeat.objects.filter(bot_version__bot=bot, match__status=MatchStatus.FINISHED)
+        .order_by("-match_id")
+        .values_list("match_id", flat=True)[:limit]
+    )
+    rows = MatchSeat.objects.filter(match_id__in=match_ids).values(
+        "match_id", "rank", "bot_version__bot_id", "bot_version__bot__name"
+    )
+    by_match: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    for r in rows:
+        by_match[r["match_id"]].append(r)
+    table: dict[int, dict[str, Any]] = {}
+    for seats in by_match.values():
+        mine = [s for s in seats if s["bot_version__bot_id"] == bot.pk]
+        if not mine or mine[0]["rank"] is None:
+            continue
+        my_rank = mine[0]["rank"]
+        for s in seats:
+            if s["bot_version__bot_id"] == bot.pk or s["rank"] is None:
+                continue
+            row = table.setdefault(
+                s["bot_version__bot_id"],
+                {"bot_id": s["bot_version__bot_id"], "name": s["bot_version__bot__name"], "w": 0, "l": 0, "d": 0},
+            )
+            row["w" if my_rank < s["rank"] else "l" if my_rank > s["rank"] else "d"] += 1
+    return sorted(table.values(), key=lambda r: (-(r["w"] + r["l"] + r["d"]), r["name"]))
+
+
+def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
+    """A bot: versions and ratings, rating-history chart with peak, recent matches, head to head."""
+    bot = get_object_or_404(Bot.objects.select_related("owner", "latest_version"), pk=bot_id)
+    ratings = list(Rating.objects.filter(bot_version__bot=bot).select_related("bot_version").order_by("-bot_version__number"))
+    history = list(
+        RatingHistory.objects.filter(bot_version__bot=bot).select_related("bot_version").order_by("-id")[:1000]
+    )
+    history.reverse()
+    chart = [
+        {
+            "name": f"{bot.name}",
+            "points": [[h.created.isoformat(), round(h.elo_after, 1), h.bot_version.number, h.match_id] for h in history],
+        }
+    ]
+    peak = max(ratings, key=lambda r: r.peak_elo, default=None)
+    params = {k: request.GET.get(k, "") for k in ("opponent", "rated", "result")}
+    query = {k: v for k, v in params.items() if v}
+    query["bot"] = str(bot.pk)
+    matches_qs = filter_matches(visible_matches(request.user), query).order_by("-created", "-id")
+    page = Paginator(matches_qs, 25).get_page(request.GET.get("page"))
+    h2h = head_to_head(bot)
+    return render(
+        request,
+        "pages/bot.html",
+        {
+            "bot": bot,
+            "game": game_info(bot.game),
+            "ratings": ratings,
+            "chart": chart,
+            "peak": peak,
+            "page": page,
+            "params": params,
+            "h2h": h2h,
+            "is_owner": request.user.is_authenticated and request.user.pk == bot.owner_id,
+        },
+    )
+
+
+def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
+    """A match: seats and results, the referee's record, and the replay viewer (live while running)."""
+    match = get_object_or_404(visible_matches(request.user), pk=match_id)
+    return render(request, "pages/match.html", {"match": match, "game": game_info(match.game), "seats": list(match.seats.all())})
+
+
+def matches_page(request: HttpRequest) -> HttpResponse:
+    """Recent matches, filtered by game and status."""
+    params = {k: request.GET.get(k, "") for k in ("game", "status", "rated")}
+    qs = filter_matches(visible_matches(request.user), {k: v for k, v in params.items() if v}).order_by("-created", "-id")
+    page = Paginator(qs, 50).get_page(request.GET.get("page"))
+    return render(request, "pages/matches.html", {"page": page, "params": params, "statuses": MatchStatus.values})
+
+
+def tournaments_page(request: HttpRequest) -> HttpResponse:
+    """Tournaments, newest first."""
+    return render(request, "pages/tournaments.html", {"tournaments": visible_tournaments(request.user).order_by("-created")[:200]})
+
+
+def tournament_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
+    """A tournament: bracket (elimination), crosstable (round robin) or standings per round (Swiss)."""
+    t = get_object_or_404(visible_tournaments(request.user), pk=tournament_id)
+    data = bracket_data(t, for_template=True)
+    entrants = list(t.entrants.select_related("bot_version__bot__owner").order_by("seed", "id"))
+    return render(request, "pages/tournament.html", {"t": t, "data": data, "entrants": entrants, "game": game_info(t.game)})
+
+
+def signup(request: HttpRequest) -> HttpResponse:
+    """Author sign-up; logs the new author in."""
+    form = SignUpForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        user = form.save()
+        login(request, user)
+        return redirect("my-bots")
+    return render(request, "registration/signup.html", {"form": form})
+
+
+@login_required
+def my_bots(request: HttpRequest) -> HttpResponse:
+    """The author's bots with their ratings and tokens (by prefix)."""
+    bots = list(
+        Bot.objects.filter(owner=request.user).select_related("latest_version").prefetch_related("tokens").order_by("game", "name")
+    )
+    ratings = {
+        r.bot_version_id: r
+        for r in Rating.objects.filter(bot_version_id__in=[b.latest_version_id for b in bots if b.latest_version_id])
+    }
+    for b in bots:
+        b.rating = ratings.get(b.latest_version_id)
+    left, resets_at = match_services.challenges_left(request.user)
+    return render(request, "pages/my_bots.html", {"bots": bots, "challenges_left": left, "resets_at": resets_at})
+
+
+@login_required
+def create_bot(request: HttpRequest) -> HttpResponse:
+    """Register a bot; the answer shows its token once."""
+    form = BotForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            bot, token = bot_services.do_create_bot(request.user, **form.cleaned_data)
+        except APIException as exc:
+            form.add_error(None, str(exc.detail))
+        else:
+            return render(request, "pages/token_once.html", {"bot": bot, "token": token.token, "created": True})
+    return render(request, "pages/create_bot.html", {"form": form})
+
+
+def _own_bot(request: HttpRequest, bot_id: int) -> Bot:
+    return get_object_or_404(Bot.objects.select_related("latest_version"), pk=bot_id, owner=request.user)
+
+
+@login_required
+def manage_bot(request: HttpRequest, bot_id: int) -> HttpResponse:
+    """The author's controls for one bot: tokens, versions, activity, challenges."""
+    bot = _own_bot(request, bot_id)
+    opponents = (
+        Bot.objects.filter(game=bot.game, active=True).exclude(pk=bot.pk).select_related("owner").order_by("-is_house", "name")[:200]
+    )
+    left, resets_at = match_services.challenges_left(request.user)
+    return render(
+        request,
+        "pages/manage_bot.html",
+        {
+            "bot": bot,
+            "tokens": list(bot.tokens.all()),
+            "versions": list(bot.versions.order_by("-number")),
+            "opponents": opponents,
+            "challenges_left": left,
+            "resets_at": resets_at,
+        },
+    )
+
+
+@login_required
+@require_POST
+def bot_action(request: HttpRequest, bot_id: int, verb: str) -> HttpResponse:
+    """Performs an author action from the manage page: rotate/revoke tokens, new version, toggle, challenge."""
+    bot = _own_bot(request, bot_id)
+    try:
+        if verb == "rotate-token":
+            token = bot_services.do_issue_token(bot, revoke_others=True)
+            return render(request, "pages/token_once.html", {"bot": bot, "token": token.token, "created": False})
+        if verb == "revoke-tokens":
+            n = bot_services.do_revoke_all_tokens(bot)
+            messages.info(request, f"Revoked {n} token(s).")
+        elif verb == "new-version":
+            v = bot_services.do_create_version(bot, notes=request.POST.get("notes", "")[:200])
+            messages.info(request, f"Created version {v.number}.")
+        elif verb == "toggle-active":
+            bot_services.do_update_bot(bot, active=not bot.active)
+        elif verb == "challenge":
+            opponent = get_object_or_404(Bot.objects.select_related("latest_version"), pk=int(request.POST.get("opponent", 0)))
+            match = match_services.do_request_challenge(request.user, bot, opponent)
+            return redirect("match", match_id=match.pk)
+        else:
+            raise Http404(f"unknown action {verb!r}")
+    except APIException as exc:
+        messages.error(request, str(exc.detail))
+    return redirect("manage-bot", bot_id=bot.pk)
+
+
+@login_required
+def my_matches(request: HttpRequest) -> HttpResponse:
+    """Matches of the author's bots with everything the referee recorded about each seat."""
+    params = {k: request.GET.get(k, "") for k in ("game", "status", "rated")}
+    query = {k: v for k, v in params.items() if v}
+    query["owner"] = request.user.username
+    qs = filter_matches(match_queryset(), query).order_by("-created", "-id")
+    page = Paginator(qs, 25).get_page(request.GET.get("page"))
+    return render(request, "pages/my_matches.html", {"page": page, "params": params, "statuses": MatchStatus.values})
+
+
+@login_required
+def my_replays_zip(request: HttpRequest) -> HttpResponse:
+    """A zip of the replays of the author's finished matches (newest 500, or the ``ids`` given)."""
+    qs = Match.objects.filter(
+        Q(replay_gz__isnull=False) | ~Q(replay_path=""),
+        seats__bot_version__bot__owner=request.user,
+    ).distinct()
+    if request.GET.get("game"):
+        qs = qs.filter(game=request.GET["game"])
+    if request.GET.get("ids"):
+        ids = [int(x) for x in request.GET["ids"].split(",") if x.strip().isdigit()]
+        qs = qs.filter(pk__in=ids)
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for m in qs.order_by("-id")[:500].iterator(chunk_size=50):
+            raw = m.replay_bytes()
+            if raw is not None:
+                archive.writestr(f"{m.game}/match-{m.pk}.json", raw)
+    response = HttpResponse(buffer.getvalue(), content_type="application/zip")
+    response["Content-Disposition"] = 'attachment; filename="replays.zip"'
+    return response
+
+
+def chart_json(data: Any) -> str:
+    """Serialises chart data for a ``<script type="application/json">`` block."""
+    return json.dumps(data)

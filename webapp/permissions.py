@@ -1,0 +1,39 @@
+"""Permissions shared by the apps: who may read and who may change what.
+
+Anyone may read public data; an author changes only their own bots; organizers are staff users.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import permissions
+from rest_framework.request import Request
+from rest_framework.views import APIView
+
+
+class IsOrganizer(permissions.BasePermission):
+    """Staff users: they run tournaments."""
+
+    message = "Only organizers (staff) may do this."
+
+    def has_permission(self, request: Request, view: APIView) -> bool:
+        return bool(request.user and request.user.is_authenticated and request.user.is_staff)
+
+
+class IsOrganizerOrReadOnly(IsOrganizer):
+    """Reads for everyone, writes for organizers."""
+
+    def has_permission(self, request: Request, view: APIView) -> bool:
+        return request.method in permissions.SAFE_METHODS or super().has_permission(request, view)
+
+
+class IsOwnerOrReadOnly(permissions.BasePermission):
+    """Reads for everyone; writes only for the object's ``owner``."""
+
+    message = "Only the bot's author may change it."
+
+    def has_object_permission(self, request: Request, view: APIView, obj: Any) -> bool:
+        if request.method in permissions.SAFE_METHODS:
+            return True
+        return bool(request.user.is_authenticated and obj.owner_id == request.user.pk)

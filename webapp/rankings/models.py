@@ -1,0 +1,97 @@
+"""Ratings per bot version and game, and the append-only history that produced them.
+
+``Rating`` is the current value (a cache of the history, for fast leaderboards); ``RatingHistory``
+has one row per rated match and seat, unique on (match, bot version), so a result can never be
+counted twice even if the finishing task runs twice. The arithmetic lives in ``ladder/``;
+rows are written by ``rankings.services`` only.
+"""
+
+from __future__ import annotations
+
+from django.db import models
+
+from webapp import refs
+
+INITIAL_ELO = 1500.0
+"""Elo of a version that has not played."""
+INITIAL_GLICKO = 1500.0
+"""Glicko-2 rating of a version that has not played."""
+INITIAL_RD = 350.0
+"""Glicko-2 rating deviation of a version that has not played."""
+INITIAL_VOLATILITY = 0.06
+"""Glicko-2 volatility of a version that has not played."""
+
+
+class Rating(models.Model):
+    """The current rating of one bot version in one game."""
+
+    bot_version = models.ForeignKey(refs.BOT_VERSION, on_delete=models.CASCADE, related_name="ratings")
+    """The rated bot version."""
+    game = models.CharField(max_length=64)
+    """Registry name of the game."""
+    elo = models.FloatField(default=INITIAL_ELO)
+    """Elo rating."""
+    glicko_rating = models.FloatField(default=INITIAL_GLICKO)
+    """Glicko-2 rating (Glicko scale)."""
+    glicko_rd = models.FloatField(default=INITIAL_RD)
+    """Glicko-2 rating deviation: the uncertainty shown as ±."""
+    glicko_volatility = models.FloatField(default=INITIAL_VOLATILITY)
+    """Glicko-2 volatility."""
+    games = models.PositiveIntegerField(default=0)
+    """Rated matches played."""
+    wins = models.PositiveIntegerField(default=0)
+    """Rated matches won (ranked first alone)."""
+    losses = models.PositiveIntegerField(default=0)
+    """Rated matches lost (not ranked first)."""
+    draws = models.PositiveIntegerField(default=0)
+    """Rated matches in which the version shared first place."""
+    last_played = models.DateTimeField(null=True, blank=True)
+    """When the last rated match finished."""
+    peak_elo = models.FloatField(default=INITIAL_ELO)
+    """Highest Elo reached."""
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["bot_version", "game"], name="rating_unique_per_version_game")]
+        indexes = [models.Index(fields=["game", "-elo"], name="rating_game_elo")]
+        ordering = ["-elo"]
+
+    def __str__(self) -> str:
+        return f"{self.bot_version} {self.game}: {self.elo:.0f}"
+
+
+class RatingHistory(models.Model):
+    """One rating change: a rated match's effect on one bot version. Never updated or deleted."""
+
+    match = models.ForeignKey(refs.MATCH, on_delete=models.PROTECT, related_name="rating_changes")
+    """The rated match."""
+    bot_version = models.ForeignKey(refs.BOT_VERSION, on_delete=models.CASCADE, related_name="rating_history")
+    """The bot version whose rating changed."""
+    game = models.CharField(max_length=64)
+    """Registry name of the game."""
+    elo_before = models.FloatField()
+    """Elo before the match."""
+    elo_after = models.FloatField()
+    """Elo after the match."""
+    glicko_before = models.FloatField()
+    """Glicko-2 rating before the match."""
+    glicko_after = models.FloatField()
+    """Glicko-2 rating after the match."""
+    rd_before = models.FloatField()
+    """Glicko-2 deviation before the match."""
+    rd_after = models.FloatField()
+    """Glicko-2 deviation after the match."""
+    rank = models.PositiveSmallIntegerField()
+    """The version's rank in the match, 1 best."""
+    created = models.DateTimeField(auto_now_add=True, db_index=True)
+    """When the change was recorded."""
+
+    class Meta:
+        ordering = ["id"]
+        verbose_name_plural = "rating history"
+        constraints = [
+            models.UniqueConstraint(fields=["match", "bot_version"], name="rating_history_once_per_match_version")
+        ]
+        indexes = [models.Index(fields=["bot_version", "id"], name="rating_history_version_id")]
+
+    def __str__(self) -> str:
+        return f"{self.bot_version_id} in match {self.match_id}: {self.elo_before:.0f} -> {self.elo_after:.0f}"

@@ -1,0 +1,41 @@
+"""API shapes of ratings and rating history."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from webapp.rankings.models import Rating, RatingHistory
+
+
+class RatingSerializer(serializers.ModelSerializer):
+    """A leaderboard row."""
+
+    rank = serializers.IntegerField(read_only=True, help_text="Position on this leaderboard, 1 best.")
+    bot_id = serializers.IntegerField(source="bot_version.bot_id")
+    bot = serializers.CharField(source="bot_version.bot.name")
+    owner = serializers.CharField(source="bot_version.bot.owner.username")
+    is_house = serializers.BooleanField(source="bot_version.bot.is_house")
+    active = serializers.BooleanField(source="bot_version.bot.active")
+    version = serializers.IntegerField(source="bot_version.number")
+
+    class Meta:
+        model = Rating
+        fields = [
+            "rank", "game", "bot_id", "bot", "owner", "is_house", "active", "version", "bot_version",
+            "elo", "glicko_rating", "glicko_rd", "glicko_volatility", "peak_elo",
+            "games", "wins", "losses", "draws", "last_played",
+        ]
+
+
+class RatingHistorySerializer(serializers.ModelSerializer):
+    """One rating change."""
+
+    bot_id = serializers.IntegerField(source="bot_version.bot_id")
+    version = serializers.IntegerField(source="bot_version.number")
+
+    class Meta:
+        model = RatingHistory
+        fields = [
+            "id", "match", "game", "bot_id", "bot_version", "version", "rank",
+            "elo_before", "elo_after", "glicko_before", "glicko_after", "rd_before", "rd_after", "created",
+        ]

@@ -1,0 +1,82 @@
+"""API views for leaderboards and rating history."""
+
+from __future__ import annotations
+
+from django.db.models import F, QuerySet, Window
+from django.db.models.functions import RowNumber
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import permissions, viewsets
+from rest_framework.exceptions import ValidationError
+
+from webapp.rankings.models import Rating, RatingHistory
+from webapp.rankings.serializers import RatingHistorySerializer, RatingSerializer
+
+
+def leaderboard(game: str | None, *, active: bool | None = True, latest_only: bool = True) -> QuerySet[Rating]:
+    """Ratings ordered best first, annotated with ``rank``, with bots and authors joined.
+
+    Args:
+        game: only this game (ranks are per game, so pass one for meaningful ranks).
+        active: only active bots (``True``), only inactive (``False``) or all (``None``).
+        latest_only: only each bot's latest version.
+    """
+    qs = Rating.objects.select_related("bot_version__bot__owner")
+    if game:
+        qs = qs.filter(game=game)
+    if active is not None:
+        qs = qs.filter(bot_version__bot__active=active)
+    if latest_only:
+        qs = qs.filter(bot_version__bot__latest_version=F("bot_version"))
+    return qs.annotate(
+        rank=Window(RowNumber(), partition_by=[F("game")], order_by=[F("elo").desc(), F("id").asc()])
+    ).order_by("game", "-elo", "id")
+
+
+@extend_schema(
+    parameters=[
+        OpenApiParameter("game", str, description="The game's leaderboard (ranks are per game)."),
+        OpenApiParameter("active", str, enum=["true", "false", "all"], description="Bot activity; default true."),
+        OpenApiParameter("versions", str, enum=["latest", "all"], description="Latest version per bot (default) or all."),
+    ]
+)
+class RatingViewSet(viewsets.ReadOnlyModelViewSet):
+    """Leaderboards: ratings per bot version and game, best first."""
+
+    serializer_class = RatingSerializer
+    permission_classes = [permissions.AllowAny]
+
+    def get_queryset(self) -> QuerySet[Rating]:
+        p = self.request.query_params
+        active = {"true": True, "false": False, "all": None}.get(p.get("active", "true"), True)
+        return leaderboard(p.get("game"), active=active, latest_only=p.get("versions", "latest") != "all")
+
+
+@extend_schema(
+    parameters=[
+        OpenApiParameter("bot", int, description="All versions of this bot."),
+        OpenApiParameter("bot_version", int),
+        OpenApiParameter("game", str),
+        OpenApiParameter("match", int),
+    ]
+)
+class RatingHistoryViewSet(viewsets.ReadOnlyModelViewSet):
+    """The append-only rating history, in the order it was recorded."""
+
+    serializer_class = RatingHistorySerializer
+    permission_classes = [permissions.AllowAny]
+
+    def get_queryset(self) -> QuerySet[RatingHistory]:
+        qs = RatingHistory.objects.select_related("bot_version").order_by("id")
+        p = self.request.query_params
+        try:
+            if p.get("bot"):
+                qs = qs.filter(bot_version__bot_id=int(p["bot"]))
+            if p.get("bot_version"):
+                qs = qs.filter(bot_version_id=int(p["bot_version"]))
+            if p.get("match"):
+                qs = qs.filter(match_id=int(p["match"]))
+        except ValueError as exc:
+            raise ValidationError({"detail": f"bad filter value: {exc}"}) from exc
+        if p.get("game"):
+            qs = qs.filter(game=p["game"])
+        return qs

@@ -1,0 +1,185 @@
+"""Django settings for the Brawl Ladder site, read from the environment (see ``webapp.config``).
+
+Environment variables:
+    BRAWL_ENV: ``development`` (default), ``test`` or ``production``.
+    SECRET_KEY: required in production; an insecure, marked default otherwise.
+    DEBUG: ``true``/``false``; defaults to true in development only.
+    ALLOWED_HOSTS: comma-separated host names; ``localhost,127.0.0.1`` outside production.
+    DATABASE_URL: ``postgresql://user@host:port/name``; SQLite in ``./var/brawl.sqlite3`` when unset.
+    REDIS_URL: the cache and Celery broker; a local memory cache when unset.
+    BRAWL_VAR_DIR: where SQLite, replay files and uploads live; ``./var`` by default.
+    BRAWL_CHALLENGES_PER_DAY: unrated challenge matches an author may request per UTC day.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from webapp.config import (
+    INSECURE_DEV_SECRET_KEY,
+    ConfigurationError,
+    Environment,
+    default_sqlite,
+    env,
+    parse_bool,
+    parse_database_url,
+    parse_list,
+)
+
+BASE_DIR = Path(__file__).resolve().parent
+"""The ``webapp`` package directory (templates and static files live under it)."""
+
+BRAWL_ENV: Environment = env("BRAWL_ENV", Environment, Environment.DEVELOPMENT) or Environment.DEVELOPMENT
+_production = BRAWL_ENV is Environment.PRODUCTION
+
+if _production:
+    SECRET_KEY: str = env("SECRET_KEY", str, required=True) or ""
+    if SECRET_KEY == INSECURE_DEV_SECRET_KEY:
+        raise ConfigurationError("SECRET_KEY is the insecure development default; set a real one in production")
+else:
+    SECRET_KEY = env("SECRET_KEY", str, INSECURE_DEV_SECRET_KEY) or INSECURE_DEV_SECRET_KEY
+
+DEBUG: bool = bool(env("DEBUG", parse_bool, BRAWL_ENV is Environment.DEVELOPMENT))
+ALLOWED_HOSTS: list[str] = env("ALLOWED_HOSTS", parse_list, [] if _production else ["localhost", "127.0.0.1", "[::1]", "testserver"]) or []
+if _production and not ALLOWED_HOSTS:
+    raise ConfigurationError("ALLOWED_HOSTS is required in production")
+
+VAR_DIR: Path = env("BRAWL_VAR_DIR", Path, Path.cwd() / "var") or Path.cwd() / "var"
+"""Writable directory for SQLite, replay files and generated archives."""
+REPLAY_DIR = VAR_DIR / "replays"
+"""Where replays too large for the database are written (``Match.replay_path`` is relative to it)."""
+
+_db_url = env("DATABASE_URL", str)
+DATABASES = {"default": (parse_database_url(_db_url) if _db_url else default_sqlite(VAR_DIR.parent)).as_django()}
+if not _db_url:
+    DATABASES["default"]["NAME"] = str(VAR_DIR / "brawl.sqlite3")
+    VAR_DIR.mkdir(parents=True, exist_ok=True)
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+REDIS_URL: str | None = env("REDIS_URL", str)
+CACHES = {
+    "default": (
+        {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
+        if REDIS_URL
+        else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "brawl"}
+    )
+}
+
+BRAWL_CHALLENGES_PER_DAY: int = env("BRAWL_CHALLENGES_PER_DAY", int, 50) or 0
+"""Unrated challenge matches one author may request per UTC day."""
+BRAWL_INLINE_REPLAY_MAX_BYTES: int = env("BRAWL_INLINE_REPLAY_MAX_BYTES", int, 4 * 1024 * 1024) or 0
+"""Compressed replays up to this size are kept in the database; larger ones go to REPLAY_DIR."""
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "rest_framework.authtoken",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "webapp.accounts",
+    "webapp.bots",
+    "webapp.matches",
+    "webapp.rankings",
+    "webapp.tournaments",
+    "webapp.pages",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "webapp.urls"
+WSGI_APPLICATION = "webapp.wsgi.application"
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+                "webapp.pages.context.site",
+            ]
+        },
+    }
+]
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator", "OPTIONS": {"min_length": 8}},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+]
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "my-bots"
+LOGOUT_REDIRECT_URL = "home"
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = False
+USE_TZ = True
+
+STATIC_URL = "/static/"
+STATIC_ROOT = VAR_DIR / "static"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+
+SESSION_COOKIE_SECURE = _production
+CSRF_COOKIE_SECURE = _production
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
+    "DEFAULT_PAGINATION_CLASS": "webapp.api.Pagination",
+    "PAGE_SIZE": 50,
+    "DEFAULT_THROTTLE_CLASSES": [
+        "rest_framework.throttling.AnonRateThrottle",
+        "rest_framework.throttling.UserRateThrottle",
+    ],
+    "DEFAULT_THROTTLE_RATES": {
+        "anon": env("BRAWL_THROTTLE_ANON", str, "600/hour"),
+        "user": env("BRAWL_THROTTLE_USER", str, "5000/hour"),
+        "frames": env("BRAWL_THROTTLE_FRAMES", str, "120/hour"),
+    },
+    "EXCEPTION_HANDLER": "webapp.api.exception_handler",
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "TEST_REQUEST_DEFAULT_FORMAT": "json",
+}
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Brawl Ladder API",
+    "DESCRIPTION": "Bots, ratings, matches, replays and tournaments of the Brawl Ladder.",
+    "VERSION": "1",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "COMPONENT_SPLIT_REQUEST": True,
+}
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": env("LOG_LEVEL", str, "INFO")},
+}
+
+BRAWL_DISPATCH: str = env("BRAWL_DISPATCH", str, "none") or "none"
+"""``celery`` to send queued matches to the workers; ``none`` to leave them in the table."""
+BRAWL_RUN_MATCH_TASK: str = env("BRAWL_RUN_MATCH_TASK", str, "workers.tasks.run_match") or ""
+"""Name of the Celery task that runs one match, given its id."""
+CELERY_BROKER_URL = REDIS_URL

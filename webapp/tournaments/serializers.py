@@ -1,0 +1,82 @@
+"""API shapes of tournaments, entrants and organizer requests."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from webapp.tournaments.models import Seeding, Tournament, TournamentEntrant, TournamentFormat
+
+
+class TournamentSerializer(serializers.ModelSerializer):
+    """A tournament."""
+
+    class Meta:
+        model = Tournament
+        fields = [
+            "id", "name", "game", "format", "best_of", "time_control", "seeding", "rounds",
+            "registration_opens", "registration_closes", "status", "published", "created",
+        ]
+        read_only_fields = ["id", "status", "published", "created"]
+
+
+class TournamentDetailSerializer(TournamentSerializer):
+    """A tournament with the format's state."""
+
+    class Meta(TournamentSerializer.Meta):
+        fields = [*TournamentSerializer.Meta.fields, "state"]
+
+
+class TournamentCreateSerializer(serializers.Serializer):
+    """What an organizer sends to create a tournament."""
+
+    name = serializers.CharField(max_length=120)
+    game = serializers.CharField(max_length=64)
+    format = serializers.ChoiceField(choices=TournamentFormat.choices)
+    best_of = serializers.IntegerField(min_value=1, default=1)
+    time_control = serializers.DictField(required=False, default=dict)
+    seeding = serializers.ChoiceField(choices=Seeding.choices, default=Seeding.RATING)
+    rounds = serializers.IntegerField(min_value=1, required=False, allow_null=True)
+    registration_opens = serializers.DateTimeField(required=False, allow_null=True)
+    registration_closes = serializers.DateTimeField(required=False, allow_null=True)
+
+
+class EntrantSerializer(serializers.ModelSerializer):
+    """An entry."""
+
+    bot_id = serializers.IntegerField(source="bot_version.bot_id", read_only=True)
+    bot = serializers.CharField(source="bot_version.bot.name", read_only=True)
+    owner = serializers.CharField(source="bot_version.bot.owner.username", read_only=True)
+    version = serializers.IntegerField(source="bot_version.number", read_only=True)
+
+    class Meta:
+        model = TournamentEntrant
+        fields = ["id", "bot_id", "bot", "owner", "version", "bot_version", "seed", "approved", "registered_at"]
+        read_only_fields = ["id", "seed", "approved", "registered_at"]
+
+
+class RegisterSerializer(serializers.Serializer):
+    """An author enters one of their bots (its latest version unless ``bot_version`` is given)."""
+
+    bot = serializers.IntegerField()
+    bot_version = serializers.IntegerField(required=False)
+
+
+class ApproveSerializer(serializers.Serializer):
+    """An organizer approves (or rejects) an entry and may set a manual seed."""
+
+    entrant = serializers.IntegerField()
+    approved = serializers.BooleanField(default=True)
+    seed = serializers.IntegerField(min_value=1, required=False)
+
+
+class ReplayMatchSerializer(serializers.Serializer):
+    """A disputed game to replay."""
+
+    match = serializers.IntegerField()
+    reason = serializers.CharField(max_length=500)
+
+
+class PublishSerializer(serializers.Serializer):
+    """Publish or hide."""
+
+    published = serializers.BooleanField(default=True)

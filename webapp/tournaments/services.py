@@ -1,0 +1,280 @@
+"""The only write path for tournaments: the organizer's operations and the format's progress.
+
+Organizer operations (``do_create_tournament``, ``do_open_registration``, ``do_approve_entrant``,
+``do_start_tournament``, ``do_pause_tournament``, ``do_resume_tournament``, ``do_replay_match``,
+``do_publish_tournament``) check the lifecycle and write rows. Pairings come from the pure format
+functions behind :mod:`webapp.tournaments.formats`; this module turns them into queued matches and
+feeds finished matches back (:func:`on_match_final`).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.db import transaction
+from django.utils import timezone
+
+from webapp.api import DomainError
+from webapp.bots.models import BotVersion
+from webapp.bots.services import check_game
+from webapp.matches import services as match_services
+from webapp.matches.models import Match, MatchStatus
+from webapp.rankings.models import Rating
+from webapp.tournaments import formats
+from webapp.tournaments.models import Seeding, Tournament, TournamentEntrant, TournamentFormat, TournamentStatus
+
+
+class WrongStatus(DomainError):
+    """The operation is not allowed in the tournament's current status."""
+
+    default_code = "wrong_status"
+
+
+class RegistrationClosed(DomainError):
+    """Entries are not being taken now."""
+
+    default_code = "registration_closed"
+
+
+def _require(t: Tournament, *allowed: str) -> None:
+    if t.status not in allowed:
+        raise WrongStatus(f"tournament {t.pk} is {t.status}; this needs {' or '.join(allowed)}")
+
+
+@transaction.atomic
+def do_create_tournament(
+    organizer: User,
+    *,
+    name: str,
+    game: str,
+    format: str,
+    best_of: int = 1,
+    time_control: dict[str, Any] | None = None,
+    seeding: str = Seeding.RATING,
+    rounds: int | None = None,
+    registration_opens: datetime | None = None,
+    registration_closes: datetime | None = None,
+) -> Tournament:
+    """Creates a tournament in ``draft``.
+
+    Raises:
+        UnknownGame: the game is not registered.
+        DomainError: best-of is even or below 1, or the window closes before it opens.
+    """
+    check_game(game)
+    if format not in TournamentFormat.values:
+        raise DomainError(f"unknown format {format!r}")
+    if best_of < 1 or best_of % 2 == 0:
+        raise DomainError(f"best_of must be odd and at least 1, got {best_of}")
+    if registration_opens and registration_closes and registration_closes <= registration_opens:
+        raise DomainError("registration must close after it opens")
+    return Tournament.objects.create(
+        name=name,
+        game=game,
+        format=format,
+        best_of=best_of,
+        time_control=time_control or {},
+        seeding=seeding,
+        rounds=rounds,
+        registration_opens=registration_opens,
+        registration_closes=registration_closes,
+        created_by=organizer,
+    )
+
+
+def _locked(tournament_id: int) -> Tournament:
+    return Tournament.objects.select_for_update().get(pk=tournament_id)
+
+
+@transaction.atomic
+def do_open_registration(tournament: Tournament) -> Tournament:
+    """Moves a draft tournament to ``registration``.
+
+    Raises:
+        WrongStatus: it is not a draft.
+    """
+    t = _locked(tournament.pk)
+    _require(t, TournamentStatus.DRAFT)
+    t.status = TournamentStatus.REGISTRATION
+    t.save(update_fields=["status"])
+    return t
+
+
+@transaction.atomic
+def do_register_entrant(tournament: Tournament, version: BotVersion, *, now: datetime | None = None) -> TournamentEntrant:
+    """Enters ``version`` (awaiting approval); entering twice returns the existing entry.
+
+    Raises:
+        RegistrationClosed: the tournament is not taking entries now.
+        DomainError: the bot plays another game.
+    """
+    now = now or timezone.now()
+    t = _locked(tournament.pk)
+    if t.status != TournamentStatus.REGISTRATION:
+        raise RegistrationClosed(f"tournament {t.pk} is {t.status}, not taking entries")
+    if (t.registration_opens and now < t.registration_opens) or (t.registration_closes and now >= t.registration_closes):
+        raise RegistrationClosed(
+            f"registration is open from {t.registration_opens} to {t.registration_closes} (UTC), not at {now}"
+        )
+    if version.bot.game != t.game:
+        raise DomainError(f"{version.bot.name} plays {version.bot.game}, this tournament is {t.game}")
+    entrant, _ = TournamentEntrant.objects.get_or_create(tournament=t, bot_version=version)
+    return entrant
+
+
+@transaction.atomic
+def do_approve_entrant(entrant: TournamentEntrant, approved: bool = True, seed: int | None = None) -> TournamentEntrant:
+    """Approves (or un-approves) an entry, optionally setting its manual seed.
+
+    Raises:
+        WrongStatus: the tournament has started.
+    """
+    t = _locked(entrant.tournament_id)
+    _require(t, TournamentStatus.DRAFT, TournamentStatus.REGISTRATION)
+    entrant.approved = approved
+    fields = ["approved"]
+    if seed is not None:
+        entrant.seed = seed
+        fields.append("seed")
+    entrant.save(update_fields=fields)
+    return entrant
+
+
+def _seed_entrants(t: Tournament) -> list[TournamentEntrant]:
+    entrants = list(t.entrants.filter(approved=True).select_related("bot_version__bot"))
+    if t.seeding == Seeding.RATING:
+        elo = dict(
+            Rating.objects.filter(game=t.game, bot_version_id__in=[e.bot_version_id for e in entrants]).values_list(
+                "bot_version_id", "elo"
+            )
+        )
+        entrants.sort(key=lambda e: (-elo.get(e.bot_version_id, 0.0), e.pk))
+    else:
+        entrants.sort(key=lambda e: (e.seed if e.seed is not None else 10**9, e.pk))
+    for n, e in enumerate(entrants, start=1):
+        e.seed = n
+    TournamentEntrant.objects.bulk_update(entrants, ["seed"])
+    return entrants
+
+
+@transaction.atomic
+def do_start_tournament(tournament: Tournament) -> Tournament:
+    """Seeds the approved entrants, builds the format's state and queues the first matches.
+
+    Raises:
+        WrongStatus: it is not in draft or registration.
+        DomainError: fewer than two entrants are approved, or the format engine refuses.
+    """
+    t = _locked(tournament.pk)
+    _require(t, TournamentStatus.DRAFT, TournamentStatus.REGISTRATION)
+    entrants = _seed_entrants(t)
+    if len(entrants) < 2:
+        raise DomainError("a tournament needs at least two approved entrants")
+    t.state = formats.start(t.format, [e.bot_version_id for e in entrants], best_of=t.best_of, rounds=t.rounds, seed=t.pk)
+    t.status = TournamentStatus.RUNNING
+    t.save(update_fields=["state", "status"])
+    _queue_ready(t)
+    return t
+
+
+def _queue_ready(t: Tournament) -> list[Match]:
+    """Queues every game the format says is ready and not yet queued."""
+    if t.status != TournamentStatus.RUNNING:
+        return []
+    queued = []
+    existing = set(
+        t.matches.exclude(status=MatchStatus.RESCHEDULED).values_list("tournament_slot", "game_in_series")
+    )
+    versions = {v.pk: v for v in BotVersion.objects.filter(entries__tournament=t)}
+    for game in formats.ready_games(t.state):
+        if (game.slot, game.game_in_series) in existing:
+            continue
+        queued.append(
+            match_services.do_queue_match(
+                t.game,
+                [versions[v] for v in game.participants],
+                rated=False,
+                config=t.time_control.get("config") if isinstance(t.time_control.get("config"), dict) else None,
+                request_id=f"t{t.pk}-{game.slot}-g{game.game_in_series}",
+                tournament_id=t.pk,
+                tournament_round=game.round,
+                tournament_slot=game.slot,
+                game_in_series=game.game_in_series,
+            )
+        )
+    return queued
+
+
+def on_match_final(match: Match) -> None:
+    """Feeds a finished (or failed) tournament match into the format and queues what becomes ready."""
+    t = _locked(match.tournament_id) if match.tournament_id else None
+    if t is None:
+        return
+    if match.status == MatchStatus.FINISHED and match.outcome:
+        versions = list(match.seats.order_by("seat").values_list("bot_version_id", flat=True))
+        t.state = formats.record(t.state, match.tournament_slot, match.game_in_series, versions, match.outcome["ranks"])
+        if formats.is_finished(t.state):
+            t.status = TournamentStatus.FINISHED
+        t.save(update_fields=["state", "status"])
+    _queue_ready(t)
+
+
+@transaction.atomic
+def do_pause_tournament(tournament: Tournament) -> Tournament:
+    """Stops queuing new matches (those already queued still run).
+
+    Raises:
+        WrongStatus: it is not running.
+    """
+    t = _locked(tournament.pk)
+    _require(t, TournamentStatus.RUNNING)
+    t.status = TournamentStatus.PAUSED
+    t.save(update_fields=["status"])
+    return t
+
+
+@transaction.atomic
+def do_resume_tournament(tournament: Tournament) -> Tournament:
+    """Resumes a paused tournament and queues what became ready meanwhile.
+
+    Raises:
+        WrongStatus: it is not paused.
+    """
+    t = _locked(tournament.pk)
+    _require(t, TournamentStatus.PAUSED)
+    t.status = TournamentStatus.RUNNING
+    t.save(update_fields=["status"])
+    _queue_ready(t)
+    return t
+
+
+@transaction.atomic
+def do_replay_match(tournament: Tournament, match: Match, reason: str) -> Match:
+    """Replaces a disputed game of the tournament with a fresh match (new seed, same seats).
+
+    The format's state forgets the disputed result, so the replacement's result counts instead.
+
+    Raises:
+        DomainError: the match is not part of this tournament.
+        WrongStatus: the tournament is not running or paused.
+    """
+    t = _locked(tournament.pk)
+    if match.tournament_id != t.pk:
+        raise DomainError(f"match {match.pk} is not part of tournament {t.pk}")
+    _require(t, TournamentStatus.RUNNING, TournamentStatus.PAUSED, TournamentStatus.FINISHED)
+    t.state = formats.forget(t.state, match.tournament_slot, match.game_in_series)
+    if t.status == TournamentStatus.FINISHED:
+        t.status = TournamentStatus.RUNNING
+    t.save(update_fields=["state", "status"])
+    return match_services.do_reschedule_match(match.pk, reason)
+
+
+@transaction.atomic
+def do_publish_tournament(tournament: Tournament, published: bool = True) -> Tournament:
+    """Makes the tournament visible (or hidden) to anonymous visitors."""
+    t = _locked(tournament.pk)
+    t.published = published
+    t.save(update_fields=["published"])
+    return t

@@ -1,0 +1,18 @@
+"""Top-level URLs: pages, the API, its schema and docs, the admin, and static files."""
+
+from django.contrib import admin
+from django.contrib.staticfiles.views import serve
+from django.urls import include, path, re_path
+from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
+
+urlpatterns = [
+    path("admin/", admin.site.urls),
+    path("api/v1/", include("webapp.urls_api")),
+    path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
+    path("api/redoc/", SpectacularRedocView.as_view(url_name="schema"), name="api-redoc"),
+    path("", include("webapp.pages.urls")),
+]
+
+# The site serves its own static files whatever DEBUG says: no CDN, and it works offline.
+urlpatterns.append(re_path(r"^static/(?P<path>.*)$", serve, {"insecure": True}))

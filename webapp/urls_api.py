@@ -1,0 +1,23 @@
+"""The JSON API under ``/api/v1/``."""
+
+from django.urls import include, path
+from rest_framework.routers import DefaultRouter
+
+from webapp.accounts.views import MeView
+from webapp.bots.views import BotViewSet, GameViewSet
+from webapp.matches.views import MatchViewSet
+from webapp.rankings.views import RatingHistoryViewSet, RatingViewSet
+from webapp.tournaments.views import TournamentViewSet
+
+router = DefaultRouter()
+router.register("games", GameViewSet, basename="game")
+router.register("bots", BotViewSet, basename="bot")
+router.register("ratings", RatingViewSet, basename="rating")
+router.register("rating-history", RatingHistoryViewSet, basename="rating-history")
+router.register("matches", MatchViewSet, basename="match")
+router.register("tournaments", TournamentViewSet, basename="tournament")
+
+urlpatterns = [
+    path("me/", MeView.as_view(), name="api-me"),
+    path("", include(router.urls)),
+]
