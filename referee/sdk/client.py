@@ -1,0 +1,201 @@
+"""The Python SDK's network client: connects a bot class to a referee and keeps it connected.
+
+:class:`BotClient` opens the ``Connect`` stream with the token in the metadata, sends the Hello,
+answers pings, and hands every other message to a :class:`~referee.sdk.host.BotHost`. When the
+stream breaks it reconnects with exponential backoff (the referee re-sends the matches in
+progress and their pending decisions); a refused token or Hello is fatal and raised.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import logging
+from collections.abc import AsyncIterator, Callable, Sequence
+from typing import Any
+
+import grpc
+
+from brawl.bot.v1 import bot_pb2, bot_pb2_grpc
+from referee.sdk.host import BotHost, MatchResult
+
+log = logging.getLogger("referee.sdk")
+
+CLIENT = "brawl-python-sdk/1"
+FATAL = {
+    grpc.StatusCode.UNAUTHENTICATED,
+    grpc.StatusCode.PERMISSION_DENIED,
+    grpc.StatusCode.FAILED_PRECONDITION,
+    grpc.StatusCode.INVALID_ARGUMENT,
+}
+"""Status codes after which reconnecting cannot help."""
+
+
+class BotConnectionError(RuntimeError):
+    """The referee refused the bot (bad token, no playable game); the message is the referee's."""
+
+    def __init__(self, code: grpc.StatusCode, details: str) -> None:
+        super().__init__(f"{code.name}: {details}")
+        self.code = code
+        self.details = details
+
+
+def load_object(spec: str) -> Any:
+    """Returns the object named by ``"package.module:Name"``.
+
+    Raises:
+        ValueError: ``spec`` has no ``:``.
+        ImportError: the module cannot be imported.
+        AttributeError: the module has no such name.
+    """
+    module_name, sep, attr = spec.partition(":")
+    if not sep or not module_name or not attr:
+        raise ValueError(f"expected 'module:Name', got {spec!r}")
+    obj: Any = importlib.import_module(module_name)
+    for part in attr.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+class BotClient:
+    """Connects instances of a bot class to a referee.
+
+    Args:
+        factory: Makes one bot per (match, seat), usually the bot class itself.
+        server: ``HOST:PORT`` of the referee.
+        token: The bot's token.
+        games: Games to play; empty means every game the token allows.
+        max_matches: Seats to accept at once.
+        reconnect: Reconnect when the stream breaks.
+        threaded: Call the bot in a worker thread (keeps pings answered while it thinks).
+    """
+
+    def __init__(
+        self,
+        factory: Callable[[], Any],
+        server: str,
+        token: str,
+        *,
+        games: Sequence[str] = (),
+        max_matches: int = 1,
+        reconnect: bool = True,
+        threaded: bool = True,
+        on_match_end: Callable[[MatchResult], None] | None = None,
+    ) -> None:
+        self.server = server
+        self.token = token
+        self.games = list(games)
+        self.max_matches = max_matches
+        self.reconnect = reconnect
+        self.host = BotHost(factory, self._emit, threaded=threaded, on_match_end=on_match_end)
+        self.welcome: bot_pb2.Welcome | None = None
+        self.connections = 0
+        """How many times a stream was opened (1 + reconnects)."""
+        self.errors: list[bot_pb2.Error] = []
+        """Every Error the referee sent, oldest first."""
+        self._outbox: asyncio.Queue[bot_pb2.ConnectRequest | None] | None = None
+        self._call: Any = None
+        self._stop = False
+
+    def _emit(self, request: bot_pb2.ConnectRequest) -> None:
+        if self._outbox is not None:
+            self._outbox.put_nowait(request)
+
+    def stop(self) -> None:
+        """Closes the stream and stops reconnecting."""
+        self._stop = True
+        if self._call is not None:
+            self._call.cancel()
+
+    async def run(self, matches: int | None = None) -> None:
+        """Plays until stopped, or until ``matches`` matches have ended.
+
+        Raises:
+            BotConnectionError: the referee refused the token or the Hello.
+        """
+        delay = 0.2
+        while not self._stop:
+            try:
+                if await self._session(matches):
+                    return
+                delay = 0.2
+            except grpc.aio.AioRpcError as exc:
+                if exc.code() in FATAL:
+                    raise BotConnectionError(exc.code(), exc.details() or "") from exc
+                if exc.code() == grpc.StatusCode.CANCELLED and self._stop:
+                    return
+                log.warning("stream to %s broke (%s: %s)", self.server, exc.code().name, exc.details())
+            if not self.reconnect or self._stop:
+                return
+            log.info("reconnecting in %.1f s", delay)
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 5.0)
+
+    async def _session(self, matches: int | None) -> bool:
+        outbox: asyncio.Queue[bot_pb2.ConnectRequest | None] = asyncio.Queue()
+        outbox.put_nowait(
+            bot_pb2.ConnectRequest(
+                hello=bot_pb2.Hello(games=self.games, max_matches=self.max_matches, client=CLIENT)
+            )
+        )
+        self._outbox = outbox
+
+        async def requests() -> AsyncIterator[bot_pb2.ConnectRequest]:
+            while True:
+                item = await outbox.get()
+                if item is None:
+                    return
+                yield item
+
+        async with grpc.aio.insecure_channel(self.server) as channel:
+            stub = bot_pb2_grpc.BotServiceStub(channel)
+            call = stub.Connect(requests(), metadata=(("authorization", f"Bearer {self.token}"),))
+            self._call = call
+            self.connections += 1
+            try:
+                async for msg in call:
+                    kind = msg.WhichOneof("message")
+                    if kind == "welcome":
+                        self.welcome = msg.welcome
+                        log.info(
+                            "connected as %s (%s), games %s",
+                            msg.welcome.bot_name,
+                            msg.welcome.session_id,
+                            list(msg.welcome.games),
+                        )
+                        continue
+                    if kind == "error":
+                        self.errors.append(msg.error)
+                    self.host.handle(msg)
+                    if matches is not None and self.host.finished >= matches:
+                        await self._drain()
+                        call.cancel()
+                        return True
+            finally:
+                self._call = None
+                self._outbox = None
+                outbox.put_nowait(None)
+        return self._stop
+
+    async def _drain(self) -> None:
+        # Let answers already being computed go out before the stream closes.
+        if self.host.tasks:
+            await asyncio.wait(list(self.host.tasks), timeout=1.0)
+
+
+def run_bot(
+    factory: Callable[[], Any],
+    server: str,
+    token: str,
+    *,
+    games: Sequence[str] = (),
+    max_matches: int = 1,
+    matches: int | None = None,
+) -> None:
+    """Runs a bot until interrupted (or ``matches`` matches ended): the blocking entry point.
+
+    Raises:
+        BotConnectionError: the referee refused the token or the Hello.
+    """
+    client = BotClient(factory, server, token, games=games, max_matches=max_matches)
+    asyncio.run(client.run(matches))

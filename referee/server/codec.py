@@ -1,0 +1,176 @@
+"""Conversion between the engine's plain data and the bot protocol's messages, for any game.
+
+The protocol carries each game's payloads in a ``oneof`` whose fields are named after the games
+(``scrumbrawl``, ``superfantasybrawl``). A game with a field there and a generated module is sent
+typed, parsed strictly by :mod:`referee.wire`; any other game (the test-only games) is sent in the
+``generic`` :class:`google.protobuf.Struct` fallback. The decoding half is what the Python SDK
+uses, so a bot sees exactly what the engine produced, keyed by proto field names.
+
+This module knows no game; it reads the oneof fields from the message descriptors.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from google.protobuf import json_format
+from google.protobuf.message import Message
+from google.protobuf.struct_pb2 import Struct
+
+from brawl.bot.v1 import bot_pb2
+from referee import wire
+from referee.core.contract import Event, JSONDict, Option, Outcome, Termination
+
+_TERMINATIONS = {
+    Termination.VICTORY: bot_pb2.TERMINATION_VICTORY,
+    Termination.ROUND_CAP: bot_pb2.TERMINATION_ROUND_CAP,
+    Termination.LAST_STANDING: bot_pb2.TERMINATION_LAST_STANDING,
+    Termination.FORFEIT: bot_pb2.TERMINATION_FORFEIT,
+    Termination.CANCELLED: bot_pb2.TERMINATION_CANCELLED,
+}
+_TERMINATIONS_BACK = {v: k for k, v in _TERMINATIONS.items()}
+_KINDS = {bot_pb2.Observation: "observation", bot_pb2.OptionParams: "option", bot_pb2.GameEvent: "event"}
+
+
+@functools.cache
+def typed_field(game: str, wrapper: type[Message]) -> str:
+    """Returns the oneof field of ``wrapper`` that carries ``game``'s payload: the game or ``generic``."""
+    oneof = wrapper.DESCRIPTOR.oneofs[0]
+    if game == "generic" or game not in {f.name for f in oneof.fields}:
+        return "generic"
+    try:
+        wire.message_class(game, _KINDS[wrapper])
+    except wire.WireError:
+        return "generic"
+    return game
+
+
+def to_struct(data: Any) -> Struct:
+    """Returns plain JSON data as a Struct (numbers become doubles)."""
+    s = Struct()
+    s.update(data)
+    return s
+
+
+def _fill(game: str, wrapper: Message, kind: str, data: Any) -> None:
+    field = typed_field(game, type(wrapper))
+    if field == "generic":
+        getattr(wrapper, "generic").update(data)
+    else:
+        getattr(wrapper, field).CopyFrom(wire.to_message(game, kind, data))
+
+
+def observation(game: str, data: JSONDict) -> bot_pb2.Observation:
+    """Returns an engine observation as a protocol message.
+
+    Raises:
+        referee.wire.WireError: the data does not fit the game's ``Observation`` message.
+    """
+    msg = bot_pb2.Observation()
+    _fill(game, msg, "observation", data)
+    return msg
+
+
+def option(game: str, opt: Option) -> bot_pb2.Option:
+    """Returns an engine option as a protocol message.
+
+    Raises:
+        referee.wire.WireError: the params do not fit the game's ``OptionParams`` message.
+    """
+    msg = bot_pb2.Option(id=opt.id, kind=opt.kind, label=opt.label)
+    _fill(game, msg.params, "option", opt.params)
+    return msg
+
+
+def event(game: str, ev: Event) -> bot_pb2.GameEvent:
+    """Returns an engine event as a protocol message.
+
+    Raises:
+        referee.wire.WireError: the data does not fit the game's ``Event`` message.
+    """
+    msg = bot_pb2.GameEvent(index=ev.index, kind=ev.kind)
+    field = typed_field(game, bot_pb2.GameEvent)
+    if field == "generic":
+        msg.generic.update(ev.data)
+    else:
+        getattr(msg, field).CopyFrom(wire.to_message(game, "event", ev.data))
+    return msg
+
+
+def events(game: str, evs: Iterable[Event]) -> list[bot_pb2.GameEvent]:
+    """Returns engine events as protocol messages."""
+    return [event(game, e) for e in evs]
+
+
+def outcome(o: Outcome) -> bot_pb2.Outcome:
+    """Returns an outcome as a protocol message."""
+    return bot_pb2.Outcome(
+        ranks=list(o.ranks), termination=_TERMINATIONS[o.termination], reason=o.reason, scores=list(o.scores)
+    )
+
+
+def outcome_from(msg: bot_pb2.Outcome) -> Outcome:
+    """Returns the outcome carried by a protocol message.
+
+    Raises:
+        ValueError: the termination is unspecified.
+    """
+    if msg.termination not in _TERMINATIONS_BACK:
+        raise ValueError(f"outcome has no termination: {msg!r}")
+    return Outcome(
+        ranks=tuple(msg.ranks),
+        termination=_TERMINATIONS_BACK[msg.termination],
+        reason=msg.reason,
+        scores=tuple(msg.scores),
+    )
+
+
+def _ints(value: Any) -> Any:
+    # Struct carries every number as a double; integral ones go back to int so a bot compares
+    # them naturally (3 == 3.0 already, but list indexes and dict keys need ints).
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, list):
+        return [_ints(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _ints(v) for k, v in value.items()}
+    return value
+
+
+def struct_data(s: Struct) -> JSONDict:
+    """Returns a Struct as plain data, integral numbers as ``int``."""
+    data: JSONDict = _ints(json_format.MessageToDict(s))
+    return data
+
+
+def payload_data(wrapper: Message) -> JSONDict:
+    """Returns the payload of an Observation, OptionParams or GameEvent as plain data.
+
+    The typed payloads come back keyed by proto field names (:func:`referee.wire.to_data`); the
+    generic one as the JSON it carried, integral numbers as ``int``.
+    """
+    name = wrapper.WhichOneof(wrapper.DESCRIPTOR.oneofs[0].name)
+    if name is None:
+        return {}
+    payload = getattr(wrapper, name)
+    if name == "generic":
+        data: JSONDict = _ints(json_format.MessageToDict(payload))
+        return data
+    return wire.to_data(payload)
+
+
+def option_from(msg: bot_pb2.Option) -> Option:
+    """Returns the engine option carried by a protocol message."""
+    return Option(id=msg.id, kind=msg.kind, label=msg.label, params=payload_data(msg.params))
+
+
+def event_from(msg: bot_pb2.GameEvent) -> Event:
+    """Returns the event carried by a protocol message (its visibility is not carried)."""
+    return Event(index=msg.index, kind=msg.kind, data=payload_data(msg))
+
+
+def options_from(msgs: Sequence[bot_pb2.Option]) -> list[Option]:
+    """Returns the engine options carried by protocol messages."""
+    return [option_from(m) for m in msgs]

@@ -1,0 +1,385 @@
+"""The referee's state: connected bot sessions, running matches, and who plays which seat.
+
+:class:`Referee` is the object the gRPC servicers (and ``brawl play``) drive. It starts matches,
+gives their seats to sessions of the right bots with free capacity, routes answers to matches by
+match id, re-attaches a reconnecting bot to the matches it left, and keeps finished matches for
+``GetMatch``/``ListMatches``. Everything runs on one asyncio loop; nothing here blocks.
+
+It is not the network layer (:mod:`referee.server.service`) nor the match policy
+(:mod:`referee.server.match`). State is in memory: a referee restart loses running matches (the
+workers see them as failed and start them again).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import statistics
+import uuid
+from collections import deque
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from brawl.bot.v1 import bot_pb2
+from referee.core.errors import ConfigError
+from referee.core.ids import BotId, MatchId, Seat
+from referee.core.registry import UnknownGameError, get_game
+from referee.sdk.host import BotHost
+from referee.sdk.house import UnknownHouseBotError, house_factory
+from referee.server.auth import BotIdentity, TokenStore
+from referee.server.match import MatchHooks, MatchRunner, MatchState, SeatLink, SeatSpec, loop_time, new_match_id
+from referee.server.sinks import ResultSink
+from referee.server.timecontrol import defaults_for
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class RefereeSettings:
+    """Limits of one referee process."""
+
+    max_message_bytes: int = 64 * 1024
+    """Largest message accepted from a bot, bytes."""
+    ping_interval: float = 2.0
+    """Seconds between round-trip probes on each session."""
+    hello_timeout: float = 10.0
+    """Seconds a new stream has to send its Hello."""
+    max_matches_per_session: int = 256
+    """Cap on the seats one session may ask for."""
+    default_join_timeout: float = 10.0
+    """Seconds a match waits for its bots when StartMatch does not say."""
+    keep_finished: int = 10_000
+    """Finished matches kept in memory for GetMatch and ListMatches."""
+
+
+class StartError(ValueError):
+    """A StartMatch request is invalid; the message says why."""
+
+
+class AlreadyExistsError(StartError):
+    """The match id is taken by a different request."""
+
+
+class BotSession:
+    """One connected bot process (one ``Connect`` stream): a :class:`SeatLink` for its seats."""
+
+    def __init__(self, identity: BotIdentity, games: frozenset[str], max_matches: int) -> None:
+        self.link_id = f"s-{uuid.uuid4().hex[:12]}"
+        self.identity = identity
+        self.games = games
+        self.max_matches = max_matches
+        self.outbox: asyncio.Queue[bot_pb2.ConnectResponse | None] = asyncio.Queue()
+        self.seats: set[tuple[MatchId, Seat]] = set()
+        self.closed = False
+        self._rtts: deque[float] = deque(maxlen=5)
+        self._pings: dict[int, float] = {}
+        self._next_ping = 1
+
+    def send(self, message: bot_pb2.ConnectResponse) -> None:
+        """Queues a message for the bot (dropped once the session is closed)."""
+        if not self.closed:
+            self.outbox.put_nowait(message)
+
+    def close(self) -> None:
+        """Stops the session's writer."""
+        if not self.closed:
+            self.closed = True
+            self.outbox.put_nowait(None)
+
+    def rtt_credit(self, cap: float) -> float:
+        """The median of the last round trips, at most ``cap``; 0 before any was measured."""
+        if not self._rtts:
+            return 0.0
+        return min(cap, statistics.median(self._rtts))
+
+    def ping(self) -> None:
+        """Sends a round-trip probe."""
+        pid = self._next_ping
+        self._next_ping += 1
+        self._pings[pid] = loop_time()
+        if len(self._pings) > 16:  # a bot that never pongs must not grow this forever
+            self._pings.pop(min(self._pings))
+        self.send(bot_pb2.ConnectResponse(ping=bot_pb2.Ping(ping_id=pid)))
+
+    def pong(self, ping_id: int, received_at: float) -> None:
+        """Records the round trip of a pong; unknown ids are ignored."""
+        sent = self._pings.pop(ping_id, None)
+        if sent is not None:
+            self._rtts.append(received_at - sent)
+
+    @property
+    def free(self) -> int:
+        """Seats this session may still take."""
+        return self.max_matches - len(self.seats)
+
+
+class LocalLink:
+    """A seat played in-process (a house bot, or a bot in ``brawl play``): the SDK host, no network."""
+
+    def __init__(self, name: str, factory: Callable[[], Any], submit: Callable[[LocalLink, bot_pb2.Answer], None], threaded: bool) -> None:
+        self.link_id = f"local-{name}-{uuid.uuid4().hex[:8]}"
+        self._submit = submit
+        self.host = BotHost(factory, self._emit, threaded=threaded)
+
+    def _emit(self, request: bot_pb2.ConnectRequest) -> None:
+        if request.WhichOneof("message") == "answer":
+            self._submit(self, request.answer)
+
+    def send(self, message: bot_pb2.ConnectResponse) -> None:
+        """Hands the message to the bot host on the next loop iteration."""
+        asyncio.get_running_loop().call_soon(self.host.handle, message)
+
+    def rtt_credit(self, cap: float) -> float:
+        """No network: no credit."""
+        return 0.0
+
+
+@dataclass
+class _Entry:
+    runner: MatchRunner
+    request_id: str
+    task: asyncio.Task[Any] | None = None
+
+
+@dataclass
+class Referee:
+    """The referee hub. See the module docstring.
+
+    Args:
+        tokens: Authenticates bots.
+        sink: Records finished matches.
+        settings: Limits.
+    """
+
+    tokens: TokenStore
+    sink: ResultSink
+    settings: RefereeSettings = field(default_factory=RefereeSettings)
+    sessions: dict[str, BotSession] = field(default_factory=dict)
+    matches: dict[MatchId, _Entry] = field(default_factory=dict)
+    accepting: bool = True
+    _requests: dict[str, MatchId] = field(default_factory=dict)
+    _orphans: dict[BotId, set[tuple[MatchId, Seat]]] = field(default_factory=dict)
+    _finished_order: deque[MatchId] = field(default_factory=deque)
+
+    # ----- matches -----------------------------------------------------------------------
+
+    def start_match(
+        self,
+        *,
+        game: str,
+        seats: Sequence[SeatSpec],
+        config: Mapping[str, Any] | None = None,
+        seed: int = 0,
+        time_control: bot_pb2.TimeControl | None = None,
+        match_id: str = "",
+        request_id: str = "",
+        join_timeout: float = 0.0,
+        labels: Mapping[str, str] | None = None,
+        local_factories: Mapping[int, Callable[[], Any]] | None = None,
+        threaded_local: bool = False,
+    ) -> MatchRunner:
+        """Starts a match and returns its runner; idempotent on ``request_id``.
+
+        ``local_factories`` plays the given seats in-process with those bot classes (``brawl
+        play``); house seats are always in-process.
+
+        Raises:
+            StartError: unknown game or house bot, bad config or time control, no seats.
+            AlreadyExistsError: ``match_id`` belongs to another request.
+        """
+        if request_id and request_id in self._requests:
+            return self.matches[self._requests[request_id]].runner
+        if not self.accepting:
+            raise StartError("the referee is shutting down and accepts no new match")
+        mid = MatchId(match_id) if match_id else new_match_id()
+        if mid in self.matches:
+            raise AlreadyExistsError(f"match {mid!r} already exists")
+        try:
+            g = get_game(game)
+            full_config = g.parse_config(dict(config or {}), len(seats))
+            time = defaults_for(game).merged(time_control)
+        except (UnknownGameError, ConfigError, ValueError) as exc:
+            raise StartError(str(exc)) from exc
+        local = dict(local_factories or {})
+        for i, spec in enumerate(seats):
+            if i in local:
+                continue
+            if spec.house_bot is not None:
+                try:
+                    local[i] = house_factory(game, spec.house_bot, seed=(seed * 31 + i) & 0xFFFFFFFF)
+                except UnknownHouseBotError as exc:
+                    raise StartError(str(exc)) from exc
+            elif not spec.bot_id:
+                raise StartError(f"seat {i} names neither a bot_id nor a house_bot")
+        meta = {
+            "bots": [s.bot_id or f"house:{s.house_bot}" for s in seats],
+            "labels": dict(labels or {}),
+            "time_control": {
+                "decision_time": time.decision_time,
+                "bank_time": time.bank_time,
+                "max_overrun": time.max_overrun,
+                "max_strikes": time.max_strikes,
+            },
+        }
+        runner = MatchRunner(
+            mid,
+            g,
+            full_config,
+            seed,
+            seats,
+            time,
+            self.sink,
+            meta=meta,
+            join_timeout=join_timeout or self.settings.default_join_timeout,
+            hooks=MatchHooks(on_finished=self._finished, release=self._release),
+            labels=labels,
+        )
+        entry = _Entry(runner, request_id)
+        self.matches[mid] = entry
+        if request_id:
+            self._requests[request_id] = mid
+        for i, factory in local.items():
+            link = LocalLink(runner.recorder.replay.seats[i], factory, self._local_submit(runner), threaded_local)
+            runner.attach(Seat(i), link)
+        self._assign(runner)
+        entry.task = asyncio.get_running_loop().create_task(runner.run(), name=f"match-{mid}")
+        return runner
+
+    @staticmethod
+    def _local_submit(runner: MatchRunner) -> Callable[[LocalLink, bot_pb2.Answer], None]:
+        def submit(link: LocalLink, answer: bot_pb2.Answer) -> None:
+            runner.submit(link, answer)
+
+        return submit
+
+    def get(self, match_id: str) -> MatchRunner | None:
+        """Returns the runner of ``match_id``, or ``None``."""
+        entry = self.matches.get(MatchId(match_id))
+        return entry.runner if entry else None
+
+    def cancel(self, match_id: str, reason: str) -> MatchRunner | None:
+        """Cancels a match; returns its runner, or ``None`` when unknown."""
+        runner = self.get(match_id)
+        if runner is not None:
+            runner.cancel(reason or "cancelled by the referee API")
+        return runner
+
+    def list(self, state: MatchState | None = None) -> list[MatchRunner]:
+        """Returns the matches, newest first, optionally only those in ``state``."""
+        runners = [e.runner for e in self.matches.values()]
+        if state is not None:
+            runners = [r for r in runners if r.state is state]
+        return sorted(runners, key=lambda r: r.create_time, reverse=True)
+
+    def _finished(self, runner: MatchRunner) -> None:
+        self._finished_order.append(runner.match_id)
+        for orphans in self._orphans.values():
+            orphans -= {o for o in orphans if o[0] == runner.match_id}
+        while len(self._finished_order) > self.settings.keep_finished:
+            old = self._finished_order.popleft()
+            entry = self.matches.pop(old, None)
+            if entry is not None and entry.request_id:
+                self._requests.pop(entry.request_id, None)
+
+    def _release(self, runner: MatchRunner, link: SeatLink) -> None:
+        if isinstance(link, BotSession):
+            link.seats -= {k for k in link.seats if k[0] == runner.match_id}
+            self._assign_all()
+
+    async def wait_all(self, timeout: float | None = None) -> None:
+        """Waits for every running match to end."""
+        tasks = [e.task for e in self.matches.values() if e.task is not None and not e.task.done()]
+        if tasks:
+            await asyncio.wait(tasks, timeout=timeout)
+
+    async def shutdown(self, grace: float) -> None:
+        """Stops accepting matches, lets running ones finish for ``grace`` seconds, cancels the rest."""
+        self.accepting = False
+        await self.wait_all(grace)
+        for entry in self.matches.values():
+            if not entry.runner.is_over():
+                entry.runner.cancel("the referee is shutting down")
+        await self.wait_all(5.0)
+
+    # ----- sessions ----------------------------------------------------------------------
+
+    def open_session(self, identity: BotIdentity, hello: bot_pb2.Hello) -> BotSession:
+        """Registers a new session for ``identity``; re-attaches seats it left behind.
+
+        Raises:
+            StartError: the Hello asks for no game the bot may play.
+        """
+        asked = set(hello.games)
+        allowed = {g for g in asked if identity.may_play(g)} if asked else set(identity.games)
+        if asked and not allowed:
+            raise StartError(
+                f"this bot may play {sorted(identity.games)!r}; the Hello asked only for {sorted(asked)!r}"
+            )
+        cap = max(1, min(hello.max_matches or 1, self.settings.max_matches_per_session))
+        session = BotSession(identity, frozenset(allowed), cap)
+        self.sessions[session.link_id] = session
+        for match_id, seat in sorted(self._orphans.pop(identity.bot_id, set())):
+            runner = self.get(match_id)
+            if runner is None or runner.is_over() or not self._plays(session, runner.name):
+                continue
+            session.seats.add((match_id, seat))
+            runner.attach(seat, session)
+        return session
+
+    @staticmethod
+    def _plays(session: BotSession, game: str) -> bool:
+        return (not session.games or game in session.games) and session.identity.may_play(game)
+
+    def close_session(self, session: BotSession) -> None:
+        """Forgets a session whose stream ended; its matches start their reconnect grace."""
+        session.close()
+        self.sessions.pop(session.link_id, None)
+        for match_id, seat in list(session.seats):
+            runner = self.get(match_id)
+            if runner is not None and not runner.is_over():
+                self._orphans.setdefault(session.identity.bot_id, set()).add((match_id, seat))
+                runner.detach(session)
+        session.seats.clear()
+
+    def route_answer(self, session: BotSession, answer: bot_pb2.Answer, received_at: float) -> None:
+        """Hands an answer to its match; unknown matches get an Error back."""
+        runner = self.get(answer.match_id)
+        if runner is None or not any(k[0] == answer.match_id for k in session.seats):
+            session.send(
+                bot_pb2.ConnectResponse(
+                    error=bot_pb2.Error(
+                        code=bot_pb2.ERROR_CODE_UNKNOWN_MATCH,
+                        message=f"this session has no seat in match {answer.match_id!r}",
+                        match_id=answer.match_id,
+                        decision_id=answer.decision_id,
+                    )
+                )
+            )
+            return
+        runner.submit(session, answer, received_at)
+
+    def _assign_all(self) -> None:
+        for entry in list(self.matches.values()):
+            if entry.runner.state is MatchState.PENDING and entry.runner.unlinked_seats():
+                self._assign(entry.runner)
+
+    def _assign(self, runner: MatchRunner) -> None:
+        for st in runner.unlinked_seats():
+            bot_id = st.spec.bot_id
+            if bot_id is None:
+                continue
+            candidates = [
+                s
+                for s in self.sessions.values()
+                if s.identity.bot_id == bot_id and s.free > 0 and not s.closed and self._plays(s, runner.name)
+            ]
+            if not candidates:
+                continue
+            session = max(candidates, key=lambda s: s.free)
+            session.seats.add((runner.match_id, st.seat))
+            runner.attach(st.seat, session)
+
+    def on_session_ready(self) -> None:
+        """Called when a session opened or freed capacity: give it waiting seats."""
+        self._assign_all()

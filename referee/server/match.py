@@ -1,0 +1,734 @@
+"""One match run by the referee: the seat links, the clocks, strikes, forfeits and spectators.
+
+A :class:`MatchRunner` drives a :class:`referee.core.replay.Recorder` as an asyncio task. It sends
+each decision to the seat's :class:`SeatLink` (a remote bot's session, or an in-process bot),
+waits for a valid answer until the deadline, applies it (or the decision's default option), and
+records every timeout, illegal answer, disconnect and forfeit as a replay incident. When the match
+ends it tells every seat, hands the replay to the :class:`~referee.server.sinks.ResultSink`
+exactly once, and closes the spectators' streams.
+
+This is policy, not rules: the engine is only called through the contract's verbs. It is not the
+session or network layer either (see :mod:`referee.server.sessions`): a link only has ``send``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+import uuid
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any, Protocol
+
+from google.protobuf.timestamp_pb2 import Timestamp
+
+from brawl.bot.v1 import bot_pb2
+from brawl.referee.v1 import referee_pb2
+from referee.core.contract import Decision, Game, Option, Outcome, Termination
+from referee.core.errors import EngineError
+from referee.core.ids import BotId, MatchId, Seat
+from referee.core.replay import Recorder, Replay
+from referee.server import codec
+from referee.server.sinks import ResultSink
+from referee.server.timecontrol import TimeSettings, duration
+
+log = logging.getLogger(__name__)
+
+MAX_NOTE_CHARS = 280
+"""Longest note kept from an answer (the replay format's limit)."""
+
+
+class SeatLink(Protocol):
+    """How the runner reaches whoever plays a seat."""
+
+    link_id: str
+    """Unique per link; a reconnecting bot gets a new link."""
+
+    def send(self, message: bot_pb2.ConnectResponse) -> None:
+        """Queues ``message`` for the seat; never blocks."""
+        ...
+
+    def rtt_credit(self, cap: float) -> float:
+        """Returns the round-trip time to credit back per answer, in seconds, at most ``cap``."""
+        ...
+
+
+class MatchState(str, Enum):
+    """A match's lifecycle (the ``Match.State`` of the referee API)."""
+
+    PENDING = "pending"
+    RUNNING = "running"
+    SUCCEEDED = "succeeded"
+    CANCELLED = "cancelled"
+    FAILED = "failed"
+
+
+STATE_PROTO = {
+    MatchState.PENDING: referee_pb2.Match.STATE_PENDING,
+    MatchState.RUNNING: referee_pb2.Match.STATE_RUNNING,
+    MatchState.SUCCEEDED: referee_pb2.Match.STATE_SUCCEEDED,
+    MatchState.CANCELLED: referee_pb2.Match.STATE_CANCELLED,
+    MatchState.FAILED: referee_pb2.Match.STATE_FAILED,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class SeatSpec:
+    """Who plays a seat: a connected bot by id, or a house bot by name."""
+
+    bot_id: BotId | None = None
+    """A remote bot."""
+    house_bot: str | None = None
+    """A house bot run in-process."""
+    name: str = ""
+    """Display name."""
+
+
+@dataclass
+class SeatState:
+    """The referee's book on one seat."""
+
+    seat: Seat
+    spec: SeatSpec
+    bank: float
+    """Remaining bank, seconds."""
+    link: SeatLink | None = None
+    ever_linked: bool = False
+    strikes: int = 0
+    disconnected_at: float | None = None
+    """Loop time of the disconnect; ``None`` while connected (or before the first link)."""
+    events_sent: int = 0
+    """Index in the full event log from which this seat has not been sent events yet."""
+    previous: bot_pb2.AnswerTiming | None = None
+
+
+@dataclass
+class Pending:
+    """The decision being waited for."""
+
+    decision_id: str
+    decision: Decision
+    options: Sequence[Option]
+    option_ids: frozenset[str]
+    number: int
+    request: bot_pb2.DecisionRequest | None = None
+    sent_at: float = 0.0
+    """Loop time the request was (last) sent."""
+    credit: float = 0.0
+    """Round-trip credit granted for this decision, seconds."""
+    allowed_overrun: float = 0.0
+    hard_deadline: float = 0.0
+    """Loop time after which the answer is late."""
+    answer: tuple[str, str, float] | None = None
+    """(option id, note, loop time received) once a valid answer arrived."""
+
+
+@dataclass
+class MatchHooks:
+    """Callbacks to the owner of the runner (the referee hub or the local runner)."""
+
+    on_seated: Callable[[MatchRunner], None] = lambda runner: None
+    """Every seat has a link: play begins."""
+    on_finished: Callable[[MatchRunner], None] = lambda runner: None
+    """The match has ended and its replay is recorded (or recording failed)."""
+    release: Callable[[MatchRunner, SeatLink], None] = lambda runner, link: None
+    """The match no longer needs ``link`` (capacity accounting)."""
+
+
+class MatchRunner:
+    """Runs one match. Create it, attach links with :meth:`attach`, then await :meth:`run`.
+
+    Args:
+        match_id: The match id.
+        game: The game.
+        config: A config from ``game.parse_config``.
+        seed: The match seed.
+        seats: Who plays each seat.
+        time: The time control.
+        sink: Where the replay goes.
+        meta: Stored in the replay.
+        join_timeout: Seconds to wait for every seat to be linked.
+        hooks: Callbacks to the owner.
+
+    Raises:
+        ConfigError: from the engine, when the config does not suit the seat count.
+    """
+
+    def __init__(
+        self,
+        match_id: MatchId,
+        game: Game,
+        config: Mapping[str, Any],
+        seed: int,
+        seats: Sequence[SeatSpec],
+        time: TimeSettings,
+        sink: ResultSink,
+        meta: Mapping[str, Any] | None = None,
+        join_timeout: float = 10.0,
+        hooks: MatchHooks | None = None,
+        labels: Mapping[str, str] | None = None,
+    ) -> None:
+        self.match_id = match_id
+        self.game = game
+        self.name = game.info.name
+        self.seed = seed
+        self.time = time
+        self.sink = sink
+        self.join_timeout = join_timeout
+        self.hooks = hooks or MatchHooks()
+        self.labels = dict(labels or {})
+        names = [s.name or (s.bot_id or f"house:{s.house_bot}") for s in seats]
+        self.recorder = Recorder(game, config, seed, names, {"match_id": match_id, **(meta or {})})
+        self.config = self.recorder.replay.config
+        self.seats = [SeatState(Seat(i), spec, time.bank_time) for i, spec in enumerate(seats)]
+        self.state = MatchState.PENDING
+        self.create_time = time_now()
+        self.start_time: float | None = None
+        self.end_time: float | None = None
+        self.replay_uri = ""
+        self.replay: Replay | None = None
+        self.error = ""
+        self.pending: Pending | None = None
+        self.max_step_seconds = 0.0
+        """Longest engine step (apply, observe, encode) seen, for the event-loop budget."""
+        self._end: Outcome | None = None
+        self._waiter: asyncio.Future[None] | None = None
+        self._seated = asyncio.Event()
+        self._watchers: dict[asyncio.Queue[referee_pb2.WatchMatchResponse | None], int] = {}
+        """Each spectator's queue, with the event index it has been sent up to."""
+        self._decision_serial = 0
+        self.done = asyncio.Event()
+
+    # ----- links -------------------------------------------------------------------------
+
+    def unlinked_seats(self) -> list[SeatState]:
+        """Seats that have never been linked (the hub fills them)."""
+        return [s for s in self.seats if not s.ever_linked]
+
+    def attach(self, seat: Seat, link: SeatLink) -> None:
+        """Gives ``seat`` to ``link``: at the start, or when a disconnected bot comes back."""
+        st = self.seats[seat]
+        resumed = st.ever_linked
+        st.link = link
+        st.ever_linked = True
+        if st.disconnected_at is not None:
+            self.recorder.incident(seat, "reconnect", f"seat {seat} reconnected as {link.link_id}")
+            st.disconnected_at = None
+        if self.state is MatchState.RUNNING or resumed:
+            self._send_start(st, resumed=True)
+            p = self.pending
+            if p is not None and p.decision.seat == seat and p.answer is None:
+                self._send_request(st, p)
+        if not self.unlinked_seats() and not self._seated.is_set():
+            self._seated.set()
+        self._wake()
+
+    def detach(self, link: SeatLink) -> None:
+        """Tells the runner ``link`` is gone; its seats start their reconnect grace."""
+        if self.is_over():
+            return
+        now = loop_time()
+        for st in self.seats:
+            if st.link is link:
+                st.link = None
+                st.disconnected_at = now
+                self.recorder.incident(
+                    st.seat, "disconnect", f"seat {st.seat} disconnected; grace {self.time.reconnect_grace:g} s"
+                )
+        self._wake()
+
+    def links(self) -> list[SeatLink]:
+        """The distinct links currently playing seats."""
+        out: list[SeatLink] = []
+        for st in self.seats:
+            if st.link is not None and st.link not in out:
+                out.append(st.link)
+        return out
+
+    def seats_of(self, link: SeatLink) -> list[Seat]:
+        """The seats ``link`` plays."""
+        return [st.seat for st in self.seats if st.link is link]
+
+    # ----- answers -----------------------------------------------------------------------
+
+    def submit(self, link: SeatLink, answer: bot_pb2.Answer, received_at: float | None = None) -> None:
+        """Takes an answer from ``link``; errors go back to the link as ``Error`` messages."""
+        now = loop_time() if received_at is None else received_at
+        p = self.pending
+        if self.is_over():
+            self._error(link, bot_pb2.ERROR_CODE_UNKNOWN_MATCH, "the match is over", answer.decision_id)
+            return
+        if p is None or answer.decision_id != p.decision_id:
+            if answer.decision_id and p is not None and self._is_old(answer.decision_id):
+                self._error(
+                    link,
+                    bot_pb2.ERROR_CODE_STALE_DECISION,
+                    f"decision {answer.decision_id!r} is no longer pending (late, or already answered)",
+                    answer.decision_id,
+                )
+                return
+            st = self.seats[p.decision.seat] if p is not None else None
+            if not answer.decision_id and st is not None and st.link is link:
+                self._strike(st, "malformed_answer", bot_pb2.ERROR_CODE_MALFORMED, "the answer has no decision_id", p)
+                return
+            self._error(
+                link, bot_pb2.ERROR_CODE_STALE_DECISION, f"unknown decision {answer.decision_id!r}", answer.decision_id
+            )
+            return
+        st = self.seats[p.decision.seat]
+        if st.link is not link:
+            self._error(
+                link,
+                bot_pb2.ERROR_CODE_UNKNOWN_MATCH,
+                f"this session does not play seat {p.decision.seat}",
+                answer.decision_id,
+            )
+            return
+        if p.answer is not None:
+            self._error(link, bot_pb2.ERROR_CODE_STALE_DECISION, "this decision is already answered", p.decision_id)
+            return
+        if now > p.hard_deadline:
+            return  # the timer fires at once; the timeout path reports it
+        if not answer.option_id:
+            self._strike(st, "malformed_answer", bot_pb2.ERROR_CODE_MALFORMED, "the answer has no option_id", p)
+            return
+        if answer.option_id not in p.option_ids:
+            legal = sorted(p.option_ids)
+            shown = legal[:20] + (["..."] if len(legal) > 20 else [])
+            self._strike(
+                st,
+                "illegal_answer",
+                bot_pb2.ERROR_CODE_ILLEGAL_OPTION,
+                f"{answer.option_id[:100]!r} is not an offered option; offered: {shown!r}",
+                p,
+            )
+            return
+        p.answer = (answer.option_id, answer.note[:MAX_NOTE_CHARS], now)
+        self._wake()
+
+    def _is_old(self, decision_id: str) -> bool:
+        prefix, _, serial = decision_id.rpartition("-")
+        return prefix == self.match_id and serial.isdigit() and int(serial) < self._decision_serial
+
+    def _strike(self, st: SeatState, kind: str, code: int, detail: str, p: Pending) -> None:
+        st.strikes += 1
+        self.recorder.incident(st.seat, kind, f"{detail} (strike {st.strikes}/{self.time.max_strikes})")
+        retry = st.strikes < self.time.max_strikes
+        if st.link is not None:
+            st.link.send(
+                bot_pb2.ConnectResponse(
+                    error=bot_pb2.Error(
+                        code=code,  # type: ignore[arg-type]
+                        message=detail + ("; you may answer again before the deadline" if retry else ""),
+                        match_id=self.match_id,
+                        decision_id=p.decision_id,
+                        retry_allowed=retry,
+                        strikes=st.strikes,
+                    )
+                )
+            )
+        if not retry:
+            self._forfeit(st, f"seat {st.seat} reached {st.strikes} strikes")
+
+    def _error(self, link: SeatLink, code: int, message: str, decision_id: str = "") -> None:
+        link.send(
+            bot_pb2.ConnectResponse(
+                error=bot_pb2.Error(
+                    code=code,  # type: ignore[arg-type]
+                    message=message,
+                    match_id=self.match_id,
+                    decision_id=decision_id,
+                )
+            )
+        )
+
+    def _forfeit(self, st: SeatState, reason: str) -> None:
+        if self._end is None:
+            self._end = self.recorder.forfeit([st.seat], reason)
+            if st.link is not None:
+                self._error(st.link, bot_pb2.ERROR_CODE_FORFEITED, reason)
+        self._wake()
+
+    def cancel(self, reason: str) -> None:
+        """Ends the match as cancelled (counts for nobody)."""
+        if self._end is None and not self.is_over():
+            self._end = Outcome(
+                ranks=tuple(1 for _ in self.seats), termination=Termination.CANCELLED, reason=reason or "cancelled"
+            )
+            # The recorder has no cancel verb; its final outcome is what finish() records.
+            self.recorder._final = self._end
+            self._seated.set()
+        self._wake()
+
+    def is_over(self) -> bool:
+        """Whether the match has ended (its replay may still be being recorded)."""
+        return self.end_time is not None
+
+    # ----- the loop ----------------------------------------------------------------------
+
+    def _wake(self) -> None:
+        w = self._waiter
+        if w is not None and not w.done():
+            w.set_result(None)
+
+    async def _sleep_until(self, when: float) -> None:
+        loop = asyncio.get_running_loop()
+        self._waiter = loop.create_future()
+        handle = loop.call_at(when, self._wake)
+        try:
+            await self._waiter
+        finally:
+            handle.cancel()
+            self._waiter = None
+
+    async def run(self) -> Replay | None:
+        """Plays the match to its end and records it; returns the replay (``None`` if it failed)."""
+        try:
+            await self._join()
+            if self._end is None:
+                self.state = MatchState.RUNNING
+                self.start_time = time_now()
+                self.hooks.on_seated(self)
+                for st in self.seats:
+                    self._send_start(st, resumed=False)
+                self._publish()
+                await self._play()
+        except EngineError as exc:
+            log.exception("match %s: engine error", self.match_id)
+            self.error = f"engine error: {exc}"
+            self.cancel(self.error)
+        except Exception as exc:
+            log.exception("match %s: referee error", self.match_id)
+            self.error = f"referee error: {exc!r}"
+            self.cancel(self.error)
+        return await self._finish()
+
+    async def _join(self) -> None:
+        if self._seated.is_set():
+            return
+        try:
+            await asyncio.wait_for(self._seated.wait(), self.join_timeout)
+        except TimeoutError:
+            absent = [st for st in self.seats if not st.ever_linked]
+            for st in absent:
+                self.recorder.incident(st.seat, "absent", f"{st.spec.bot_id or st.spec.house_bot} never connected")
+            present = [st for st in self.seats if st.ever_linked]
+            if present:
+                self._end = self.recorder.forfeit(
+                    [st.seat for st in absent],
+                    f"seats {[int(st.seat) for st in absent]} not connected within {self.join_timeout:g} s",
+                )
+            else:
+                self.cancel(f"no bot connected within {self.join_timeout:g} s")
+
+    async def _play(self) -> None:
+        rec = self.recorder
+        match = rec.match
+        while self._end is None:
+            t0 = time.perf_counter()
+            decision = match.to_move()
+            if decision is None:
+                break
+            options = match.legal_options()
+            self._decision_serial += 1
+            p = Pending(
+                decision_id=f"{self.match_id}-{self._decision_serial}",
+                decision=decision,
+                options=options,
+                option_ids=frozenset(o.id for o in options),
+                number=len(rec.replay.decisions),
+            )
+            self.pending = p
+            st = self.seats[decision.seat]
+            p.allowed_overrun = min(st.bank, self.time.max_overrun)
+            p.credit = st.link.rtt_credit(self.time.max_rtt_credit) if st.link is not None else 0.0
+            p.sent_at = loop_time()
+            p.hard_deadline = p.sent_at + self.time.decision_time + p.allowed_overrun + p.credit
+            if st.link is not None:
+                self._send_request(st, p, fresh=True)
+            self.max_step_seconds = max(self.max_step_seconds, time.perf_counter() - t0)
+            await self._await_answer(st, p)
+            if self._end is not None:
+                break
+            t1 = time.perf_counter()
+            if p.answer is not None:
+                option_id, note, received = p.answer
+                self._charge(st, p, received)
+                rec.apply(option_id, note=note, think_ms=round(_ms(st.previous.charged)) if st.previous else None)
+            else:
+                self._timeout(st, p)
+                rec.apply(p.decision.default_option_id, source="default")
+            self.pending = None
+            if self._end is None and st.bank <= 0:
+                self._forfeit(st, f"seat {st.seat} ran out of time bank")
+            if self._end is None and st.strikes >= self.time.max_strikes:
+                self._forfeit(st, f"seat {st.seat} reached {st.strikes} strikes")
+            if self._watchers:
+                self._publish()
+            self.max_step_seconds = max(self.max_step_seconds, time.perf_counter() - t1)
+            # Let other matches and sessions run between decisions even with instant bots.
+            await asyncio.sleep(0)
+
+    async def _await_answer(self, st: SeatState, p: Pending) -> None:
+        while p.answer is None and self._end is None:
+            now = loop_time()
+            if now >= p.hard_deadline:
+                return
+            wake_at = p.hard_deadline
+            for other in self.seats:
+                if other.disconnected_at is not None:
+                    expiry = other.disconnected_at + self.time.reconnect_grace
+                    if now >= expiry:
+                        self._forfeit(other, f"seat {other.seat} stayed disconnected past the {self.time.reconnect_grace:g} s grace")
+                        return
+                    wake_at = min(wake_at, expiry)
+            await self._sleep_until(wake_at)
+
+    def _charge(self, st: SeatState, p: Pending, received: float) -> None:
+        elapsed = max(0.0, received - p.sent_at)
+        charged = max(0.0, elapsed - p.credit)
+        drawn = max(0.0, charged - self.time.decision_time)
+        st.bank -= drawn
+        st.previous = bot_pb2.AnswerTiming(
+            elapsed=duration(elapsed), rtt_credit=duration(p.credit), charged=duration(charged), bank_drawn=duration(drawn)
+        )
+
+    def _timeout(self, st: SeatState, p: Pending) -> None:
+        st.bank -= p.allowed_overrun
+        st.strikes += 1
+        elapsed = loop_time() - p.sent_at
+        st.previous = bot_pb2.AnswerTiming(
+            elapsed=duration(elapsed),
+            rtt_credit=duration(p.credit),
+            charged=duration(self.time.decision_time + p.allowed_overrun),
+            bank_drawn=duration(p.allowed_overrun),
+        )
+        where = "while disconnected" if st.link is None else f"after {elapsed:.3f} s"
+        detail = (
+            f"no valid answer to {p.decision_id} {where}; default {p.decision.default_option_id!r} applied "
+            f"(strike {st.strikes}/{self.time.max_strikes})"
+        )
+        self.recorder.incident(st.seat, "timeout", detail)
+        if st.link is not None:
+            st.link.send(
+                bot_pb2.ConnectResponse(
+                    error=bot_pb2.Error(
+                        code=bot_pb2.ERROR_CODE_TIMEOUT,
+                        message=detail,
+                        match_id=self.match_id,
+                        decision_id=p.decision_id,
+                        strikes=st.strikes,
+                    )
+                )
+            )
+
+    # ----- messages ----------------------------------------------------------------------
+
+    def _send_start(self, st: SeatState, resumed: bool) -> None:
+        if st.link is None:
+            return
+        st.link.send(
+            bot_pb2.ConnectResponse(
+                match_start=bot_pb2.MatchStart(
+                    match_id=self.match_id,
+                    game=self.name,
+                    rules_version=self.game.info.rules_version,
+                    seat=st.seat,
+                    seat_names=self.recorder.replay.seats,
+                    config=codec.to_struct(self.config),
+                    time_control=self.time.to_proto(),
+                    resumed=resumed,
+                )
+            )
+        )
+
+    def _send_request(self, st: SeatState, p: Pending, fresh: bool = False) -> None:
+        assert st.link is not None
+        match = self.recorder.match
+        if p.request is None:
+            new_events = match.events(st.events_sent, st.seat)
+            st.events_sent = len(match.events(0))
+            p.request = bot_pb2.DecisionRequest(
+                match_id=self.match_id,
+                decision_id=p.decision_id,
+                seat=st.seat,
+                decision_number=p.number,
+                kind=p.decision.kind,
+                prompt=p.decision.prompt,
+                observation=codec.observation(self.name, match.observe(st.seat)),
+                options=[codec.option(self.name, o) for o in p.options],
+                default_option_id=p.decision.default_option_id,
+                events=codec.events(self.name, new_events),
+                decision_time=duration(self.time.decision_time),
+                bank_remaining=duration(st.bank),
+                strikes=st.strikes,
+            )
+            if st.previous is not None:
+                p.request.previous.CopyFrom(st.previous)
+        req = p.request
+        left = max(0.0, p.hard_deadline - loop_time() - p.credit)
+        req.deadline.CopyFrom(duration(left))
+        ts = Timestamp()
+        ts.FromNanoseconds(round((time_now() + left) * 1e9))
+        req.deadline_time.CopyFrom(ts)
+        st.link.send(bot_pb2.ConnectResponse(decision_request=req))
+
+    def _publish(self, final: bool = False) -> None:
+        full = len(self.recorder.match.events(0))
+        for q, sent in list(self._watchers.items()):
+            q.put_nowait(self._watch_message(sent))
+            self._watchers[q] = full
+            if final:
+                q.put_nowait(None)
+
+    def _watch_message(self, since: int) -> referee_pb2.WatchMatchResponse:
+        match = self.recorder.match
+        msg = referee_pb2.WatchMatchResponse(
+            match_id=self.match_id,
+            state=STATE_PROTO[self.state],
+            decision_count=len(self.recorder.replay.decisions),
+            observation=codec.observation(self.name, match.observe(None)),
+            events=codec.events(self.name, match.events(since, None)),
+        )
+        final = self.recorder.outcome()
+        if self.is_over() and final is not None:
+            msg.outcome.CopyFrom(codec.outcome(final))
+        return msg
+
+    async def watch(self) -> AsyncIterator[referee_pb2.WatchMatchResponse]:
+        """Yields the public view now, then after every decision, the last with the outcome."""
+        first = self._watch_message(0)
+        if self.done.is_set():
+            yield first
+            return
+        q: asyncio.Queue[referee_pb2.WatchMatchResponse | None] = asyncio.Queue()
+        # Later messages start from the events already in ``first``.
+        self._watchers[q] = len(self.recorder.match.events(0))
+        try:
+            yield first
+            while True:
+                msg = await q.get()
+                if msg is None:
+                    return
+                yield msg
+        finally:
+            self._watchers.pop(q, None)
+
+    # ----- the end -----------------------------------------------------------------------
+
+    async def _finish(self) -> Replay | None:
+        self.end_time = time_now()
+        self.pending = None
+        outcome = self.recorder.outcome()
+        replay: Replay | None = None
+        try:
+            replay = self.recorder.finish()
+            replay.meta["incidents"] = len(replay.incidents)
+        except Exception as exc:
+            log.exception("match %s: could not finish the replay", self.match_id)
+            self.error = self.error or f"could not finish the replay: {exc!r}"
+        match = self.recorder.match
+        full = len(match.events(0))
+        for st in self.seats:
+            if st.link is not None and outcome is not None:
+                st.link.send(
+                    bot_pb2.ConnectResponse(
+                        match_end=bot_pb2.MatchEnd(
+                            match_id=self.match_id,
+                            seat=st.seat,
+                            outcome=codec.outcome(outcome),
+                            events=codec.events(self.name, match.events(st.events_sent, st.seat)),
+                        )
+                    )
+                )
+                st.events_sent = full
+        for link in self.links():
+            self.hooks.release(self, link)
+        if replay is not None:
+            self.replay = replay
+            self.replay_uri = await self._record(replay)
+        if self.error or replay is None or not self.replay_uri:
+            self.state = MatchState.FAILED
+        elif outcome is not None and outcome.termination is Termination.CANCELLED:
+            self.state = MatchState.CANCELLED
+        else:
+            self.state = MatchState.SUCCEEDED
+        self._publish(final=True)
+        self.done.set()
+        self.hooks.on_finished(self)
+        return replay
+
+    async def _record(self, replay: Replay) -> str:
+        delay = 0.1
+        for attempt in range(1, 6):
+            try:
+                return await self.sink.record(self.match_id, replay)
+            except Exception as exc:
+                log.warning("match %s: result sink failed (attempt %d): %r", self.match_id, attempt, exc)
+                if attempt == 5:
+                    self.error = f"result sink failed: {exc!r}"
+                    return ""
+                await asyncio.sleep(delay)
+                delay *= 4
+        return ""
+
+    # ----- views -------------------------------------------------------------------------
+
+    def to_proto(self) -> referee_pb2.Match:
+        """Returns the match as the referee API's ``Match`` message."""
+        msg = referee_pb2.Match(
+            match_id=self.match_id,
+            game=self.name,
+            state=STATE_PROTO[self.state],
+            config=codec.to_struct(self.config),
+            seed=self.seed & ((1 << 64) - 1),
+            time_control=self.time.to_proto(),
+            decision_count=len(self.recorder.replay.decisions),
+            create_time=timestamp(self.create_time),
+            replay_uri=self.replay_uri,
+            labels=self.labels,
+            incidents=[f"seat {i.seat} {i.kind} at decision {i.at}: {i.detail}" for i in self.recorder.replay.incidents],
+        )
+        for st in self.seats:
+            seat = msg.seats.add(display_name=self.recorder.replay.seats[st.seat], connected=st.link is not None)
+            seat.strikes = st.strikes
+            if st.spec.bot_id is not None:
+                seat.bot_id = st.spec.bot_id
+            elif st.spec.house_bot is not None:
+                seat.house_bot = st.spec.house_bot
+        if self.start_time is not None:
+            msg.start_time.CopyFrom(timestamp(self.start_time))
+        if self.end_time is not None:
+            msg.end_time.CopyFrom(timestamp(self.end_time))
+        final = self.recorder.outcome()
+        if self.is_over() and final is not None:
+            msg.outcome.CopyFrom(codec.outcome(final))
+        return msg
+
+
+def new_match_id() -> MatchId:
+    """Returns a fresh random match id."""
+    return MatchId(uuid.uuid4().hex)
+
+
+def loop_time() -> float:
+    """The event loop's monotonic clock, in seconds."""
+    return asyncio.get_running_loop().time()
+
+
+def time_now() -> float:
+    """Wall-clock time, in seconds since the epoch."""
+    return time.time()
+
+
+def timestamp(secs: float) -> Timestamp:
+    """Returns wall-clock seconds as a Timestamp."""
+    ts = Timestamp()
+    ts.FromNanoseconds(round(secs * 1e9))
+    return ts
+
+
+def _ms(d: Any) -> float:
+    return float(d.seconds) * 1000 + d.nanos / 1e6

@@ -1,0 +1,91 @@
+"""Time controls: per-decision time, a per-match bank, strikes and reconnect grace.
+
+Defaults are per game (:data:`GAME_DEFAULTS`), overridable per match field by field through the
+``TimeControl`` message of ``StartMatch``. The referee's policy for using them lives in
+:mod:`referee.server.match`; this module only holds the numbers.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from google.protobuf.duration_pb2 import Duration
+
+from brawl.bot.v1 import bot_pb2
+
+
+@dataclass(frozen=True, slots=True)
+class TimeSettings:
+    """A match's time control, in seconds."""
+
+    decision_time: float = 1.0
+    """Free think time per decision."""
+    bank_time: float = 30.0
+    """Extra think time per seat for the whole match."""
+    max_overrun: float = 5.0
+    """Most bank time one decision may draw before the answer counts as late."""
+    max_strikes: int = 3
+    """Strikes at which a seat forfeits."""
+    reconnect_grace: float = 10.0
+    """How long a disconnected seat has to come back before it forfeits."""
+    max_rtt_credit: float = 0.5
+    """Most network round-trip time credited back per answer."""
+
+    def to_proto(self) -> bot_pb2.TimeControl:
+        """Returns the settings as a ``TimeControl`` message."""
+        return bot_pb2.TimeControl(
+            decision_time=duration(self.decision_time),
+            bank_time=duration(self.bank_time),
+            max_overrun=duration(self.max_overrun),
+            max_strikes=self.max_strikes,
+            reconnect_grace=duration(self.reconnect_grace),
+            max_rtt_credit=duration(self.max_rtt_credit),
+        )
+
+    def merged(self, msg: bot_pb2.TimeControl | None) -> TimeSettings:
+        """Returns these settings with every field set in ``msg`` taken from it.
+
+        Raises:
+            ValueError: a duration is negative or the strike limit below 1.
+        """
+        if msg is None:
+            return self
+        changes: dict[str, float | int] = {}
+        for name in ("decision_time", "bank_time", "max_overrun", "reconnect_grace", "max_rtt_credit"):
+            if msg.HasField(name):
+                value = seconds(getattr(msg, name))
+                if value < 0:
+                    raise ValueError(f"time control {name} must not be negative, got {value!r} s")
+                changes[name] = value
+        if msg.max_strikes:
+            if msg.max_strikes < 1:
+                raise ValueError(f"time control max_strikes must be at least 1, got {msg.max_strikes!r}")
+            changes["max_strikes"] = msg.max_strikes
+        return dataclasses.replace(self, **changes)  # type: ignore[arg-type]
+
+
+GAME_DEFAULTS: dict[str, TimeSettings] = {
+    # Board games with a handful of options per decision: a second is plenty, the bank absorbs
+    # the occasional deep search, and five seconds of overrun forgives one network hiccup.
+    "scrumbrawl": TimeSettings(),
+    "superfantasybrawl": TimeSettings(),
+}
+"""Default time control per game; games not listed get :class:`TimeSettings`' defaults."""
+
+
+def defaults_for(game: str) -> TimeSettings:
+    """Returns the default time control of ``game``."""
+    return GAME_DEFAULTS.get(game, TimeSettings())
+
+
+def duration(secs: float) -> Duration:
+    """Returns ``secs`` seconds as a Duration."""
+    d = Duration()
+    d.FromNanoseconds(max(0, round(secs * 1e9)))
+    return d
+
+
+def seconds(d: Duration) -> float:
+    """Returns a Duration in seconds."""
+    return float(d.seconds) + d.nanos / 1e9
