@@ -13,6 +13,9 @@ import sys
 
 SUBCOMMANDS: list[str] = [
     "referee.replay_cli",
+    "referee.server.cli",
+    "referee.sdk.cli",
+    "referee.play",
 ]
 """Modules that register subcommands, in the order ``brawl --help`` lists them."""
 

@@ -362,6 +362,11 @@ class MatchRunner:
             self._seated.set()
         self._wake()
 
+    async def wait(self) -> Replay | None:
+        """Waits for the match to end and be recorded; returns the replay (``None`` if it failed)."""
+        await self.done.wait()
+        return self.replay
+
     def is_over(self) -> bool:
         """Whether the match has ended (its replay may still be being recorded)."""
         return self.end_time is not None

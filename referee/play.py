@@ -1,0 +1,231 @@
+"""``brawl play``: run matches between local bots through the referee's own code path.
+
+    brawl play --game scrumbrawl random heuristic --games 20 --seed 1 --out replays/
+
+Each bot is ``random`` or another house-bot name of the game, or ``module:Class`` (an SDK bot).
+Matches are played by the referee hub (:class:`referee.server.hub.Referee`) with in-process seat
+links instead of network sessions: the same match runner, clocks, strikes and replay recording as
+on a server. Seats rotate from one match to the next so every bot plays every seat. A progress bar
+goes to stderr, a result table to stdout; replays are written to ``--out`` when given.
+
+``--game`` also accepts ``module:Class`` naming a :class:`referee.core.Game` to register first
+(test-only games).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+from referee.core.contract import Game
+from referee.core.registry import UnknownGameError, get_game, register
+from referee.core.replay import Replay
+from referee.sdk.client import load_object
+from referee.sdk.house import UnknownHouseBotError, house_factory
+from referee.server.auth import MemoryTokenStore
+from referee.server.hub import Referee, StartError
+from referee.server.match import SeatSpec
+from referee.server.sinks import FileResultSink, MemoryResultSink, ResultSink
+from referee.server.timecontrol import TimeSettings, defaults_for
+
+
+@dataclass
+class BotTally:
+    """One bot's results over a series."""
+
+    name: str
+    games: int = 0
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    rank_sum: int = 0
+    incidents: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass
+class Series:
+    """The result of ``brawl play``."""
+
+    tallies: list[BotTally]
+    replays: list[Replay]
+    seconds: float
+
+
+def resolve_game(spec: str) -> Game:
+    """Returns the game named ``spec``, registering a ``module:Class`` game first.
+
+    Raises:
+        UnknownGameError: no such game.
+    """
+    if ":" in spec:
+        game: Game = load_object(spec)()
+        register(game)
+        return game
+    return get_game(spec)
+
+
+def bot_factory(game: str, spec: str, seed: int) -> tuple[Callable[[], Any], bool]:
+    """Returns (factory, threaded) for a bot spec: a house-bot name or ``module:Class``.
+
+    Raises:
+        UnknownHouseBotError: no house bot of that name.
+        ImportError: the module cannot be imported.
+    """
+    if ":" in spec:
+        return load_object(spec), True
+    return house_factory(game, spec, seed), False
+
+
+def _progress(out: TextIO, done: int, total: int, started: float) -> None:
+    width = 30
+    filled = width * done // max(1, total)
+    rate = done / max(1e-9, time.monotonic() - started)
+    out.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} matches  {rate:.1f}/s")
+    if done == total:
+        out.write("\n")
+    out.flush()
+
+
+async def play_series(
+    game_name: str,
+    bots: Sequence[str],
+    *,
+    games: int = 1,
+    seed: int = 0,
+    out: Path | None = None,
+    time_control: TimeSettings | None = None,
+    parallel: int = 4,
+    progress: TextIO | None = None,
+    config: dict[str, Any] | None = None,
+) -> Series:
+    """Plays ``games`` matches between ``bots`` and returns the tallies and replays.
+
+    Raises:
+        StartError: a bot or the game config is refused.
+    """
+    sink: ResultSink = FileResultSink(out) if out else MemoryResultSink()
+    referee = Referee(tokens=MemoryTokenStore(), sink=sink)
+    tc = (time_control or defaults_for(game_name)).to_proto()
+    names = [b if bots.count(b) == 1 else f"{b}#{i + 1}" for i, b in enumerate(bots)]
+    tallies = [BotTally(n) for n in names]
+    replays: list[Replay] = []
+    started = time.monotonic()
+    gate = asyncio.Semaphore(max(1, parallel))
+    done = 0
+
+    async def one(n: int) -> None:
+        nonlocal done
+        order = [(n + k) % len(bots) for k in range(len(bots))]  # bot index per seat
+        factories = {}
+        for seat, b in enumerate(order):
+            factory, threaded = bot_factory(game_name, bots[b], seed + n * 7919 + seat)
+            factories[seat] = (factory, threaded)
+        async with gate:
+            runner = referee.start_match(
+                game=game_name,
+                seats=[SeatSpec(name=names[b]) for b in order],
+                config=config,
+                seed=seed + n,
+                time_control=tc,
+                match_id=f"play-{seed}-{n}",
+                local_factories={s: f for s, (f, _) in factories.items()},
+                threaded_local=any(t for _, t in factories.values()),
+            )
+            replay = await runner.wait()
+        if replay is not None and replay.outcome is not None:
+            replays.append(replay)
+            o = replay.outcome
+            for seat, b in enumerate(order):
+                t = tallies[b]
+                t.games += 1
+                t.rank_sum += o.ranks[seat]
+                if o.is_draw:
+                    t.draws += 1
+                elif o.ranks[seat] == 1:
+                    t.wins += 1
+                else:
+                    t.losses += 1
+            for inc in replay.incidents:
+                t = tallies[order[inc.seat]]
+                t.incidents[inc.kind] = t.incidents.get(inc.kind, 0) + 1
+        done += 1
+        if progress is not None:
+            _progress(progress, done, games, started)
+
+    await asyncio.gather(*(one(n) for n in range(games)))
+    replays.sort(key=lambda r: str(r.meta.get("match_id", "")))
+    return Series(tallies, replays, time.monotonic() - started)
+
+
+def result_table(series: Series) -> str:
+    """Returns the tallies as a text table."""
+    rows = [f"{'bot':<32} {'games':>5} {'wins':>5} {'draws':>5} {'losses':>6} {'avg rank':>8}  incidents"]
+    for t in series.tallies:
+        avg = t.rank_sum / t.games if t.games else 0.0
+        inc = ", ".join(f"{k} {v}" for k, v in sorted(t.incidents.items())) or "-"
+        rows.append(f"{t.name:<32} {t.games:>5} {t.wins:>5} {t.draws:>5} {t.losses:>6} {avg:>8.2f}  {inc}")
+    rows.append(f"{len(series.replays)} matches in {series.seconds:.1f} s")
+    return "\n".join(rows)
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """Registers ``brawl play``."""
+    p = subparsers.add_parser("play", help="play local bots against each other through the referee")
+    p.add_argument("bots", nargs="+", metavar="BOT", help="house bot name (random, heuristic...) or module:Class")
+    p.add_argument("--game", required=True, help="game name (or module:Class of a Game)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the first match; match n uses seed + n")
+    p.add_argument("--games", type=int, default=1, help="number of matches")
+    p.add_argument("--out", type=Path, help="directory to write replays into")
+    p.add_argument("--parallel", type=int, default=4, help="matches run at once")
+    p.add_argument("--decision-time", type=float, help="free seconds per decision (default: the game's)")
+    p.add_argument("--bank-time", type=float, help="bank seconds per seat (default: the game's)")
+    p.set_defaults(func=cmd_play)
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    """Runs ``brawl play``; returns 2 on a bad game or bot."""
+    try:
+        game = resolve_game(args.game)
+    except (UnknownGameError, ImportError, AttributeError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    tc = defaults_for(game.info.name)
+    if args.decision_time is not None or args.bank_time is not None:
+        tc = TimeSettings(
+            decision_time=args.decision_time if args.decision_time is not None else tc.decision_time,
+            bank_time=args.bank_time if args.bank_time is not None else tc.bank_time,
+            max_overrun=tc.max_overrun,
+            max_strikes=tc.max_strikes,
+            reconnect_grace=tc.reconnect_grace,
+            max_rtt_credit=tc.max_rtt_credit,
+        )
+    if not game.info.min_seats <= len(args.bots) <= game.info.max_seats:
+        print(f"error: {game.info.name} takes {game.info.min_seats} to {game.info.max_seats} bots", file=sys.stderr)
+        return 2
+    try:
+        series = asyncio.run(
+            play_series(
+                game.info.name,
+                args.bots,
+                games=args.games,
+                seed=args.seed,
+                out=args.out,
+                time_control=tc,
+                parallel=args.parallel,
+                progress=sys.stderr,
+            )
+        )
+    except (StartError, UnknownHouseBotError, ImportError, AttributeError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(result_table(series))
+    if args.out:
+        print(f"replays in {args.out}")
+    return 0
+

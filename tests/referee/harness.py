@@ -1,0 +1,100 @@
+"""A real referee on loopback, and helpers to connect real SDK clients to it."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from referee.core import register
+from referee.core.ids import BotId
+from referee.sdk import BotClient
+from referee.server import BotIdentity, MemoryResultSink, MemoryTokenStore, RefereeSettings, create_server
+from referee.server.hub import Referee
+from referee.server.match import MatchRunner, SeatSpec
+from referee.server.service import RefereeServer
+from referee.server.timecontrol import TimeSettings
+from tests.conformance.tinygame import TinyGame
+
+register(TinyGame())
+
+GAMES = ["tinygame"]
+"""Games every referee test runs on; the real games join this list once their engines land."""
+
+FAST = TimeSettings(
+    decision_time=0.5, bank_time=1.0, max_overrun=0.25, max_strikes=3, reconnect_grace=1.0, max_rtt_credit=0.05
+)
+"""A short time control so fault tests end in about a second."""
+
+
+@dataclass
+class Env:
+    """A running referee and the tokens issued on it."""
+
+    server: RefereeServer
+    store: MemoryTokenStore
+    sink: MemoryResultSink
+    tokens: dict[str, str] = field(default_factory=dict)
+    clients: list[tuple[BotClient, asyncio.Task[None]]] = field(default_factory=list)
+
+    @property
+    def referee(self) -> Referee:
+        return self.server.referee
+
+    @property
+    def address(self) -> str:
+        return f"127.0.0.1:{self.server.port}"
+
+    def token(self, bot_id: str, games: frozenset[str] = frozenset()) -> str:
+        if bot_id not in self.tokens:
+            self.tokens[bot_id] = self.store.issue(BotIdentity(BotId(bot_id), bot_id.upper(), "v1", "tester", games))
+        return self.tokens[bot_id]
+
+    def connect(self, factory: Callable[[], Any], bot_id: str, **kw: Any) -> BotClient:
+        """Starts a real SDK client for ``bot_id`` (connected in the background)."""
+        kw.setdefault("max_matches", 64)
+        client = BotClient(factory, self.address, self.token(bot_id), **kw)
+        self.clients.append((client, asyncio.create_task(client.run())))
+        return client
+
+    def start(self, game: str, seats: list[str], seed: int = 0, time: TimeSettings = FAST, **kw: Any) -> MatchRunner:
+        """Starts a match; a seat is a bot id, or ``house:<name>``."""
+        specs = [
+            SeatSpec(house_bot=s.split(":", 1)[1]) if s.startswith("house:") else SeatSpec(bot_id=BotId(s))
+            for s in seats
+        ]
+        return self.referee.start_match(game=game, seats=specs, seed=seed, time_control=time.to_proto(), **kw)
+
+
+@asynccontextmanager
+async def referee_env(settings: RefereeSettings | None = None) -> AsyncIterator[Env]:
+    """Runs a referee on a free loopback port for the duration of the block."""
+    store = MemoryTokenStore()
+    sink = MemoryResultSink()
+    server = create_server("127.0.0.1:0", tokens=store, sink=sink, settings=settings or RefereeSettings(ping_interval=0.2))
+    await server.start()
+    env = Env(server, store, sink)
+    try:
+        yield env
+    finally:
+        for client, _ in env.clients:
+            client.stop()
+        await asyncio.gather(*(t for _, t in env.clients), return_exceptions=True)
+        await server.stop(0.5)
+
+
+async def wait_connected(env: Env, *bot_ids: str, timeout: float = 5.0) -> None:
+    """Waits until each bot has a session."""
+    async def ready() -> None:
+        while not all(any(s.identity.bot_id == b for s in env.referee.sessions.values()) for b in bot_ids):
+            await asyncio.sleep(0.01)
+
+    await asyncio.wait_for(ready(), timeout)
+
+
+def normal(data: Any) -> Any:
+    """JSON-normalises engine data the way the generic payload carries it (ints stay ints)."""
+    return json.loads(json.dumps(data))
