@@ -1,0 +1,273 @@
+// The replay viewer: fetches spectator frames (/api/v1/matches/<id>/frames/), draws the board in
+// SVG and steps through them. Renderers read the spectator Observation of each game's .proto and
+// are tolerant: unknown fields are ignored, positions are found under common names, and any game
+// without a dedicated renderer is drawn by the generic one (pieces on a grid plus the raw state).
+(function () {
+  "use strict";
+  var NS = "http://www.w3.org/2000/svg";
+  var SEAT_COLORS = ["#d9412b", "#2e6fdb", "#2a9d5b", "#b8860b"];
+  var root = document.getElementById("viewer");
+  if (!root) return;
+  var board = document.getElementById("board");
+  var log = document.getElementById("event-log");
+  var pub = document.getElementById("public-state");
+  var seek = document.getElementById("seek");
+  var label = document.getElementById("frame-label");
+  var playBtn = document.getElementById("play-btn");
+  var speed = document.getElementById("speed");
+  var message = document.getElementById("viewer-message");
+  var data = null, current = 0, timer = null;
+
+  function el(name, attrs, parent, text) {
+    var node = document.createElementNS(NS, name);
+    Object.keys(attrs || {}).forEach(function (k) { node.setAttribute(k, attrs[k]); });
+    if (text !== undefined) node.textContent = text;
+    if (parent) parent.appendChild(node);
+    return node;
+  }
+
+  // --- Tolerant readers -------------------------------------------------------------------
+  function num(v) { return typeof v === "number" ? v : (typeof v === "string" && v !== "" && !isNaN(+v) ? +v : null); }
+  // Returns {a, b} (q/r, x/y, col/row) for an object or a coordinate string, or null.
+  function pos(o) {
+    if (o === null || o === undefined) return null;
+    if (typeof o === "string") {
+      var m = o.match(/^r?(-?\d+)[c,:\s](-?\d+)$/) || o.match(/^\(?(-?\d+)\s*,\s*(-?\d+)\)?$/);
+      if (m) return { a: +m[2], b: +m[1], rc: /^r/.test(o) };
+      return null;
+    }
+    if (Array.isArray(o) && o.length === 2 && num(o[0]) !== null && num(o[1]) !== null) return { a: +o[0], b: +o[1] };
+    if (typeof o !== "object") return null;
+    if (num(o.q) !== null && num(o.r) !== null) return { a: +o.q, b: +o.r, hex: true };
+    if (num(o.x) !== null && num(o.y) !== null) return { a: +o.x, b: +o.y };
+    if (num(o.col) !== null && num(o.row) !== null) return { a: +o.col, b: +o.row };
+    if (num(o.c) !== null && num(o.r) !== null) return { a: +o.c, b: +o.r };
+    var keys = ["pos", "position", "hex", "cell", "coord", "at", "square", "location"];
+    for (var i = 0; i < keys.length; i++) { if (o[keys[i]] !== undefined) { var p = pos(o[keys[i]]); if (p) return p; } }
+    return null;
+  }
+  function seatOf(o) {
+    var keys = ["seat", "owner", "player", "controller", "team"];
+    for (var i = 0; i < keys.length; i++) { if (num(o[keys[i]]) !== null) return +o[keys[i]]; }
+    return null;
+  }
+  function nameOf(o) { return o.name || o.kind || o.type || o.id || ""; }
+  // Collects every object with a position, tagged with the key of the list it was found in.
+  function pieces(obs, path, out) {
+    out = out || [];
+    if (Array.isArray(obs)) {
+      obs.forEach(function (item) {
+        if (item && typeof item === "object" && !Array.isArray(item)) {
+          var p = pos(item);
+          if (p) out.push({ key: path, obj: item, p: p });
+          else pieces(item, path, out);
+        }
+      });
+    } else if (obs && typeof obs === "object") {
+      Object.keys(obs).forEach(function (k) { pieces(obs[k], k, out); });
+    }
+    return out;
+  }
+  function classify(key, obj) {
+    var s = (String(key) + " " + String(obj.kind || obj.type || "")).toLowerCase();
+    var kinds = ["statue", "trap", "champion", "creature", "orb", "portal", "hex", "cell", "tile", "wall", "obstacle", "unit"];
+    for (var i = 0; i < kinds.length; i++) { if (s.indexOf(kinds[i]) >= 0) return kinds[i]; }
+    return "piece";
+  }
+
+  // --- Renderers --------------------------------------------------------------------------
+  function hexArena(obs, svg) {
+    var ps = pieces(obs, "root");
+    var size = 22, pts = [];
+    function center(p) { return { x: size * Math.sqrt(3) * (p.a + p.b / 2), y: size * 1.5 * p.b }; }
+    var cells = ps.filter(function (x) { return /hex|cell|tile/.test(classify(x.key, x.obj)); });
+    var radius = num(obs.radius) || num((obs.arena || obs.board || {}).radius) || 4;
+    if (!cells.length) {
+      for (var q = -radius; q <= radius; q++) for (var r = Math.max(-radius, -q - radius); r <= Math.min(radius, -q + radius); r++) cells.push({ p: { a: q, b: r }, obj: {} });
+    }
+    var all = cells.concat(ps);
+    var xs = all.map(function (c) { return center(c.p).x; }), ys = all.map(function (c) { return center(c.p).y; });
+    var minX = Math.min.apply(null, xs) - size * 1.2, minY = Math.min.apply(null, ys) - size * 1.2;
+    var w = Math.max.apply(null, xs) - minX + size * 1.2, h = Math.max.apply(null, ys) - minY + size * 1.2;
+    svg.setAttribute("viewBox", [minX, minY, w, h].join(" "));
+    cells.forEach(function (c) {
+      var o = center(c.p), corners = [];
+      for (var i = 0; i < 6; i++) { var ang = Math.PI / 180 * (60 * i - 30); corners.push((o.x + size * Math.cos(ang)).toFixed(1) + "," + (o.y + size * Math.sin(ang)).toFixed(1)); }
+      el("polygon", { points: corners.join(" "), fill: c.obj.terrain === "blocked" ? "#c9c2b6" : "#efe9dc", stroke: "#b9ad95", "class": "hex" }, svg);
+    });
+    ps.forEach(function (x) {
+      var kind = classify(x.key, x.obj);
+      if (/hex|cell|tile/.test(kind)) return;
+      var o = center(x.p), seat = seatOf(x.obj), color = seat !== null ? SEAT_COLORS[seat % 4] : "#666";
+      if (kind === "statue") el("rect", { x: o.x - 8, y: o.y - 8, width: 16, height: 16, fill: color, stroke: "#222", "class": "statue" }, svg);
+      else if (kind === "trap") el("polygon", { points: [o.x, o.y - 9, o.x + 9, o.y + 7, o.x - 9, o.y + 7].join(" "), fill: "#222", opacity: 0.75, "class": "trap" }, svg);
+      else {
+        el("circle", { cx: o.x, cy: o.y, r: 12, fill: color, stroke: "#111", "class": kind }, svg);
+        el("text", { x: o.x, y: o.y + 4, "text-anchor": "middle", "font-size": 9, fill: "#fff" }, svg, String(nameOf(x.obj)).slice(0, 3));
+        if (num(x.obj.hp) !== null || num(x.obj.health) !== null) el("text", { x: o.x, y: o.y + 22, "text-anchor": "middle", "font-size": 8 }, svg, "♥" + (x.obj.hp !== undefined ? x.obj.hp : x.obj.health));
+      }
+    });
+  }
+
+  function gridArena(obs, svg, n) {
+    var ps = pieces(obs, "root"), cell = 24;
+    var size = n || num(obs.size) || num((obs.arena || obs.board || {}).size) || 20;
+    ps.forEach(function (x) { size = Math.max(size, x.p.a + 1, x.p.b + 1); });
+    svg.setAttribute("viewBox", [0, 0, size * cell, size * cell].join(" "));
+    for (var i = 0; i < size; i++) for (var j = 0; j < size; j++) {
+      el("rect", { x: i * cell, y: j * cell, width: cell, height: cell, fill: (i + j) % 2 ? "#f1efe7" : "#e9e6da", "class": "cell" }, svg);
+    }
+    ps.forEach(function (x) {
+      var kind = classify(x.key, x.obj), cx = x.p.a * cell + cell / 2, cy = x.p.b * cell + cell / 2;
+      var seat = seatOf(x.obj), color = seat !== null ? SEAT_COLORS[seat % 4] : "#555";
+      if (kind === "orb") el("circle", { cx: cx, cy: cy, r: 6, fill: "#f5c518", stroke: "#8a6d00", "class": "orb" }, svg);
+      else if (kind === "portal") el("circle", { cx: cx, cy: cy, r: 10, fill: "none", stroke: "#7b3fc4", "stroke-width": 3, "class": "portal" }, svg);
+      else if (kind === "wall" || kind === "obstacle") el("rect", { x: cx - 11, y: cy - 11, width: 22, height: 22, fill: "#777", "class": kind }, svg);
+      else {
+        el("rect", { x: cx - 9, y: cy - 9, width: 18, height: 18, rx: 4, fill: color, stroke: "#111", "class": kind }, svg);
+        el("text", { x: cx, y: cy + 3, "text-anchor": "middle", "font-size": 8, fill: "#fff" }, svg, String(nameOf(x.obj)).slice(0, 2));
+      }
+    });
+  }
+
+  var RENDERERS = {
+    superfantasybrawl: function (obs, svg) { hexArena(obs, svg); },
+    scrumbrawl: function (obs, svg) { gridArena(obs, svg, 20); },
+  };
+  function generic(obs, svg) {
+    var ps = pieces(obs, "root");
+    if (ps.some(function (x) { return x.p.hex; })) return hexArena(obs, svg);
+    if (ps.length) return gridArena(obs, svg, 0);
+    svg.setAttribute("viewBox", "0 0 400 60");
+    el("text", { x: 10, y: 35, "font-size": 14 }, svg, "No board in this observation; see the state panel.");
+  }
+
+  // Public cards, scores and other public state, as a table of scalars plus the raw JSON.
+  function publicState(frame) {
+    var obs = frame.observation || {};
+    var html = "";
+    var scores = obs.scores || obs.score || obs.vp || obs.victory_points;
+    if (Array.isArray(scores)) {
+      html += "<table class='compact'><tr><th>Seat</th><th class='num'>Score</th></tr>" + scores.map(function (s, i) {
+        return "<tr><td><span class='swatch s" + i + "'></span>" + esc((data.seats || [])[i] || i) + "</td><td class='num'>" + esc(typeof s === "object" ? JSON.stringify(s) : s) + "</td></tr>";
+      }).join("") + "</table>";
+    }
+    if (frame.to_move) html += "<p>To move: seat " + esc(frame.to_move.seat) + " (" + esc(frame.to_move.kind) + ")</p>";
+    else if (data.outcome) html += "<p><strong>" + esc(data.outcome.termination) + "</strong> ranks " + esc(JSON.stringify(data.outcome.ranks)) + " " + esc(data.outcome.reason || "") + "</p>";
+    html += "<details><summary>Public state</summary><pre>" + esc(JSON.stringify(obs, null, 1)) + "</pre></details>";
+    pub.innerHTML = html;
+  }
+  function esc(s) { return String(s).replace(/[&<>"']/g, function (c) { return "&#" + c.charCodeAt(0) + ";"; }); }
+
+  function eventText(e) {
+    var d = e.data || {};
+    var bits = Object.keys(d).slice(0, 6).map(function (k) { var v = d[k]; return k + "=" + (typeof v === "object" ? JSON.stringify(v) : v); });
+    return e.kind + (bits.length ? " " + bits.join(" ") : "");
+  }
+
+  function renderLog(upTo) {
+    log.innerHTML = "";
+    var currentItem = null;
+    for (var i = 0; i <= upTo; i++) {
+      var f = data.frames[i];
+      if (f.decision) {
+        var li = document.createElement("li");
+        li.className = "decision";
+        li.innerHTML = "seat " + esc(f.decision.seat) + ": " + esc(f.decision.label || f.decision.option_id) +
+          (f.decision.source !== "bot" ? " <em>[" + esc(f.decision.source) + "]</em>" : "") +
+          (f.decision.note ? " <span class='note'>“" + esc(f.decision.note) + "”</span>" : "") +
+          (f.decision.think_ms !== undefined ? " <small>" + esc(f.decision.think_ms) + " ms</small>" : "");
+        log.appendChild(li);
+        if (i === upTo) currentItem = li;
+      }
+      f.events.forEach(function (e) {
+        var li2 = document.createElement("li");
+        li2.value = e.i + 1;
+        li2.textContent = eventText(e);
+        if (i === upTo) { li2.className = "current"; currentItem = currentItem || li2; }
+        log.appendChild(li2);
+      });
+    }
+    if (currentItem) currentItem.scrollIntoView({ block: "nearest" });
+  }
+
+  function show(n) {
+    if (!data || !data.frames.length) return;
+    current = Math.max(0, Math.min(n, data.frames.length - 1));
+    var frame = data.frames[current];
+    board.innerHTML = "";
+    var svg = el("svg", { "class": "board-svg", "data-frame": current, preserveAspectRatio: "xMidYMid meet" }, board);
+    (RENDERERS[data.game] || generic)(frame.observation || {}, svg);
+    publicState(frame);
+    renderLog(current);
+    seek.value = current;
+    label.textContent = current + " / " + (data.frames.length - 1);
+    root.setAttribute("data-frame", current);
+  }
+
+  function play() {
+    if (timer) { clearInterval(timer); timer = null; playBtn.textContent = "▶"; return; }
+    if (current >= data.frames.length - 1) show(0);
+    playBtn.textContent = "⏸";
+    timer = setInterval(function () {
+      if (current >= data.frames.length - 1) { play(); return; }
+      show(current + 1);
+    }, +speed.value);
+  }
+  function restartTimer() { if (timer) { play(); play(); } }
+
+  function act(what) {
+    if (!data) return;
+    if (what === "play") play();
+    else if (what === "forward") show(current + 1);
+    else if (what === "back") show(current - 1);
+    else if (what === "first") show(0);
+    else if (what === "last") show(data.frames.length - 1);
+  }
+  root.querySelectorAll("button[data-act]").forEach(function (b) { b.addEventListener("click", function () { act(b.getAttribute("data-act")); }); });
+  seek.addEventListener("input", function () { show(+seek.value); });
+  speed.addEventListener("change", restartTimer);
+  document.addEventListener("keydown", function (ev) {
+    if (ev.target && /INPUT|SELECT|TEXTAREA/.test(ev.target.tagName) && ev.target !== seek) return;
+    var map = { " ": "play", ArrowRight: "forward", ArrowLeft: "back", Home: "first", End: "last" };
+    if (map[ev.key]) { ev.preventDefault(); act(map[ev.key]); }
+    else if (ev.key === "+" || ev.key === "-") {
+      var i = speed.selectedIndex + (ev.key === "+" ? 1 : -1);
+      if (i >= 0 && i < speed.options.length) { speed.selectedIndex = i; restartTimer(); }
+    }
+  });
+
+  function load() {
+    message.textContent = "Loading frames…";
+    fetch(root.getAttribute("data-frames-url"), { headers: { Accept: "application/json" } })
+      .then(function (r) { return r.json().then(function (body) { return { ok: r.ok, body: body }; }); })
+      .then(function (res) {
+        if (!res.ok) { message.textContent = "Cannot show this replay: " + (res.body.detail || "error"); return; }
+        data = res.body;
+        seek.max = data.frames.length - 1;
+        message.textContent = data.frames.length + " frames.";
+        root.setAttribute("data-loaded", "1");
+        show(0);
+      })
+      .catch(function (err) { message.textContent = "Cannot load frames: " + err; });
+  }
+
+  // Live mode: while the match is queued or running, poll its status; load the replay once it is stored.
+  function poll() {
+    fetch(root.getAttribute("data-match-url"), { headers: { Accept: "application/json" } })
+      .then(function (r) { return r.json(); })
+      .then(function (m) {
+        var status = document.getElementById("match-status");
+        if (status) { status.textContent = m.status; status.className = "status " + m.status; }
+        root.setAttribute("data-status", m.status);
+        if (m.has_replay) load();
+        else if (m.status === "queued" || m.status === "running") {
+          message.textContent = "Live: match is " + m.status + "; the board appears when the referee stores the replay.";
+          setTimeout(poll, 3000);
+        } else message.textContent = "This match has no replay (" + m.status + ").";
+      })
+      .catch(function () { setTimeout(poll, 5000); });
+  }
+
+  if (root.getAttribute("data-has-replay") === "1") load(); else poll();
+})();
