@@ -1,0 +1,216 @@
+"""The activation phase: playing action cards and standard actions, each fully resolved in turn (A6).
+
+The ``activation`` step offers the active seat every card it can pay for, every standard
+action not yet used this turn, and ending the phase. Choosing one spends the core and queues
+the action's steps: movement, then pre-attack abilities and the attack (see :mod:`.attacks`),
+or the skill, then ``action_end`` (level-ups). This module does not resolve keywords.
+
+Standard actions (A6), each once per activation phase: blue Move 1 + Plan 1, yellow Move 1 +
+Heal 1, red Move 1 + 1 damage to an adjacent Enemy, any core Move 2.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from referee.core.contract import Option
+from referee.games.superfantasybrawl.attacks import deal, effect_step
+from referee.games.superfantasybrawl.content import COLOURS, Card, Effect
+from referee.games.superfantasybrawl.hexes import distance, hex_id, parse_hex, row_direction
+from referee.games.superfantasybrawl.movement import move_destinations, walk_step
+from referee.games.superfantasybrawl.state import ChampState, is_ally, is_enemy, side, team
+from referee.games.superfantasybrawl.steps import Pending, Step, opt, step
+
+if TYPE_CHECKING:
+    from referee.games.superfantasybrawl.match import BrawlMatch
+
+STANDARD = ("blue", "yellow", "red", "move2")
+
+
+def has_move_icon(card: Card) -> bool:
+    """Whether the card prints a movement value (needed to re-enter from the Gate, A14)."""
+    return bool(card.move)
+
+
+def can_play(m: BrawlMatch, seat: int, card: Card) -> bool:
+    """Whether ``seat`` may play ``card`` in its activation phase now."""
+    if card.type == "reaction" or not m.cores[seat][card.colour]:
+        return False
+    champ = m.champs[card.champion]
+    return champ.hex is not None or has_move_icon(card)
+
+
+def main_options(m: BrawlMatch) -> list[Option]:
+    """Every option of the activation decision, in a fixed order; ``end`` is last."""
+    seat = m.active
+    out: list[Option] = []
+    for cid in sorted(m.hands[seat]):
+        card = m.content.cards[cid]
+        if can_play(m, seat, card):
+            out.append(
+                opt(f"card:{cid}", "card", f"play {card.name}", card=cid, champion=card.champion, core=card.colour)
+            )
+    mine = [c for c in m.champs.values() if c.seat == seat]
+    for action in STANDARD:
+        if action in m.std_used:
+            continue
+        cores = [action] if action != "move2" else [k for k in COLOURS]
+        for core in cores:
+            if not m.cores[seat][core]:
+                continue
+            for c in mine:
+                oid = f"std:{action}:{c.id}" if action != "move2" else f"std:move2:{c.id}:{core}"
+                out.append(
+                    opt(oid, "standard", f"standard {action} with {c.id}", action=action, champion=c.id, core=core)
+                )
+    out.append(opt("end", "end", "end the activation phase"))
+    return out
+
+
+@step("activation")
+def _activation(m: BrawlMatch, st: Step, choice: str | None) -> Pending | None:
+    if choice is None:
+        options = main_options(m)
+        if len(options) == 1:
+            return None  # nothing to do but end: no decision is offered
+        return Pending(m.active, "main", "play a card, use a standard action, or end", options, "end", st)
+    if choice == "end":
+        m.emit("activation_ended", {"seat": m.active})
+        return None
+    m.push([*action_steps(m, m.active, choice), {"op": "action_end"}, st])
+    return None
+
+
+def action_steps(m: BrawlMatch, seat: int, choice: str) -> list[Step]:
+    """Pays for the chosen card or standard action and returns the steps that resolve it."""
+    parts = choice.split(":")
+    if parts[0] == "card":
+        card = m.content.cards[parts[1]]
+        m.spend(seat, card.colour)
+        m.hands[seat].remove(card.id)
+        m.discards[seat].append(card.id)
+        m.emit("card_played", {"seat": seat, "card": card.id, "champion": card.champion, "core": card.colour})
+        return card_steps(m, seat, card)
+    action, champ = parts[1], parts[2]
+    core = parts[3] if action == "move2" else action
+    m.spend(seat, core)
+    m.std_used.append(action)
+    m.emit("standard_action", {"seat": seat, "action": action, "champion": champ, "core": core})
+    steps: list[Step] = [{"op": "card_move", "champ": champ, "value": 2 if action == "move2" else 1}]
+    if action == "blue":
+        steps.append(effect_step(Effect("plan", "self", 1), champ, seat, champ))
+    elif action == "yellow":
+        steps.append(effect_step(Effect("heal", "self", 1), champ, seat, champ))
+    elif action == "red":
+        steps.append({"op": "strike", "champ": champ})
+    return steps
+
+
+def card_steps(m: BrawlMatch, seat: int, card: Card) -> list[Step]:
+    """The steps of an attack or skill card, top to bottom (movement first, A6)."""
+    champ = card.champion
+    steps: list[Step] = []
+    if card.move:
+        steps.append({"op": "card_move", "champ": champ, "value": card.move})
+    if card.type == "attack":
+        steps += [effect_step(e, champ, seat, champ) for e in card.pre]
+        steps.append({"op": "attack_declare", "champ": champ, "card": card.id})
+    else:
+        steps.append({"op": "skill", "champ": champ, "card": card.id})
+    return steps
+
+
+@step("card_move")
+def _card_move(m: BrawlMatch, st: Step, choice: str | None) -> Pending | None:
+    c = m.champs[st["champ"]]
+    budget = st["value"] + side(m, c).move_bonus
+    if choice is None:
+        dests = move_destinations(m, c, budget)
+        if not dests:
+            return None
+        st["dests"] = {hex_id(h): [list(x) for x in p] for h, p in dests.items()}
+        options = [opt("move:stay", "move", f"{c.id} does not move", champion=c.id)]
+        options += [
+            opt(f"move:{hid}", "move", f"move {c.id} to {hid}", champion=c.id, hex=hid)
+            for hid in sorted(st["dests"], key=lambda x: parse_hex(x))
+        ]
+        return Pending(c.seat, "move", f"move {c.id} up to {budget}", options, "move:stay", st)
+    if choice == "move:stay":
+        return None
+    path = [(p[0], p[1]) for p in st["dests"][choice[5:]]]
+    m.push([walk_step(c.id, path, "move", c.id)])
+    return None
+
+
+@step("strike")
+def _strike(m: BrawlMatch, st: Step, choice: str | None) -> Pending | None:
+    """The red standard action's 1 damage to an adjacent Enemy: damage, not an attack, so no reaction (A18.9)."""
+    c = m.champs[st["champ"]]
+    if c.hex is None:
+        return None
+    if choice is None:
+        foes = [x for x in m.champs.values() if x.hex is not None and is_enemy(m, c, x) and distance(c.hex, x.hex) == 1]
+        if not foes:
+            return None
+        options = [opt(f"strike:{x.id}", "strike", f"1 damage to {x.id}", champion=x.id) for x in foes]
+        options.append(opt("strike:none", "strike", "deal no damage"))
+        return Pending(c.seat, "strike", "deal 1 damage to an adjacent Enemy?", options, "strike:none", st)
+    if choice != "strike:none":
+        deal(m, [(choice.split(":", 1)[1], 1)], c.id)
+    return None
+
+
+def skill_targets(m: BrawlMatch, c: ChampState, card: Card) -> list[ChampState]:
+    """Champions the skill may target: kind, range and, if asked, a shared hex row."""
+    spec = card.target
+    assert spec is not None and c.hex is not None
+    out = []
+    for x in m.champs.values():
+        if x.hex is None:
+            continue
+        if spec.kind == "enemy" and not is_enemy(m, c, x):
+            continue
+        if spec.kind == "ally" and not is_ally(m, c, x):
+            continue
+        if spec.kind == "self_or_ally" and not (x.id == c.id or is_ally(m, c, x)):
+            continue
+        if not spec.min_range <= distance(c.hex, x.hex) <= spec.max_range:
+            continue
+        if spec.row and row_direction(c.hex, x.hex) is None:
+            continue
+        out.append(x)
+    return out
+
+
+@step("skill")
+def _skill(m: BrawlMatch, st: Step, choice: str | None) -> Pending | None:
+    """A skill (A13): after movement, decide whether to use it, declare targets, resolve the text. No reactions."""
+    c = m.champs[st["champ"]]
+    card = m.content.cards[st["card"]]
+    assert card.target is not None
+    if c.hex is None:
+        return None
+    if choice is None:
+        if card.target.kind == "none":
+            options = [opt("skill:use", "skill", f"use {card.name}", card=card.id)]
+        else:
+            options = [
+                opt(f"target:{x.id}", "target", f"{card.name} on {x.id}", card=card.id, champion=x.id)
+                for x in skill_targets(m, c, card)
+            ]
+            if not options:
+                m.emit("no_target", {"champion": c.id, "card": card.id})
+                return None
+        options.append(opt("skill:decline", "decline", "do not use the skill", card=card.id))
+        return Pending(c.seat, "skill", f"use {card.name}?", options, "skill:decline", st)
+    if choice == "skill:decline":
+        return None
+    target = choice.split(":", 1)[1] if choice.startswith("target:") else c.id
+    m.emit("skill", {"champion": c.id, "card": card.id, "target": target})
+    m.push([effect_step(e, c.id, c.seat, target if e.who == "target" else c.id) for e in card.effects])
+    return None
+
+
+def team_seats(m: BrawlMatch, side_: int) -> list[int]:
+    """The seats of team ``side_``."""
+    return [s for s in range(m.seats) if team(m, s) == side_]

@@ -1,0 +1,149 @@
+"""Challenge cards and the challenge track: conditions as named hooks, scoring and advancing (A8).
+
+A challenge's condition is data (``{"kind": "control_zone", "zone": "red"}``); ``CONDITIONS``
+maps each kind to a function of (match, team, params). The track's slot values, how far it
+advances and how many cards start on it come from ``challenges.json`` per seat count. Scoring
+happens at the start of a turn, never in round 1; a scored card is discarded. This module does
+not know how champions move.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from referee.games.superfantasybrawl.hexes import Hex, distance, neighbours
+from referee.games.superfantasybrawl.state import bloodied, on_board, team
+from referee.games.superfantasybrawl.steps import Pending, Step, step
+
+if TYPE_CHECKING:
+    from referee.games.superfantasybrawl.match import BrawlMatch
+
+Condition = Callable[["BrawlMatch", int, dict[str, Any]], bool]
+CONDITIONS: dict[str, Condition] = {}
+
+
+def condition(name: str) -> Callable[[Condition], Condition]:
+    """Registers a challenge condition under ``name``."""
+
+    def register(fn: Condition) -> Condition:
+        CONDITIONS[name] = fn
+        return fn
+
+    return register
+
+
+def count_in(m: BrawlMatch, side: int, hexes: set[Hex] | frozenset[Hex]) -> int:
+    """How many champions of team ``side`` stand on ``hexes``."""
+    return sum(1 for c in on_board(m) if team(m, c.seat) == side and c.hex in hexes)
+
+
+def controls(m: BrawlMatch, side: int, hexes: set[Hex] | frozenset[Hex]) -> bool:
+    """Control (A15): more of your champions in the area than the opponent's; a tie controls nothing."""
+    return count_in(m, side, hexes) > count_in(m, 1 - side, hexes)
+
+
+@condition("control_zone")
+def _control_zone(m: BrawlMatch, side: int, p: dict[str, Any]) -> bool:
+    return controls(m, side, m.content.arena.zones[p["zone"]])
+
+
+@condition("adjacent_statue")
+def _adjacent_statue(m: BrawlMatch, side: int, p: dict[str, Any]) -> bool:
+    # FAQ A16.7: any hex adjacent to the statue counts, coloured or not.
+    adj = set(neighbours(m.content.arena.statues[p["statue"]]))
+    return count_in(m, side, adj) >= int(p.get("count", 1))
+
+
+@condition("control_zones")
+def _control_zones(m: BrawlMatch, side: int, p: dict[str, Any]) -> bool:
+    held = sum(1 for z in m.content.arena.zones.values() if controls(m, side, z))
+    return held >= int(p.get("count", 2))
+
+
+def enemy_half(m: BrawlMatch, side: int) -> set[Hex]:
+    """The hexes nearer the enemy deployment area than ours."""
+    arena = m.content.arena
+    mine = arena.deployment[m.deploy_side[side]]
+    theirs = arena.deployment[1 - m.deploy_side[side]]
+    return {h for h in arena.cells if min(distance(h, x) for x in theirs) < min(distance(h, x) for x in mine)}
+
+
+@condition("enemy_half")
+def _enemy_half(m: BrawlMatch, side: int, p: dict[str, Any]) -> bool:
+    return count_in(m, side, enemy_half(m, side)) >= int(p.get("count", 2))
+
+
+@condition("bloodied_enemies")
+def _bloodied_enemies(m: BrawlMatch, side: int, p: dict[str, Any]) -> bool:
+    n = sum(1 for c in on_board(m) if team(m, c.seat) != side and bloodied(m, c))
+    return n >= int(p.get("count", 2))
+
+
+@condition("unbroken")
+def _unbroken(m: BrawlMatch, side: int, p: dict[str, Any]) -> bool:
+    mine = [c for c in m.champs.values() if team(m, c.seat) == side]
+    return all(c.hex is not None and not bloodied(m, c) for c in mine)
+
+
+@condition("control_row")
+def _control_row(m: BrawlMatch, side: int, p: dict[str, Any]) -> bool:
+    row = {h for h in m.content.arena.cells if h[1] == int(p["row"])}
+    return controls(m, side, row)
+
+
+def met(m: BrawlMatch, side: int, challenge_id: str) -> bool:
+    """Whether team ``side`` meets challenge ``challenge_id`` now."""
+    ch = m.content.challenges[challenge_id]
+    return CONDITIONS[ch.kind](m, side, ch.params)
+
+
+def draw_challenge(m: BrawlMatch) -> str | None:
+    """Takes the top challenge card; an empty deck is refilled from the shuffled discard (A18.2)."""
+    if not m.ch_deck and m.ch_discard:
+        m.ch_deck = list(m.ch_discard)
+        m.ch_discard = []
+        m.chance.shuffle(m.ch_deck)
+        m.emit("challenges_reshuffled", {"count": len(m.ch_deck)})
+    return m.ch_deck.pop() if m.ch_deck else None
+
+
+@step("scoreboard")
+def _scoreboard(m: BrawlMatch, st: Step, choice: str | None) -> Pending | None:
+    if m.round == 1:
+        return None  # challenges cannot be scored in the first round (A5)
+    side = team(m, m.active)
+    for slot, cid in enumerate(m.track):
+        value = m.content.tracks[m.track_key].slots[slot]
+        if cid is None or value <= 0 or not met(m, side, cid):
+            continue
+        m.track[slot] = None
+        m.ch_discard.append(cid)
+        m.vp[side] += value
+        m.emit(
+            "challenge_scored",
+            {"seat": m.active, "team": side, "challenge": cid, "slot": slot, "amount": value, "vps": list(m.vp)},
+        )
+        m.check_victory()
+        if m.outcome_value is not None:
+            return None
+    return None
+
+
+@step("advance_track")
+def _advance_track(m: BrawlMatch, st: Step, choice: str | None) -> Pending | None:
+    track = m.content.tracks[m.track_key]
+    shift = track.advance
+    new: list[str | None] = [None] * len(track.slots)
+    for slot, cid in enumerate(m.track):
+        if cid is None:
+            continue
+        if slot + shift < len(new):
+            new[slot + shift] = cid
+        else:
+            m.ch_discard.append(cid)
+    for slot in range(shift):
+        new[slot] = draw_challenge(m)
+    m.track = new
+    m.emit("track_advanced", {"challenges": [c or "" for c in new]})
+    return None

@@ -1,0 +1,269 @@
+"""Movement on the hex grid: move, Dash, Swoop, Jump, Place, Force, Fear, Push and Pull.
+
+The functions here compute where a champion may go and by which path (A10, A15); the ``walk``
+step then moves it hex by hex so that traps trigger on entry (A9). This module decides
+geometry only; it deals no damage itself (blocked Push/Pull damage is queued as a step).
+
+House reading (A18.4 and paths): a move is chosen by its destination. Of the paths that reach
+it within the movement allowance, the engine walks the one that enters the fewest trap hexes,
+then the shortest, then the first in direction order. A player never gains by entering a
+face-down trap, so this loses no choice a player would make.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from referee.games.superfantasybrawl.hexes import DIRECTIONS, Hex, add, distance, row_direction
+from referee.games.superfantasybrawl.state import ChampState, occupied, team
+from referee.games.superfantasybrawl.steps import Pending, Step, step
+
+if TYPE_CHECKING:
+    from referee.games.superfantasybrawl.match import BrawlMatch
+
+Path = list[Hex]
+
+
+def endable(m: BrawlMatch, h: Hex, occ: dict[Hex, ChampState] | None = None) -> bool:
+    """Whether a champion may end a move on ``h``: on the board, no statue, nobody there."""
+    occ = occupied(m) if occ is None else occ
+    return h in m.content.arena.cells and h not in m.statues and h not in occ
+
+
+def _passable(m: BrawlMatch, mover: ChampState, h: Hex, occ: dict[Hex, ChampState]) -> bool:
+    if h not in m.content.arena.cells or h in m.statues:
+        return False
+    other = occ.get(h)
+    return other is None or other.id == mover.id or team(m, other.seat) == team(m, mover.seat)
+
+
+def reachable(m: BrawlMatch, mover: ChampState, starts: list[tuple[Hex, int]], budget: int) -> dict[Hex, Path]:
+    """Returns each hex ``mover`` may end a normal move on, with the path it walks.
+
+    ``starts`` are ``(hex, cost)`` pairs: the champion's own hex at cost 0, or for re-entry each
+    free deployment hex at cost 1 (A14). Statues and Enemies block; Allies may be passed but not
+    ended on (A10).
+    """
+    occ = occupied(m)
+    traps = m.traps
+    # best[h] = (traps entered, steps, path): fewest traps first, then fewest steps.
+    best: dict[Hex, tuple[int, int, Path]] = {}
+    frontier: list[tuple[Hex, int, int, Path]] = []
+    for h, cost in starts:
+        if cost <= budget:
+            t = 1 if (cost and h in traps) else 0
+            path = [h] if cost else []
+            frontier.append((h, t, cost, path))
+            key = (t, cost)
+            if h not in best or key < best[h][:2]:
+                best[h] = (t, cost, path)
+    while frontier:
+        nxt: list[tuple[Hex, int, int, Path]] = []
+        for h, t, steps, path in frontier:
+            if steps >= budget:
+                continue
+            for d in DIRECTIONS:
+                n = (h[0] + d[0], h[1] + d[1])
+                if not _passable(m, mover, n, occ):
+                    continue
+                nt = t + (1 if n in traps else 0)
+                key = (nt, steps + 1)
+                if n in best and best[n][:2] <= key:
+                    continue
+                npath = [*path, n]
+                best[n] = (nt, steps + 1, npath)
+                nxt.append((n, nt, steps + 1, npath))
+        frontier = nxt
+    return {h: p for h, (_t, _s, p) in best.items() if p and endable(m, h, occ)}
+
+
+def move_destinations(m: BrawlMatch, mover: ChampState, budget: int) -> dict[Hex, Path]:
+    """Destinations of a normal move of up to ``budget``, including re-entry from the Gate (A14)."""
+    if budget <= 0 or mover.rooted:
+        return {}
+    if mover.hex is None:
+        occ = occupied(m)
+        area = m.content.arena.deployment[m.deploy_side[team(m, mover.seat)]]
+        return reachable(m, mover, [(h, 1) for h in area if endable(m, h, occ)], budget)
+    return reachable(m, mover, [(mover.hex, 0)], budget)
+
+
+def line_destinations(m: BrawlMatch, mover: ChampState, budget: int, *, swoop: bool) -> dict[Hex, Path]:
+    """Dash (normal restrictions) or Swoop (passes statues and champions) destinations along hex rows."""
+    if mover.hex is None or mover.rooted:
+        return {}
+    occ = occupied(m)
+    out: dict[Hex, Path] = {}
+    for d in DIRECTIONS:
+        h = mover.hex
+        path: Path = []
+        for _ in range(budget):
+            h = add(h, d)
+            if h not in m.content.arena.cells:
+                break
+            if not swoop and not _passable(m, mover, h, occ):
+                break
+            path.append(h)
+            if endable(m, h, occ):
+                out[h] = list(path)
+    return out
+
+
+def jump_destinations(m: BrawlMatch, mover: ChampState, budget: int) -> dict[Hex, Path]:
+    """Jump: any free hex within ``budget``; everything in between is passed over (A15)."""
+    if mover.hex is None or mover.rooted:
+        return {}
+    occ = occupied(m)
+    here = mover.hex
+    return {h: [h] for h in sorted(m.content.arena.cells) if 0 < distance(here, h) <= budget and endable(m, h, occ)}
+
+
+def place_destinations(m: BrawlMatch, anchor: Hex, lo: int, hi: int) -> list[Hex]:
+    """Free hexes within ``lo..hi`` of ``anchor``, for Place (not movement, so Root does not stop it)."""
+    occ = occupied(m)
+    return [h for h in sorted(m.content.arena.cells) if lo <= distance(anchor, h) <= hi and endable(m, h, occ)]
+
+
+def force_destinations(m: BrawlMatch, target: ChampState, budget: int) -> dict[Hex, Path]:
+    """Force: the card's player moves the target up to ``budget`` through free hexes (A15).
+
+    House reading: the forced champion may not pass through statues or any champion.
+    """
+    if target.hex is None or target.rooted:
+        return {}
+    occ = occupied(m)
+    best: dict[Hex, Path] = {target.hex: []}
+    frontier = [target.hex]
+    for _ in range(budget):
+        nxt = []
+        for h in frontier:
+            for d in DIRECTIONS:
+                n = add(h, d)
+                if n in best or not endable(m, n, occ):
+                    continue
+                best[n] = [*best[h], n]
+                nxt.append(n)
+        frontier = nxt
+    return {h: p for h, p in best.items() if p}
+
+
+def straight_displacement(
+    m: BrawlMatch, source: Hex, target: ChampState, value: int, *, away: bool
+) -> tuple[Path, int]:
+    """Push (``away``) or Pull: the path along the shared hex row and the hexes it could not move.
+
+    Returns ``([], 0)`` when source and target share no hex row (the effect is ignored, A15).
+    The move stops before a champion, a statue or the board edge; each hex not moved is 1
+    damage (dized, followed over the Italian seed: A15 CONFLICT).
+    """
+    assert target.hex is not None
+    d = row_direction(source, target.hex)
+    if d is None:
+        return [], 0
+    step_dir = DIRECTIONS[d] if away else DIRECTIONS[(d + 3) % 6]
+    occ = occupied(m)
+    path: Path = []
+    h = target.hex
+    for _ in range(value):
+        n = add(h, step_dir)
+        if not endable(m, n, occ):
+            break
+        path.append(n)
+        h = n
+    return path, value - len(path)
+
+
+def fear_destinations(m: BrawlMatch, target: ChampState, source: Hex, value: int) -> dict[Hex, Path]:
+    """Fear X: the Dashes away from ``source`` that end furthest from it, of maximum length (FAQ A16.5).
+
+    Each step must increase the distance to the source (the per-step reading of 'away', A10).
+    """
+    if target.hex is None or target.rooted:
+        return {}
+    occ = occupied(m)
+    candidates: list[tuple[int, int, Hex, Path]] = []
+    for d in DIRECTIONS:
+        h = target.hex
+        dist = distance(h, source)
+        path: Path = []
+        end: tuple[Hex, Path] | None = None
+        for _ in range(value):
+            n = add(h, d)
+            nd = distance(n, source)
+            if nd <= dist or not _passable(m, target, n, occ):
+                break
+            path.append(n)
+            h, dist = n, nd
+            if endable(m, n, occ):
+                end = (n, list(path))
+        if end is not None:
+            candidates.append((distance(end[0], source), len(end[1]), end[0], end[1]))
+    if not candidates:
+        return {}
+    far = max(c[0] for c in candidates)
+    longest = max(c[1] for c in candidates if c[0] == far)
+    return {c[2]: c[3] for c in candidates if c[0] == far and c[1] == longest}
+
+
+def walk_step(champ: str, path: Path, mode: str, source: str | None, *, then_damage: int = 0) -> Step:
+    """Builds a ``walk`` step: ``mode`` is ``move`` (traps on every hex entered), ``leap`` (Jump,
+    Swoop, Place: only the last hex) or ``displace`` (Push, Pull, Fear, Force)."""
+    return {
+        "op": "walk",
+        "champ": champ,
+        "path": [list(h) for h in path],
+        "mode": mode,
+        "source": source,
+        "i": 0,
+        "then_damage": then_damage,
+    }
+
+
+@step("walk")
+def _walk(m: BrawlMatch, st: Step, choice: str | None) -> Pending | None:
+    from referee.games.superfantasybrawl.traps import trigger_steps
+
+    c = m.champs[st["champ"]]
+    path = [tuple(h) for h in st["path"]]
+    i = st["i"]
+    start = c.hex
+    walked: list[Hex] = []
+    interrupted = False
+    entering = i == 0 and c.hex is None
+    if c.hex is None and not entering:
+        return None  # taken out of action part-way: the rest of the movement is lost
+    while i < len(path):
+        if c.hex is None and not (entering and i == 0):
+            break
+        if c.rooted and st["mode"] in ("move", "displace"):
+            if st["mode"] == "displace":
+                st["then_damage"] += len(path) - i
+            break
+        h = path[i]
+        i += 1
+        c.hex = h
+        walked.append(h)
+        if h in m.traps and (st["mode"] != "leap" or i == len(path)):
+            st["i"] = i
+            m.emit(
+                "moved",
+                {"champion": c.id, "from_hex": _hid(start), "path": [_hid(x) for x in walked], "mode": st["mode"]},
+            )
+            m.push([*trigger_steps(m, c, h, st["source"]), {**st, "path": st["path"], "i": i}])
+            interrupted = True
+            break
+    if interrupted:
+        return None
+    if walked:
+        m.emit(
+            "moved", {"champion": c.id, "from_hex": _hid(start), "path": [_hid(x) for x in walked], "mode": st["mode"]}
+        )
+    if st["then_damage"] and c.hex is not None:
+        m.push([{"op": "deal", "champ": c.id, "amount": st["then_damage"], "source": st["source"]}])
+    return None
+
+
+def _hid(h: Hex | None) -> str:
+    from referee.games.superfantasybrawl.hexes import hex_id
+
+    return hex_id(h) if h is not None else ""

@@ -1,0 +1,1 @@
+"""Rules, scenario and conformance tests of the Super Fantasy Brawl engine."""
