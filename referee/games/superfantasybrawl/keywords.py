@@ -246,7 +246,7 @@ def _plan(m: BrawlMatch, st: Step, c: ChampState, choice: str | None) -> Pending
     """Plan X: put up to X cards from hand on top of the deck, one at a time; the last put is on top (A18.12)."""
     seat = st["player"]
     if choice is None:
-        left = int(st.get("left", st["value"]))
+        left = int(st["left"] if "left" in st else st["value"])
         if left <= 0 or not m.hands[seat]:
             return None
         options = [opt(f"plan:{x}", "plan", f"put {x} on top of the deck", card=x) for x in sorted(m.hands[seat])]
@@ -260,5 +260,5 @@ def _plan(m: BrawlMatch, st: Step, c: ChampState, choice: str | None) -> Pending
     m.known_top[seat] += 1
     m.emit("planned", {"seat": seat, "count": 1})
     m.emit("planned_card", {"seat": seat, "card": card}, frozenset({seat}))
-    m.push([{**st, "left": int(st.get("left", st["value"])) - 1}])
+    m.push([{**st, "left": int(st["left"] if "left" in st else st["value"]) - 1}])
     return None
