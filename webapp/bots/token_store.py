@@ -9,29 +9,36 @@ refused tokens; it only answers who a token belongs to.
 from __future__ import annotations
 
 import hmac
+from collections.abc import Callable
+from typing import ParamSpec, TypeVar
 
 from asgiref.sync import sync_to_async
+from django.db import connection
 
 from webapp.bots import services
 from webapp.bots.models import BotToken
 
-try:  # The referee server defines the identity type; until it lands, an equal local shape is used.
-    from referee.server.auth import BotIdentity
-except ImportError:  # pragma: no cover - depends on the referee server being present
-    from dataclasses import dataclass
+from referee.core.ids import BotId
+from referee.server.auth import BotIdentity
 
-    @dataclass(frozen=True, slots=True)
-    class BotIdentity:  # type: ignore[no-redef]
-        """Who a token belongs to."""
+P = ParamSpec("P")
+R = TypeVar("R")
 
-        bot_id: str
-        """The bot's id."""
-        game: str
-        """The game the bot plays."""
-        name: str
-        """The bot's display name."""
-        version: int
-        """The bot's latest version number."""
+
+def closing(fn: Callable[P, R]) -> Callable[P, R]:
+    """Wraps ``fn`` to close the worker thread's database connection afterwards.
+
+    The referee calls from an event loop; each call runs in a pool thread, whose connection would
+    otherwise stay open for the life of the thread.
+    """
+
+    def run(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            connection.close()
+
+    return run
 
 
 def lookup(token: str) -> BotIdentity | None:
@@ -40,7 +47,7 @@ def lookup(token: str) -> BotIdentity | None:
         return None
     digest = services.hash_token(token)
     row = (
-        BotToken.objects.select_related("bot__latest_version")
+        BotToken.objects.select_related("bot")
         .filter(token_hash=digest, revoked_at__isnull=True, bot__active=True)
         .first()
     )
@@ -50,15 +57,13 @@ def lookup(token: str) -> BotIdentity | None:
         return None
     services.do_touch_token(row.pk)
     bot = row.bot
-    version = bot.latest_version.number if bot.latest_version else 0
-    return make_identity(bot_id=str(bot.pk), game=bot.game, name=bot.name, version=version)
-
-
-def make_identity(*, bot_id: str, game: str, name: str, version: int) -> BotIdentity:
-    """Builds the referee's identity value from the fields it declares."""
-    fields = getattr(BotIdentity, "__dataclass_fields__", {})
-    values = {"bot_id": bot_id, "game": game, "name": name, "version": version}
-    return BotIdentity(**{k: v for k, v in values.items() if not fields or k in fields})
+    return BotIdentity(
+        bot_id=BotId(str(bot.pk)),
+        name=bot.name,
+        version_id=str(bot.latest_version_id or ""),
+        owner=str(bot.owner_id),
+        games=frozenset({bot.game}),
+    )
 
 
 class DjangoTokenStore:
@@ -66,4 +71,4 @@ class DjangoTokenStore:
 
     async def authenticate(self, token: str) -> BotIdentity | None:
         """Returns the identity of the bot that owns ``token``, or ``None`` if it is unknown or revoked."""
-        return await sync_to_async(lookup, thread_sensitive=True)(token)
+        return await sync_to_async(closing(lookup), thread_sensitive=False)(token)
