@@ -119,6 +119,11 @@ class BotClient:
                 if await self._session(matches):
                     return
                 delay = 0.2
+            except asyncio.CancelledError:
+                task = asyncio.current_task()
+                if self._stop and not (task is not None and task.cancelling()):
+                    return
+                raise
             except grpc.aio.AioRpcError as exc:
                 if exc.code() in FATAL:
                     raise BotConnectionError(exc.code(), exc.details() or "") from exc
@@ -171,6 +176,13 @@ class BotClient:
                         await self._drain()
                         call.cancel()
                         return True
+            except asyncio.CancelledError:
+                task = asyncio.current_task()
+                if self._stop or (task is not None and task.cancelling()):
+                    raise
+                # The call itself was cancelled (a local drop): treat it as a broken stream.
+                log.warning("stream to %s was cancelled locally", self.server)
+                return False
             finally:
                 self._call = None
                 self._outbox = None

@@ -59,6 +59,8 @@ class Turn:
     """The seat's remaining bank, seconds."""
     strikes: int
     decision_number: int
+    rejected: str = ""
+    """When the bot is asked again after the referee refused its answer: the referee's reason."""
 
 
 @dataclass(frozen=True)
@@ -87,7 +89,7 @@ class MatchResult:
         return self.outcome.ranks[self.seat]
 
 
-def decode_turn(req: bot_pb2.DecisionRequest, game: str) -> Turn:
+def decode_turn(req: bot_pb2.DecisionRequest, game: str, rejected: str = "") -> Turn:
     """Returns the :class:`Turn` a decision request carries."""
     return Turn(
         match_id=req.match_id,
@@ -103,6 +105,7 @@ def decode_turn(req: bot_pb2.DecisionRequest, game: str) -> Turn:
         bank_remaining=seconds(req.bank_remaining),
         strikes=req.strikes,
         decision_number=req.decision_number,
+        rejected=rejected,
     )
 
 
@@ -142,6 +145,8 @@ class BotHost:
     games: dict[str, str] = field(default_factory=dict)
     tasks: set[asyncio.Task[None]] = field(default_factory=set)
     finished: int = 0
+    requests: dict[str, bot_pb2.DecisionRequest] = field(default_factory=dict)
+    """The latest request of each match, to ask again after a retryable refusal."""
 
     def _bot(self, match_id: str, seat: int) -> Any:
         key = (match_id, seat)
@@ -154,9 +159,8 @@ class BotHost:
         kind = msg.WhichOneof("message")
         if kind == "decision_request":
             req = msg.decision_request
-            task = asyncio.get_running_loop().create_task(self._decide(req))
-            self.tasks.add(task)
-            task.add_done_callback(self.tasks.discard)
+            self.requests[req.match_id] = req
+            self._spawn(req, "")
         elif kind == "ping":
             self.emit(bot_pb2.ConnectRequest(pong=bot_pb2.Pong(ping_id=msg.ping.ping_id)))
         elif kind == "match_start":
@@ -176,6 +180,7 @@ class BotHost:
                 bot.match_ended(result)
             if not any(k[0] == e.match_id for k in self.bots):
                 self.games.pop(e.match_id, None)
+                self.requests.pop(e.match_id, None)
             self.finished += 1
             if self.on_match_end is not None:
                 self.on_match_end(result)
@@ -188,10 +193,18 @@ class BotHost:
                 err.decision_id,
                 err.message,
             )
+            req = self.requests.get(err.match_id)
+            if err.retry_allowed and req is not None and req.decision_id == err.decision_id:
+                self._spawn(req, err.message)
 
-    async def _decide(self, req: bot_pb2.DecisionRequest) -> None:
+    def _spawn(self, req: bot_pb2.DecisionRequest, rejected: str) -> None:
+        task = asyncio.get_running_loop().create_task(self._decide(req, rejected))
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    async def _decide(self, req: bot_pb2.DecisionRequest, rejected: str) -> None:
         try:
-            turn = decode_turn(req, self.games.get(req.match_id, ""))
+            turn = decode_turn(req, self.games.get(req.match_id, ""), rejected)
             bot = self._bot(req.match_id, req.seat)
             if self.threaded:
                 option_id, note = await asyncio.to_thread(ask, bot, turn)

@@ -1,28 +1,9 @@
 """The referee server: runs matches between connected bots over gRPC (``brawl referee``).
 
-``create_server`` builds a server (bot service, referee API, health, reflection); ``serve`` runs
-one until a signal. Token stores live in :mod:`referee.server.auth`, result sinks in
-:mod:`referee.server.sinks`, the match policy in :mod:`referee.server.match`.
+Modules: :mod:`~referee.server.service` (``create_server``, ``serve``, the servicers),
+:mod:`~referee.server.hub` (sessions and matches), :mod:`~referee.server.match` (the match policy:
+clocks, strikes, forfeits), :mod:`~referee.server.auth` (tokens), :mod:`~referee.server.sinks`
+(where replays go), :mod:`~referee.server.codec` (engine data to protocol messages; the SDK uses
+it too), :mod:`~referee.server.timecontrol`. Nothing is imported here, so the SDK can use the codec
+without loading the server.
 """
-
-from referee.server.auth import BotIdentity, JsonFileTokenStore, MemoryTokenStore, TokenStore
-from referee.server.hub import Referee, RefereeSettings
-from referee.server.service import RefereeServer, create_server, serve
-from referee.server.sinks import FileResultSink, MemoryResultSink, ResultSink
-from referee.server.timecontrol import TimeSettings
-
-__all__ = [
-    "BotIdentity",
-    "FileResultSink",
-    "JsonFileTokenStore",
-    "MemoryResultSink",
-    "MemoryTokenStore",
-    "Referee",
-    "RefereeServer",
-    "RefereeSettings",
-    "ResultSink",
-    "TimeSettings",
-    "TokenStore",
-    "create_server",
-    "serve",
-]

@@ -12,7 +12,10 @@ from typing import Any
 from referee.core import register
 from referee.core.ids import BotId
 from referee.sdk import BotClient
-from referee.server import BotIdentity, MemoryResultSink, MemoryTokenStore, RefereeSettings, create_server
+from referee.server.auth import BotIdentity, MemoryTokenStore
+from referee.server.hub import RefereeSettings
+from referee.server.service import create_server
+from referee.server.sinks import MemoryResultSink
 from referee.server.hub import Referee
 from referee.server.match import MatchRunner, SeatSpec
 from referee.server.service import RefereeServer
