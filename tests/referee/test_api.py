@@ -1,0 +1,147 @@
+"""The referee's internal API over gRPC, plus health and reflection.
+
+Partitions: StartMatch (new, repeated request_id, taken match_id, unknown game, bad config, unknown
+house bot, no seats), GetMatch (known, unknown), ListMatches (paging, state filter), CancelMatch
+(running match, unknown), WatchMatch (running match to its end, unknown), health SERVING, the
+services listed by reflection.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import grpc
+import pytest
+from google.protobuf.struct_pb2 import Struct
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+
+from brawl.bot.v1 import bot_pb2
+from brawl.referee.v1 import referee_pb2, referee_pb2_grpc
+from referee.core.replay import verify
+from tests.referee.bots import FirstBot, SilentBot
+from tests.referee.harness import FAST, GAMES, referee_env
+
+State = referee_pb2.Match
+
+
+def seats(*names: str) -> list[referee_pb2.Seat]:
+    return [
+        referee_pb2.Seat(house_bot=n[6:]) if n.startswith("house:") else referee_pb2.Seat(bot_id=n, display_name=n.upper())
+        for n in names
+    ]
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_start_get_list_watch_and_cancel(game: str) -> None:
+    async def scenario() -> None:
+        async with referee_env() as env:
+            env.connect(FirstBot, "a", games=[game])
+            env.connect(SilentBot, "mute", games=[game])
+            async with grpc.aio.insecure_channel(env.address) as channel:
+                api = referee_pb2_grpc.RefereeServiceStub(channel)
+                req = referee_pb2.StartMatchRequest(
+                    request_id="r-1", match_id="m-1", game=game, seats=seats("a", "house:random"), seed=11,
+                    time_control=FAST.to_proto(), labels={"ladder": "test"},
+                )
+                first = await api.StartMatch(req)
+                again = await api.StartMatch(req)
+                assert first.match.match_id == again.match.match_id == "m-1"
+                assert first.match.state in (State.STATE_PENDING, State.STATE_RUNNING)
+                assert first.match.seats[0].display_name == "A" and first.match.seats[1].house_bot == "random"
+
+                watched = [m async for m in api.WatchMatch(referee_pb2.WatchMatchRequest(match_id="m-1"))]
+                assert watched[-1].state == State.STATE_SUCCEEDED
+                assert watched[-1].outcome.termination != bot_pb2.TERMINATION_UNSPECIFIED
+                assert sum(len(m.events) for m in watched) == len(env.sink.replays["m-1"].events)
+                verify(env.sink.replays["m-1"])
+
+                got = await api.GetMatch(referee_pb2.GetMatchRequest(match_id="m-1"))
+                assert got.match.state == State.STATE_SUCCEEDED and got.match.replay_uri == "memory:m-1"
+                assert got.match.labels["ladder"] == "test" and got.match.decision_count > 0
+                assert got.match.HasField("end_time") and got.match.HasField("start_time")
+
+                with pytest.raises(grpc.aio.AioRpcError) as exc:
+                    await api.StartMatch(referee_pb2.StartMatchRequest(request_id="r-2", match_id="m-1", game=game, seats=seats("a", "a")))
+                assert exc.value.code() == grpc.StatusCode.ALREADY_EXISTS
+
+                long_tc = FAST.to_proto()
+                long_tc.max_strikes = 1000
+                long_tc.bank_time.FromSeconds(1000)
+                slow = await api.StartMatch(
+                    referee_pb2.StartMatchRequest(request_id="r-3", game=game, seats=seats("mute", "a"), time_control=long_tc)
+                )
+                await asyncio.sleep(0.3)
+                cancelled = await api.CancelMatch(
+                    referee_pb2.CancelMatchRequest(request_id="c-1", match_id=slow.match.match_id, reason="test")
+                )
+                assert cancelled.match.state == State.STATE_CANCELLED
+                assert cancelled.match.outcome.termination == bot_pb2.TERMINATION_CANCELLED
+                verify(env.sink.replays[slow.match.match_id])
+
+                for n in range(3):
+                    await api.StartMatch(referee_pb2.StartMatchRequest(game=game, seats=seats("house:random", "house:random"), seed=n))
+                await env.referee.wait_all(10)
+                page1 = await api.ListMatches(referee_pb2.ListMatchesRequest(page_size=3))
+                assert len(page1.matches) == 3 and page1.next_page_token
+                page2 = await api.ListMatches(referee_pb2.ListMatchesRequest(page_size=3, page_token=page1.next_page_token))
+                assert len(page2.matches) == 2 and not page2.next_page_token
+                assert {m.match_id for m in page1.matches}.isdisjoint({m.match_id for m in page2.matches})
+                only_cancelled = await api.ListMatches(referee_pb2.ListMatchesRequest(state=State.STATE_CANCELLED))
+                assert [m.match_id for m in only_cancelled.matches] == [slow.match.match_id]
+
+    asyncio.run(scenario())
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_refusals_carry_status_codes_and_reasons(game: str) -> None:
+    async def scenario() -> None:
+        async with referee_env() as env, grpc.aio.insecure_channel(env.address) as channel:
+            api = referee_pb2_grpc.RefereeServiceStub(channel)
+            bad_config = Struct()
+            bad_config.update({"no_such_field": 1})
+            cases = [
+                (referee_pb2.StartMatchRequest(game="chess", seats=seats("a", "b")), grpc.StatusCode.INVALID_ARGUMENT, "unknown game"),
+                (referee_pb2.StartMatchRequest(game=game, seats=seats("a", "b"), config=bad_config), grpc.StatusCode.INVALID_ARGUMENT, "no_such_field"),
+                (referee_pb2.StartMatchRequest(game=game, seats=seats("a", "house:nobody")), grpc.StatusCode.INVALID_ARGUMENT, "no house bot 'nobody'"),
+                (referee_pb2.StartMatchRequest(game=game), grpc.StatusCode.INVALID_ARGUMENT, "needs seats"),
+            ]
+            for request, code, text in cases:
+                with pytest.raises(grpc.aio.AioRpcError) as exc:
+                    await api.StartMatch(request)
+                assert exc.value.code() == code and text in (exc.value.details() or ""), exc.value.details()
+            for call in (
+                api.GetMatch(referee_pb2.GetMatchRequest(match_id="nope")),
+                api.CancelMatch(referee_pb2.CancelMatchRequest(match_id="nope")),
+            ):
+                with pytest.raises(grpc.aio.AioRpcError) as exc:
+                    await call
+                assert exc.value.code() == grpc.StatusCode.NOT_FOUND
+            with pytest.raises(grpc.aio.AioRpcError) as exc:
+                async for _ in api.WatchMatch(referee_pb2.WatchMatchRequest(match_id="nope")):
+                    pass
+            assert exc.value.code() == grpc.StatusCode.NOT_FOUND
+
+    asyncio.run(scenario())
+
+
+def test_health_and_reflection() -> None:
+    async def scenario() -> None:
+        async with referee_env() as env, grpc.aio.insecure_channel(env.address) as channel:
+            health = health_pb2_grpc.HealthStub(channel)
+            for service in ("", "brawl.bot.v1.BotService", "brawl.referee.v1.RefereeService"):
+                resp = await health.Check(health_pb2.HealthCheckRequest(service=service))
+                assert resp.status == health_pb2.HealthCheckResponse.SERVING
+            refl = reflection_pb2_grpc.ServerReflectionStub(channel)
+
+            async def ask():  # type: ignore[no-untyped-def]
+                yield reflection_pb2.ServerReflectionRequest(list_services="")
+
+            names = set()
+            async for resp in refl.ServerReflectionInfo(ask()):
+                names |= {s.name for s in resp.list_services_response.service}
+            assert {"brawl.bot.v1.BotService", "brawl.referee.v1.RefereeService", "grpc.health.v1.Health"} <= names
+            await env.server.stop(0.1)
+            assert env.referee.accepting is False
+
+    asyncio.run(scenario())
