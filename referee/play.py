@@ -228,4 +228,3 @@ def cmd_play(args: argparse.Namespace) -> int:
     if args.out:
         print(f"replays in {args.out}")
     return 0
-

@@ -15,8 +15,8 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
 import grpc
-
 from brawl.bot.v1 import bot_pb2, bot_pb2_grpc
+
 from referee.sdk.host import BotHost, MatchResult
 
 log = logging.getLogger("referee.sdk")
@@ -139,9 +139,7 @@ class BotClient:
     async def _session(self, matches: int | None) -> bool:
         outbox: asyncio.Queue[bot_pb2.ConnectRequest | None] = asyncio.Queue()
         outbox.put_nowait(
-            bot_pb2.ConnectRequest(
-                hello=bot_pb2.Hello(games=self.games, max_matches=self.max_matches, client=CLIENT)
-            )
+            bot_pb2.ConnectRequest(hello=bot_pb2.Hello(games=self.games, max_matches=self.max_matches, client=CLIENT))
         )
         self._outbox = outbox
 
@@ -153,7 +151,8 @@ class BotClient:
                 yield item
 
         async with grpc.aio.insecure_channel(self.server) as channel:
-            stub = bot_pb2_grpc.BotServiceStub(channel)
+            generated: Any = bot_pb2_grpc  # generated code carries no annotations
+            stub = generated.BotServiceStub(channel)
             call = stub.Connect(requests(), metadata=(("authorization", f"Bearer {self.token}"),))
             self._call = call
             self.connections += 1

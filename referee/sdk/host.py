@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from brawl.bot.v1 import bot_pb2
+
 from referee.core.contract import Decision, Event, JSONDict, Option, Outcome
 from referee.core.ids import Seat
 from referee.server import codec
@@ -193,9 +194,9 @@ class BotHost:
                 err.decision_id,
                 err.message,
             )
-            req = self.requests.get(err.match_id)
-            if err.retry_allowed and req is not None and req.decision_id == err.decision_id:
-                self._spawn(req, err.message)
+            last = self.requests.get(err.match_id)
+            if err.retry_allowed and last is not None and last.decision_id == err.decision_id:
+                self._spawn(last, err.message)
 
     def _spawn(self, req: bot_pb2.DecisionRequest, rejected: str) -> None:
         task = asyncio.get_running_loop().create_task(self._decide(req, rejected))

@@ -64,7 +64,7 @@ def house_factory(game: str, name: str, seed: int = 0) -> Callable[[], Any]:
             takes_seed = "seed" in inspect.signature(maker).parameters
         except (TypeError, ValueError):
             takes_seed = False
-        return (lambda: maker(seed=seed)) if takes_seed else maker  # type: ignore[no-any-return]
+        return (lambda: maker(seed=seed)) if takes_seed else maker
     if name == "random":
         return lambda: RandomBot(seed)
     raise UnknownHouseBotError(f"no house bot {name!r} for {game!r}; available: {house_bot_names(game)!r}")

@@ -167,4 +167,3 @@ class JsonFileTokenStore:
         tmp.replace(self.path)
         self._mtime = None
         return token
-

@@ -36,7 +36,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
 
 def cmd_referee(args: argparse.Namespace) -> int:
     """Runs the referee until SIGINT/SIGTERM."""
-    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.INFO, format="%(asctime)s %(name)s %(message)s"
+    )
     tokens: TokenStore = JsonFileTokenStore(args.tokens) if args.tokens else MemoryTokenStore()
     if not args.tokens:
         print("warning: no --tokens file; no bot can connect (house bots only)", file=sys.stderr)

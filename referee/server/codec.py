@@ -11,15 +11,14 @@ This module knows no game; it reads the oneof fields from the message descriptor
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, cast
 
+from brawl.bot.v1 import bot_pb2
 from google.protobuf import json_format
 from google.protobuf.message import Message
 from google.protobuf.struct_pb2 import Struct
 
-from brawl.bot.v1 import bot_pb2
 from referee import wire
 from referee.core.contract import Event, JSONDict, Option, Outcome, Termination
 
@@ -34,17 +33,23 @@ _TERMINATIONS_BACK = {v: k for k, v in _TERMINATIONS.items()}
 _KINDS = {bot_pb2.Observation: "observation", bot_pb2.OptionParams: "option", bot_pb2.GameEvent: "event"}
 
 
-@functools.cache
+_FIELDS: dict[tuple[str, str], str] = {}
+
+
 def typed_field(game: str, wrapper: type[Message]) -> str:
     """Returns the oneof field of ``wrapper`` that carries ``game``'s payload: the game or ``generic``."""
-    oneof = wrapper.DESCRIPTOR.oneofs[0]
-    if game == "generic" or game not in {f.name for f in oneof.fields}:
-        return "generic"
-    try:
-        wire.message_class(game, _KINDS[wrapper])
-    except wire.WireError:
-        return "generic"
-    return game
+    key = (game, wrapper.DESCRIPTOR.full_name)
+    if key not in _FIELDS:
+        oneof = wrapper.DESCRIPTOR.oneofs[0]
+        field = "generic"
+        if game != "generic" and game in {f.name for f in oneof.fields}:
+            try:
+                wire.message_class(game, _KINDS[wrapper])
+                field = game
+            except wire.WireError:
+                pass
+        _FIELDS[key] = field
+    return _FIELDS[key]
 
 
 def to_struct(data: Any) -> Struct:
@@ -57,7 +62,7 @@ def to_struct(data: Any) -> Struct:
 def _fill(game: str, wrapper: Message, kind: str, data: Any) -> None:
     field = typed_field(game, type(wrapper))
     if field == "generic":
-        getattr(wrapper, "generic").update(data)
+        cast(Any, wrapper).generic.update(data)
     else:
         getattr(wrapper, field).CopyFrom(wire.to_message(game, kind, data))
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from brawl.bot.v1 import bot_pb2
+
 from referee.core.errors import ConfigError
 from referee.core.ids import BotId, MatchId, Seat
 from referee.core.registry import UnknownGameError, get_game
@@ -117,7 +118,9 @@ class BotSession:
 class LocalLink:
     """A seat played in-process (a house bot, or a bot in ``brawl play``): the SDK host, no network."""
 
-    def __init__(self, name: str, factory: Callable[[], Any], submit: Callable[[LocalLink, bot_pb2.Answer], None], threaded: bool) -> None:
+    def __init__(
+        self, name: str, factory: Callable[[], Any], submit: Callable[[LocalLink, bot_pb2.Answer], None], threaded: bool
+    ) -> None:
         self.link_id = f"local-{name}-{uuid.uuid4().hex[:8]}"
         self._submit = submit
         self.host = BotHost(factory, self._emit, threaded=threaded)

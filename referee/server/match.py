@@ -19,13 +19,14 @@ import time
 import uuid
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 from typing import Any, Protocol
-
-from google.protobuf.timestamp_pb2 import Timestamp
 
 from brawl.bot.v1 import bot_pb2
 from brawl.referee.v1 import referee_pb2
+from google.protobuf.duration_pb2 import Duration
+from google.protobuf.timestamp_pb2 import Timestamp
+
 from referee.core.contract import Decision, Game, Option, Outcome, Termination
 from referee.core.errors import EngineError
 from referee.core.ids import BotId, MatchId, Seat
@@ -55,7 +56,7 @@ class SeatLink(Protocol):
         ...
 
 
-class MatchState(str, Enum):
+class MatchState(StrEnum):
     """A match's lifecycle (the ``Match.State`` of the referee API)."""
 
     PENDING = "pending"
@@ -269,8 +270,8 @@ class MatchRunner:
                     answer.decision_id,
                 )
                 return
-            st = self.seats[p.decision.seat] if p is not None else None
-            if not answer.decision_id and st is not None and st.link is link:
+            if not answer.decision_id and p is not None and self.seats[p.decision.seat].link is link:
+                st = self.seats[p.decision.seat]
                 self._strike(st, "malformed_answer", bot_pb2.ERROR_CODE_MALFORMED, "the answer has no decision_id", p)
                 return
             self._error(
@@ -486,7 +487,10 @@ class MatchRunner:
                 if other.disconnected_at is not None:
                     expiry = other.disconnected_at + self.time.reconnect_grace
                     if now >= expiry:
-                        self._forfeit(other, f"seat {other.seat} stayed disconnected past the {self.time.reconnect_grace:g} s grace")
+                        self._forfeit(
+                            other,
+                            f"seat {other.seat} stayed disconnected past the {self.time.reconnect_grace:g} s grace",
+                        )
                         return
                     wake_at = min(wake_at, expiry)
             await self._sleep_until(wake_at)
@@ -497,7 +501,10 @@ class MatchRunner:
         drawn = max(0.0, charged - self.time.decision_time)
         st.bank -= drawn
         st.previous = bot_pb2.AnswerTiming(
-            elapsed=duration(elapsed), rtt_credit=duration(p.credit), charged=duration(charged), bank_drawn=duration(drawn)
+            elapsed=duration(elapsed),
+            rtt_credit=duration(p.credit),
+            charged=duration(charged),
+            bank_drawn=duration(drawn),
         )
 
     def _timeout(self, st: SeatState, p: Pending) -> None:
@@ -694,7 +701,9 @@ class MatchRunner:
             create_time=timestamp(self.create_time),
             replay_uri=self.replay_uri,
             labels=self.labels,
-            incidents=[f"seat {i.seat} {i.kind} at decision {i.at}: {i.detail}" for i in self.recorder.replay.incidents],
+            incidents=[
+                f"seat {i.seat} {i.kind} at decision {i.at}: {i.detail}" for i in self.recorder.replay.incidents
+            ],
         )
         for st in self.seats:
             seat = msg.seats.add(display_name=self.recorder.replay.seats[st.seat], connected=st.link is not None)
@@ -735,5 +744,5 @@ def timestamp(secs: float) -> Timestamp:
     return ts
 
 
-def _ms(d: Any) -> float:
-    return float(d.seconds) * 1000 + d.nanos / 1e6
+def _ms(d: Duration) -> float:
+    return float(d.seconds) * 1000 + float(d.nanos) / 1e6

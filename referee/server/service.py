@@ -21,13 +21,13 @@ from dataclasses import dataclass
 from typing import Any
 
 import grpc
+from brawl.bot.v1 import bot_pb2
+from brawl.referee.v1 import referee_pb2, referee_pb2_grpc
 from google.protobuf import json_format
 from google.protobuf.message import DecodeError
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from brawl.bot.v1 import bot_pb2
-from brawl.referee.v1 import referee_pb2, referee_pb2_grpc
 from referee.core.ids import BotId
 from referee.server.auth import TokenStore
 from referee.server.hub import AlreadyExistsError, BotSession, Referee, RefereeSettings, StartError
@@ -58,7 +58,9 @@ class BotServicer:
     def __init__(self, referee: Referee) -> None:
         self.referee = referee
 
-    async def connect(self, request_iterator: AsyncIterator[bytes], context: grpc.aio.ServicerContext) -> AsyncIterator[bot_pb2.ConnectResponse]:
+    async def connect(
+        self, request_iterator: AsyncIterator[bytes], context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[bot_pb2.ConnectResponse]:
         """Runs one bot session until the bot or the referee closes it."""
         ref = self.referee
         token = bearer_token(context.invocation_metadata())
@@ -177,7 +179,7 @@ class RefereeServicer(referee_pb2_grpc.RefereeServiceServicer):
     def __init__(self, referee: Referee) -> None:
         self.referee = referee
 
-    async def StartMatch(  # noqa: N802 - gRPC method names are PascalCase
+    async def StartMatch(
         self, request: referee_pb2.StartMatchRequest, context: grpc.aio.ServicerContext
     ) -> referee_pb2.StartMatchResponse:
         """Starts a match (idempotent on request_id)."""
@@ -202,7 +204,7 @@ class RefereeServicer(referee_pb2_grpc.RefereeServiceServicer):
             await context.abort(code, str(exc))
         return referee_pb2.StartMatchResponse(match=runner.to_proto())
 
-    async def GetMatch(  # noqa: N802
+    async def GetMatch(
         self, request: referee_pb2.GetMatchRequest, context: grpc.aio.ServicerContext
     ) -> referee_pb2.GetMatchResponse:
         """Returns one match."""
@@ -212,7 +214,7 @@ class RefereeServicer(referee_pb2_grpc.RefereeServiceServicer):
         assert runner is not None
         return referee_pb2.GetMatchResponse(match=runner.to_proto())
 
-    async def CancelMatch(  # noqa: N802
+    async def CancelMatch(
         self, request: referee_pb2.CancelMatchRequest, context: grpc.aio.ServicerContext
     ) -> referee_pb2.CancelMatchResponse:
         """Cancels a match and waits (briefly) for it to stop."""
@@ -224,7 +226,7 @@ class RefereeServicer(referee_pb2_grpc.RefereeServiceServicer):
             await asyncio.wait_for(runner.done.wait(), 5.0)
         return referee_pb2.CancelMatchResponse(match=runner.to_proto())
 
-    async def ListMatches(  # noqa: N802
+    async def ListMatches(
         self, request: referee_pb2.ListMatchesRequest, context: grpc.aio.ServicerContext
     ) -> referee_pb2.ListMatchesResponse:
         """Lists matches, newest first, paged by offset tokens."""
@@ -239,7 +241,7 @@ class RefereeServicer(referee_pb2_grpc.RefereeServiceServicer):
         nxt = str(start + size) if start + size < len(runners) else ""
         return referee_pb2.ListMatchesResponse(matches=[r.to_proto() for r in page], next_page_token=nxt)
 
-    async def WatchMatch(  # noqa: N802
+    async def WatchMatch(
         self, request: referee_pb2.WatchMatchRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[referee_pb2.WatchMatchResponse]:
         """Streams the public view of a match."""
@@ -306,7 +308,8 @@ def create_server(
     referee = Referee(tokens=tokens, sink=sink, settings=settings)
     server = grpc.aio.server(options=server_options(settings))
     server.add_generic_rpc_handlers((BotServicer(referee).handler(),))
-    referee_pb2_grpc.add_RefereeServiceServicer_to_server(RefereeServicer(referee), server)
+    generated: Any = referee_pb2_grpc  # generated code carries no annotations
+    generated.add_RefereeServiceServicer_to_server(RefereeServicer(referee), server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     reflection.enable_server_reflection(

@@ -10,9 +10,8 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from google.protobuf.duration_pb2 import Duration
-
 from brawl.bot.v1 import bot_pb2
+from google.protobuf.duration_pb2 import Duration
 
 
 @dataclass(frozen=True, slots=True)

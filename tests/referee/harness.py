@@ -13,12 +13,10 @@ from referee.core import register
 from referee.core.ids import BotId
 from referee.sdk import BotClient
 from referee.server.auth import BotIdentity, MemoryTokenStore
-from referee.server.hub import RefereeSettings
-from referee.server.service import create_server
-from referee.server.sinks import MemoryResultSink
-from referee.server.hub import Referee
+from referee.server.hub import Referee, RefereeSettings
 from referee.server.match import MatchRunner, SeatSpec
-from referee.server.service import RefereeServer
+from referee.server.service import RefereeServer, create_server
+from referee.server.sinks import MemoryResultSink
 from referee.server.timecontrol import TimeSettings
 from tests.conformance.tinygame import TinyGame
 
@@ -77,7 +75,9 @@ async def referee_env(settings: RefereeSettings | None = None) -> AsyncIterator[
     """Runs a referee on a free loopback port for the duration of the block."""
     store = MemoryTokenStore()
     sink = MemoryResultSink()
-    server = create_server("127.0.0.1:0", tokens=store, sink=sink, settings=settings or RefereeSettings(ping_interval=0.2))
+    server = create_server(
+        "127.0.0.1:0", tokens=store, sink=sink, settings=settings or RefereeSettings(ping_interval=0.2)
+    )
     await server.start()
     env = Env(server, store, sink)
     try:
@@ -91,6 +91,7 @@ async def referee_env(settings: RefereeSettings | None = None) -> AsyncIterator[
 
 async def wait_connected(env: Env, *bot_ids: str, timeout: float = 5.0) -> None:
     """Waits until each bot has a session."""
+
     async def ready() -> None:
         while not all(any(s.identity.bot_id == b for s in env.referee.sessions.values()) for b in bot_ids):
             await asyncio.sleep(0.01)

@@ -12,12 +12,12 @@ import asyncio
 
 import grpc
 import pytest
+from brawl.bot.v1 import bot_pb2
+from brawl.referee.v1 import referee_pb2, referee_pb2_grpc
 from google.protobuf.struct_pb2 import Struct
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
-from brawl.bot.v1 import bot_pb2
-from brawl.referee.v1 import referee_pb2, referee_pb2_grpc
 from referee.core.replay import verify
 from tests.referee.bots import FirstBot, SilentBot
 from tests.referee.harness import FAST, GAMES, referee_env
@@ -27,7 +27,9 @@ State = referee_pb2.Match
 
 def seats(*names: str) -> list[referee_pb2.Seat]:
     return [
-        referee_pb2.Seat(house_bot=n[6:]) if n.startswith("house:") else referee_pb2.Seat(bot_id=n, display_name=n.upper())
+        referee_pb2.Seat(house_bot=n[6:])
+        if n.startswith("house:")
+        else referee_pb2.Seat(bot_id=n, display_name=n.upper())
         for n in names
     ]
 
@@ -41,8 +43,13 @@ def test_start_get_list_watch_and_cancel(game: str) -> None:
             async with grpc.aio.insecure_channel(env.address) as channel:
                 api = referee_pb2_grpc.RefereeServiceStub(channel)
                 req = referee_pb2.StartMatchRequest(
-                    request_id="r-1", match_id="m-1", game=game, seats=seats("a", "house:random"), seed=11,
-                    time_control=FAST.to_proto(), labels={"ladder": "test"},
+                    request_id="r-1",
+                    match_id="m-1",
+                    game=game,
+                    seats=seats("a", "house:random"),
+                    seed=11,
+                    time_control=FAST.to_proto(),
+                    labels={"ladder": "test"},
                 )
                 first = await api.StartMatch(req)
                 again = await api.StartMatch(req)
@@ -62,14 +69,20 @@ def test_start_get_list_watch_and_cancel(game: str) -> None:
                 assert got.match.HasField("end_time") and got.match.HasField("start_time")
 
                 with pytest.raises(grpc.aio.AioRpcError) as exc:
-                    await api.StartMatch(referee_pb2.StartMatchRequest(request_id="r-2", match_id="m-1", game=game, seats=seats("a", "a")))
+                    await api.StartMatch(
+                        referee_pb2.StartMatchRequest(
+                            request_id="r-2", match_id="m-1", game=game, seats=seats("a", "a")
+                        )
+                    )
                 assert exc.value.code() == grpc.StatusCode.ALREADY_EXISTS
 
                 long_tc = FAST.to_proto()
                 long_tc.max_strikes = 1000
                 long_tc.bank_time.FromSeconds(1000)
                 slow = await api.StartMatch(
-                    referee_pb2.StartMatchRequest(request_id="r-3", game=game, seats=seats("mute", "a"), time_control=long_tc)
+                    referee_pb2.StartMatchRequest(
+                        request_id="r-3", game=game, seats=seats("mute", "a"), time_control=long_tc
+                    )
                 )
                 await asyncio.sleep(0.3)
                 cancelled = await api.CancelMatch(
@@ -80,11 +93,15 @@ def test_start_get_list_watch_and_cancel(game: str) -> None:
                 verify(env.sink.replays[slow.match.match_id])
 
                 for n in range(3):
-                    await api.StartMatch(referee_pb2.StartMatchRequest(game=game, seats=seats("house:random", "house:random"), seed=n))
+                    await api.StartMatch(
+                        referee_pb2.StartMatchRequest(game=game, seats=seats("house:random", "house:random"), seed=n)
+                    )
                 await env.referee.wait_all(10)
                 page1 = await api.ListMatches(referee_pb2.ListMatchesRequest(page_size=3))
                 assert len(page1.matches) == 3 and page1.next_page_token
-                page2 = await api.ListMatches(referee_pb2.ListMatchesRequest(page_size=3, page_token=page1.next_page_token))
+                page2 = await api.ListMatches(
+                    referee_pb2.ListMatchesRequest(page_size=3, page_token=page1.next_page_token)
+                )
                 assert len(page2.matches) == 2 and not page2.next_page_token
                 assert {m.match_id for m in page1.matches}.isdisjoint({m.match_id for m in page2.matches})
                 only_cancelled = await api.ListMatches(referee_pb2.ListMatchesRequest(state=State.STATE_CANCELLED))
@@ -101,9 +118,21 @@ def test_refusals_carry_status_codes_and_reasons(game: str) -> None:
             bad_config = Struct()
             bad_config.update({"no_such_field": 1})
             cases = [
-                (referee_pb2.StartMatchRequest(game="chess", seats=seats("a", "b")), grpc.StatusCode.INVALID_ARGUMENT, "unknown game"),
-                (referee_pb2.StartMatchRequest(game=game, seats=seats("a", "b"), config=bad_config), grpc.StatusCode.INVALID_ARGUMENT, "no_such_field"),
-                (referee_pb2.StartMatchRequest(game=game, seats=seats("a", "house:nobody")), grpc.StatusCode.INVALID_ARGUMENT, "no house bot 'nobody'"),
+                (
+                    referee_pb2.StartMatchRequest(game="chess", seats=seats("a", "b")),
+                    grpc.StatusCode.INVALID_ARGUMENT,
+                    "unknown game",
+                ),
+                (
+                    referee_pb2.StartMatchRequest(game=game, seats=seats("a", "b"), config=bad_config),
+                    grpc.StatusCode.INVALID_ARGUMENT,
+                    "no_such_field",
+                ),
+                (
+                    referee_pb2.StartMatchRequest(game=game, seats=seats("a", "house:nobody")),
+                    grpc.StatusCode.INVALID_ARGUMENT,
+                    "no house bot 'nobody'",
+                ),
                 (referee_pb2.StartMatchRequest(game=game), grpc.StatusCode.INVALID_ARGUMENT, "needs seats"),
             ]
             for request, code, text in cases:

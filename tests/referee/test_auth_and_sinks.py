@@ -13,8 +13,8 @@ import json
 from pathlib import Path
 
 import pytest
-
 from brawl.bot.v1 import bot_pb2
+
 from referee.core.ids import BotId, MatchId
 from referee.core.replay import Replay
 from referee.server.auth import (

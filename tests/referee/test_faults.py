@@ -16,8 +16,8 @@ from pathlib import Path
 
 import grpc
 import pytest
-
 from brawl.bot.v1 import bot_pb2
+
 from referee.core import Termination
 from referee.core.replay import Replay, verify
 from referee.sdk import BotClient, BotConnectionError
@@ -132,7 +132,9 @@ def test_bot_that_never_answers_forfeits_and_never_hangs_the_match(game: str) ->
     asyncio.run(scenario())
 
 
-async def raw_stream(env: Env, token: str | None, messages: list[bytes]) -> tuple[list[bot_pb2.ConnectResponse], grpc.aio.AioRpcError | None]:
+async def raw_stream(
+    env: Env, token: str | None, messages: list[bytes]
+) -> tuple[list[bot_pb2.ConnectResponse], grpc.aio.AioRpcError | None]:
     """Sends raw bytes on a Connect stream; returns what came back until the stream ended or went quiet."""
     async with grpc.aio.insecure_channel(env.address) as channel:
         method = channel.stream_stream(
@@ -227,7 +229,9 @@ def test_wrong_missing_and_revoked_tokens_are_unauthenticated() -> None:
             with pytest.raises(BotConnectionError, match="UNAUTHENTICATED"):
                 await asyncio.wait_for(revoked.run(), 5)
 
-            wrong_game = BotClient(FirstBot, env.address, env.token("only-sfb", frozenset({"superfantasybrawl"})), games=["tinygame"])
+            wrong_game = BotClient(
+                FirstBot, env.address, env.token("only-sfb", frozenset({"superfantasybrawl"})), games=["tinygame"]
+            )
             with pytest.raises(BotConnectionError, match="FAILED_PRECONDITION"):
                 await asyncio.wait_for(wrong_game.run(), 5)
 
@@ -288,10 +292,22 @@ def test_bot_process_crash_mid_match_forfeits_after_the_grace(game: str) -> None
             control = await control_match(env, game)
             r = env.start(game, ["crash", "fast"], seed=7, join_timeout=20)
             proc = await asyncio.create_subprocess_exec(
-                sys.executable, "-m", "referee.cli", "bot", "run", "tests.referee.bots:CrashBot",
-                "--server", env.address, "--token", token, "--games", game,
-                cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
-                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                sys.executable,
+                "-m",
+                "referee.cli",
+                "bot",
+                "run",
+                "tests.referee.bots:CrashBot",
+                "--server",
+                env.address,
+                "--token",
+                token,
+                "--games",
+                game,
+                cwd=ROOT,
+                env={**os.environ, "PYTHONPATH": str(ROOT)},
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
             )
             status = await asyncio.wait_for(proc.wait(), 30)
             assert status == 3, (await proc.stderr.read()).decode()[-2000:]  # type: ignore[union-attr]

@@ -56,7 +56,9 @@ def test_bots_and_spectators_are_sent_only_what_they_may_see(game: str) -> None:
         async with referee_env() as env:
             env.connect(RecordingBot, "rec", games=[game])
             env.connect(FirstBot, "other", games=[game])
-            runners = [env.start(game, ["rec", "other"] if n % 2 else ["other", "rec"], seed=100 + n) for n in range(16)]
+            runners = [
+                env.start(game, ["rec", "other"] if n % 2 else ["other", "rec"], seed=100 + n) for n in range(16)
+            ]
             watched = []
 
             async def watch(runner) -> None:  # type: ignore[no-untyped-def]
@@ -87,7 +89,9 @@ def test_bots_and_spectators_are_sent_only_what_they_may_see(game: str) -> None:
             spectator_events: dict[str, list[tuple[int, str, object]]] = {}
             for runner, msg in watched:
                 match = _observation_at(game, runner.replay, msg.decision_count, Seat(0))
-                assert codec.payload_data(msg.observation) == codec.payload_data(codec.observation(game, match.observe(None)))
+                assert codec.payload_data(msg.observation) == codec.payload_data(
+                    codec.observation(game, match.observe(None))
+                )
                 spectator_events.setdefault(runner.match_id, []).extend(
                     (e.index, e.kind, codec.payload_data(e)) for e in msg.events
                 )

@@ -37,10 +37,25 @@ def test_series_rotates_seats_and_every_replay_verifies(game: str) -> None:
 def test_cli_writes_replays_and_prints_the_table(tmp_path: Path) -> None:
     result = subprocess.run(
         [
-            sys.executable, "-m", "referee.cli", "play", "--game", "tests.conformance.tinygame:TinyGame",
-            "random", "random", "--games", "4", "--seed", "9", "--out", str(tmp_path),
+            sys.executable,
+            "-m",
+            "referee.cli",
+            "play",
+            "--game",
+            "tests.conformance.tinygame:TinyGame",
+            "random",
+            "random",
+            "--games",
+            "4",
+            "--seed",
+            "9",
+            "--out",
+            str(tmp_path),
         ],
-        cwd=ROOT, capture_output=True, text=True, check=False,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert result.returncode == 0, result.stderr
     assert "random#1" in result.stdout and "4 matches" in result.stdout
