@@ -278,7 +278,8 @@ def _reaction_window(m: BrawlMatch, st: Step, choice: str | None) -> Pending | N
     m.discards[seat].append(cid)
     reactor = m.champs[champ]
     reactor.defence_attack += card.defence
-    reactor.defence_turn += card.defence_turn
+    # A bonus "for the rest of the turn" covers later attacks; this one gets the icon's bonus (FAQ A16.1).
+    m.attack["turn_bonus"] = card.defence_turn
     m.attack["reaction"] = cid
     m.attack["reactor"] = champ
     m.attack["reaction_seat"] = seat
@@ -381,5 +382,7 @@ def _action_end(m: BrawlMatch, st: Step, choice: str | None) -> Pending | None:
     level_up_pending(m)
     for c in m.champs.values():
         c.defence_attack = 0
+    if m.attack.get("turn_bonus") and m.champs[m.attack["reactor"]].hex is not None:
+        m.champs[m.attack["reactor"]].defence_turn += m.attack["turn_bonus"]
     m.attack = {}
     return None
