@@ -1,0 +1,430 @@
+"""Creatures in the Arena: effective attributes, summoning, destruction and the triggers it fires.
+
+Attributes combine the Bestiary card, the creature enchantment, the team enchantments of its
+side and the orb it carries (section 2.4). Destruction runs the named hooks of the dying
+creature and of the creatures watching (Druid, Necromancer, Phoenix, Revenant, Nork, Lightning
+Imp, Magic Stump). Magic abilities live in ``abilities``; combat in ``combat``.
+"""
+
+from __future__ import annotations
+
+from referee.games.scrumbrawl.board import loose_orb, neighbours, place_2d20, relocate_orb, replace_orb, sq
+from referee.games.scrumbrawl.content import CONTENT, CreatureSpec
+from referee.games.scrumbrawl.engine import Creature, Frame, Pos, SBMatch, step
+
+MAX_CREATURES = 3
+
+
+def spec(c: Creature) -> CreatureSpec:
+    """Returns the Bestiary entry of ``c``."""
+    return CONTENT.creatures[c.name]
+
+
+def enchant_name(m: SBMatch, c: Creature) -> str | None:
+    """Returns the name of ``c``'s creature enchantment."""
+    return m.card_names[c.enchant] if c.enchant else None
+
+
+def is_stone(m: SBMatch, c: Creature) -> bool:
+    """Whether the Gargoyle ``c`` is stone (from its choice to the end of its owner's next turn)."""
+    return c.stone_turn >= 0
+
+
+def heavy(m: SBMatch, c: Creature) -> bool:
+    """Whether ``c`` carries the Heavy Orb and is not Strong."""
+    return c.orb == "Heavy Orb" and "strong" not in spec(c).keywords
+
+
+def has(m: SBMatch, c: Creature, keyword: str) -> bool:
+    """Whether ``c`` has ``keyword`` now, from its card or its enchantment (flying lost to stone and Heavy Orb)."""
+    sp = spec(c)
+    found = keyword in sp.keywords
+    if not found and c.enchant:
+        found = keyword in CONTENT.enchantments[m.card_names[c.enchant]].grants
+    if keyword == "flying" and found and (is_stone(m, c) or heavy(m, c)):
+        return False
+    return found
+
+
+def stat(m: SBMatch, c: Creature, name: str) -> int:
+    """Returns ``c``'s attribute ``name`` (T, C, R, M, A, D) with enchantments and orb applied."""
+    base = getattr(spec(c), name)
+    if base is None:
+        return 0
+    value: int = base
+    if c.enchant:
+        value += CONTENT.enchantments[m.card_names[c.enchant]].mods.get(name, 0)
+    for seat in range(m.seats):
+        if m.friendly(seat, c.owner):
+            for card in m.team_ench[seat]:
+                value += CONTENT.enchantments[m.card_names[card]].mods.get(name, 0)
+    if c.orb is not None:
+        mod = CONTENT.orbs[c.orb].mods.get(name, 0)
+        if c.orb == "Heavy Orb" and "strong" in spec(c).keywords:
+            mod = 0
+        value += mod
+    if name == "D" and is_stone(m, c):
+        value += 8
+    return max(value, 0)
+
+
+def can_carry(c: Creature) -> bool:
+    """Whether ``c`` may hold an orb (not Noncarrier)."""
+    return "noncarrier" not in spec(c).keywords
+
+
+def count_of(m: SBMatch, seat: int) -> int:
+    """Returns how many creatures ``seat`` controls."""
+    return sum(1 for c in m.creatures.values() if c.owner == seat)
+
+
+def can_act(m: SBMatch, c: Creature) -> bool:
+    """Whether ``c`` may still do anything this turn (its owner's turn, not new, not done, not stone)."""
+    return c.owner == m.active and c.entered != m.turn and not c.done and not is_stone(m, c)
+
+
+# -- entering the Arena ----------------------------------------------------------------------
+
+
+def summon(m: SBMatch, card: str, seat: int, entered: int | None = None) -> None:
+    """Schedules creature card ``card`` entering the Arena for ``seat`` by a 2d20 roll."""
+    m.emit("summon", {"seat": seat, "card": card, "name": m.card_names[card]})
+    for team in range(m.seats):
+        if m.card_names[card] in m.skins[team]:
+            m.skins[team].remove(m.card_names[card])
+            m.emit("skin_returned", {"seat": team, "name": m.card_names[card]})
+    place_2d20(m, m.card_names[card], {"s": "creature_lands", "cid": card, "seat": seat,
+                                       "entered": m.turn if entered is None else entered})
+
+
+@step("creature_lands")
+def _creature_lands(m: SBMatch, f: Frame) -> None:
+    pos: Pos = tuple(f["pos"])  # type: ignore[assignment]
+    cid, seat = f["cid"], f["seat"]
+    existing = m.creatures.get(cid)
+    carried = existing.orb if existing is not None else None
+    other = m.at(pos)
+    if other is not None and other.id == cid:
+        other = None
+    if carried is not None and (m.loose_orb_at(pos) is not None):
+        m.emit("reroll", {"detail": "a carrier onto an orb", "row": pos[0], "col": pos[1]})
+        place_2d20(m, m.card_names[cid], dict(f))
+        return
+    if other is not None:
+        m.emit("crushed", {"creature": other.id, "name": other.name, "row": pos[0], "col": pos[1]})
+        m.push("creature_lands_after", **{k: v for k, v in f.items() if k != "s"})
+        m.push("destroy", cid=other.id, killer=None, cause="placement")
+        return
+    _land(m, f, pos)
+
+
+@step("creature_lands_after")
+def _creature_lands_after(m: SBMatch, f: Frame) -> None:
+    _land(m, f, tuple(f["pos"]))  # type: ignore[arg-type]
+
+
+def _land(m: SBMatch, f: Frame, pos: Pos) -> None:
+    cid, seat = f["cid"], f["seat"]
+    c = m.creatures.get(cid) or m.limbo.pop(cid, None)
+    if c is None:
+        c = Creature(cid, m.card_names[cid], seat, pos, entered=f["entered"])
+    m.creatures[cid] = c
+    c.pos, c.owner = pos, seat
+    m.emit("creature_placed", {"creature": cid, "name": c.name, "seat": seat, "row": pos[0], "col": pos[1]})
+    if m.portal_at(pos) is not None:
+        m.push("destroy", cid=cid, killer=None, cause="portal")
+        return
+    orb = m.loose_orb_at(pos)
+    if orb is not None:
+        m.push("gain_orb", cid=cid, orb=orb, how="placement")
+
+
+# -- destruction -------------------------------------------------------------------------------
+
+
+def damage(m: SBMatch, target: str, source: str | None, cause: str) -> None:
+    """Schedules one point of damage to ``target``: an enchantment absorbs it, else the creature dies.
+
+    ``cause`` is ``"combat"`` for an attack (skins are won), or ``"explosion"``, ``"curse"``...
+    A Venom attacker, or the Lightning Imp against an enchanted creature, destroys regardless.
+    """
+    m.push("damage", cid=target, source=source, cause=cause)
+
+
+@step("damage")
+def _damage(m: SBMatch, f: Frame) -> None:
+    c = m.creatures.get(f["cid"])
+    if c is None:
+        return
+    src = m.creatures.get(f["source"]) if f["source"] else None
+    kills_enchanted = src is not None and f["cause"] == "combat" and (
+        has(m, src, "venom") or "imp_kills_enchanted" in spec(src).hooks
+    )
+    cursed = enchant_name(m, c) == "Aura of Cursing"
+    if c.enchant and not kills_enchanted:
+        card = c.enchant
+        c.enchant = None
+        m.discard.append(card)
+        m.emit("enchantment_lost", {"creature": c.id, "card": card, "name": m.card_names[card]})
+        if cursed and src is not None:
+            damage(m, src.id, c.id, "curse")
+        return
+    if cursed and src is not None:
+        damage(m, src.id, c.id, "curse")
+    if f["cause"] == "combat" and "troll_regenerate" in spec(c).hooks:
+        m.roll("Troll regenerates", [(8, 1, 8)], {"s": "troll_check", "cid": c.id, "source": f["source"]})
+        return
+    m.push("destroy", cid=c.id, killer=f["source"], cause=f["cause"])
+
+
+@step("troll_check")
+def _troll_check(m: SBMatch, f: Frame) -> None:
+    if f["dice"][0] <= 4:
+        m.emit("ability", {"creature": f["cid"], "name": "Troll", "detail": "regenerates: no damage"})
+        return
+    m.push("destroy", cid=f["cid"], killer=f["source"], cause="combat")
+
+
+@step("destroy")
+def _destroy(m: SBMatch, f: Frame) -> None:
+    """Destroys a creature: first the Druid may save it, then it leaves and its triggers run."""
+    c = m.creatures.get(f["cid"])
+    if c is None:
+        return
+    if f["cause"] not in ("sacrifice", "lms"):
+        for druid in sorted(m.creatures.values(), key=lambda d: d.id):
+            if druid.id != c.id and "druid_save" in spec(druid).hooks and m.friendly(druid.owner, c.owner):
+                m.roll("Druid saves", [(8, 1, 8)], {"s": "druid_check", "cid": c.id, "druid": druid.id, "f": dict(f)})
+                return
+    m.push("destroy_final", **{k: v for k, v in f.items() if k != "s"})
+
+
+@step("druid_check")
+def _druid_check(m: SBMatch, f: Frame) -> None:
+    c, druid = m.creatures.get(f["cid"]), m.creatures.get(f["druid"])
+    if c is None:
+        return
+    if f["dice"][0] <= 4 and druid is not None:
+        m.emit("ability", {"creature": druid.id, "name": "Druid", "target": c.id, "detail": "saves the creature"})
+        m.roll("Druid placement", [(8, 1, 8)], {"s": "druid_place", "cid": c.id, "druid": druid.id, "tries": 0})
+        return
+    inner = dict(f["f"])
+    m.push("destroy_final", **{k: v for k, v in inner.items() if k != "s"})
+
+
+@step("druid_place")
+def _druid_place(m: SBMatch, f: Frame) -> None:
+    from referee.games.scrumbrawl.board import d8_offset, on_board
+
+    c, druid = m.creatures.get(f["cid"]), m.creatures.get(f["druid"])
+    if c is None or druid is None:
+        return
+    off = d8_offset(m.active, f["dice"][0])
+    pos = (druid.pos[0] + off[0], druid.pos[1] + off[1])
+    free = on_board(pos) and (m.at(pos) is None or m.at(pos) is c) and m.portal_at(pos) is None
+    if not free:
+        if f["tries"] >= 16:
+            return
+        m.roll("Druid placement", [(8, 1, 8)], {"s": "druid_place", "cid": c.id, "druid": druid.id, "tries": f["tries"] + 1})
+        return
+    old = c.pos
+    c.pos = pos
+    m.emit("creature_moved", {"creature": c.id, "from_row": old[0], "from_col": old[1], "row": pos[0], "col": pos[1]})
+    orb = m.loose_orb_at(pos)
+    if orb is not None and c.orb is None:
+        m.push("gain_orb", cid=c.id, orb=orb, how="placement")
+
+
+def _award_skin(m: SBMatch, seat: int, name: str) -> None:
+    team = m.team_of(seat)
+    if m.lms:
+        return
+    m.skins[team].append(name)
+    m.emit("skin", {"seat": seat, "name": name, "values": [len(m.skins[team])]})
+    if len(m.skins[team]) >= 3:
+        m.skins[team] = m.skins[team][3:]
+        m.push("chip", seat=seat, color="red")
+
+
+@step("destroy_final")
+def _destroy_final(m: SBMatch, f: Frame) -> None:
+    c = m.creatures.pop(f["cid"], None)
+    if c is None:
+        return
+    cause, killer_id = f["cause"], f["killer"]
+    killer = m.creatures.get(killer_id) if killer_id else None
+    m.emit("destroyed", {"creature": c.id, "name": c.name, "seat": c.owner, "row": c.pos[0], "col": c.pos[1],
+                         "detail": cause, "target": killer_id or ""})
+    if c.enchant:
+        m.discard.append(c.enchant)
+        c.enchant = None
+    m.discard.append(c.id)
+    hooks = spec(c).hooks
+    follow: list[Frame] = []
+    if c.orb is not None:
+        orb = c.orb
+        c.orb = None
+        m.carrier.pop(orb, None)
+        if orb == "Crystal Orb":
+            m.emit("orb_shatters", {"orb": orb})
+            follow.append({"s": "relocate_orb", "orb": orb})
+        else:
+            follow.append({"s": "drop_orb", "orb": orb, "origin": list(c.pos)})
+    if cause == "combat" and killer is not None and not m.friendly(killer.owner, c.owner):
+        if "revenant" in spec(killer).hooks:
+            m.emit("ability", {"creature": killer.id, "name": "Revenant", "detail": "vengeance: red chip"})
+            follow.append({"s": "chip", "seat": killer.owner, "color": "red"})
+            follow.append({"s": "remove_creature", "cid": killer.id})
+        else:
+            _award_skin(m, killer.owner, c.name)
+        if "mordrock_extra_turn" in spec(killer).hooks and killer.owner == m.active:
+            follow.append({"s": "extra_turn", "cid": killer.id})
+    if cause in ("sacrifice", "lms"):
+        hooks = frozenset()
+    if "nork_explodes" in hooks:
+        follow.append({"s": "nork_explodes", "pos": list(c.pos), "cid": c.id})
+    if "imp_storm" in hooks:
+        follow.append({"s": "event_effect", "effect": "lightning_storm", "cause": "Lightning Imp"})
+    if "stump_chaos" in hooks:
+        follow.append({"s": "stump_roll"})
+    if "revenant" in hooks and cause != "revenant_done":
+        follow.append({"s": "revenant_return", "cid": c.id, "seat": c.owner})
+    elif "phoenix_rebirth" in hooks:
+        follow.append({"s": "phoenix_roll", "cid": c.id, "seat": c.owner})
+    else:
+        follow.append({"s": "necromancer_check", "cid": c.id, "seats": m.order_from(m.active)})
+    if cause == "combat" and not m.eliminated[c.owner]:
+        follow.append({"s": "revenant_window", "queue": [c.owner], "prompt": "summon the Revenant?"})
+    for frame in reversed(follow):
+        m.stack.append(frame)
+
+
+@step("drop_orb")
+def _drop_orb(m: SBMatch, f: Frame) -> None:
+    loose_orb(m, f["orb"], tuple(f["origin"]))  # type: ignore[arg-type]
+
+
+@step("relocate_orb")
+def _relocate_orb(m: SBMatch, f: Frame) -> None:
+    if f["orb"] not in m.orbs:
+        m.orbs[f["orb"]] = None
+    relocate_orb(m, f["orb"])
+
+
+@step("remove_creature")
+def _remove_creature(m: SBMatch, f: Frame) -> None:
+    c = m.creatures.pop(f["cid"], None)
+    if c is not None:
+        m.discard.append(c.id)
+        m.emit("removed", {"creature": c.id, "name": c.name})
+
+
+@step("extra_turn")
+def _extra_turn(m: SBMatch, f: Frame) -> None:
+    c = m.creatures.get(f["cid"])
+    if c is not None and c.owner == m.active:
+        c.steps, c.moved, c.done, c.attacked, c.maneuvered, c.gazed = 0, False, False, False, False, False
+        m.emit("ability", {"creature": c.id, "name": c.name, "detail": "takes another turn"})
+
+
+@step("nork_explodes")
+def _nork(m: SBMatch, f: Frame) -> None:
+    pos: Pos = tuple(f["pos"])  # type: ignore[assignment]
+    m.emit("ability", {"name": "The Nork", "detail": "explodes", "row": pos[0], "col": pos[1]})
+    for n in reversed(neighbours(pos)):
+        victim = m.at(n)
+        if victim is not None:
+            damage(m, victim.id, None, "explosion")
+    for n in neighbours(pos):
+        orb = m.loose_orb_at(n)
+        if orb is not None:
+            replace_orb(m, orb)
+        pid = m.portal_at(n)
+        if pid is not None and not m.lms:
+            del m.portals[pid]
+            from referee.games.scrumbrawl.board import place_portal
+
+            place_portal(m, pid)
+
+
+@step("stump_roll")
+def _stump_roll(m: SBMatch, f: Frame) -> None:
+    m.roll("Magic Stump chaos", [(8, 1, 8)], {"s": "stump_chaos"})
+
+
+@step("stump_chaos")
+def _stump_chaos(m: SBMatch, f: Frame) -> None:
+    if f["dice"][0] <= 4:
+        m.emit("ability", {"name": "The Magic Stump", "detail": "Chaos, and the active turn ends"})
+        m.push("end_active_turn")
+        m.push("event_effect", effect="chaos", cause="The Magic Stump")
+
+
+@step("phoenix_roll")
+def _phoenix_roll(m: SBMatch, f: Frame) -> None:
+    m.roll("Phoenix rebirth", [(8, 1, 8)], {"s": "phoenix_check", "cid": f["cid"], "seat": f["seat"]})
+
+
+@step("phoenix_check")
+def _phoenix_check(m: SBMatch, f: Frame) -> None:
+    cid = f["cid"]
+    if f["dice"][0] <= 4 and count_of(m, f["seat"]) < MAX_CREATURES and cid in m.discard:
+        m.discard.remove(cid)
+        m.emit("ability", {"creature": cid, "name": "Phoenix", "detail": "returns"})
+        # Entered before this turn: it takes another turn when it is its controller's turn.
+        summon(m, cid, f["seat"], entered=-1 if f["seat"] == m.active else m.turn)
+        return
+    m.push("necromancer_check", cid=cid, seats=m.order_from(m.active))
+
+
+@step("revenant_return")
+def _revenant_return(m: SBMatch, f: Frame) -> None:
+    cid = f["cid"]
+    if cid in m.discard and count_of(m, f["seat"]) < MAX_CREATURES:
+        m.discard.remove(cid)
+        m.emit("ability", {"creature": cid, "name": "Revenant", "detail": "relocates"})
+        summon(m, cid, f["seat"], entered=m.turn)
+
+
+@step("necromancer_check")
+def _necromancer_check(m: SBMatch, f: Frame) -> None:
+    seats: list[int] = list(f["seats"])
+    cid = f["cid"]
+    while seats:
+        seat = seats.pop(0)
+        necro = [c for c in m.creatures.values() if c.owner == seat and "necromancer_raise" in spec(c).hooks]
+        if necro and count_of(m, seat) < MAX_CREATURES and cid in m.discard:
+            m.push("necromancer_check", cid=cid, seats=seats)
+            m.roll("Necromancer raises", [(8, 1, 8)], {"s": "necromancer_raise", "cid": cid, "seat": seat})
+            return
+
+
+@step("necromancer_raise")
+def _necromancer_raise(m: SBMatch, f: Frame) -> None:
+    cid = f["cid"]
+    if f["dice"][0] <= 4 and cid in m.discard and count_of(m, f["seat"]) < MAX_CREATURES:
+        m.discard.remove(cid)
+        for team in range(m.seats):
+            if m.card_names[cid] in m.skins[team]:
+                m.skins[team].remove(m.card_names[cid])
+        m.emit("ability", {"name": "Necromancer", "seat": f["seat"], "target": cid, "detail": "takes control"})
+        summon(m, cid, f["seat"])
+        # Only one Necromancer can raise the same creature.
+        while m.stack and m.stack[-1]["s"] == "necromancer_check":
+            m.stack.pop()
+
+
+def relocate_creature(m: SBMatch, c: Creature) -> None:
+    """Schedules a random relocation (2d20) of ``c``; a carrier keeps its orb."""
+    place_2d20(m, c.name, {"s": "creature_lands", "cid": c.id, "seat": c.owner, "entered": c.entered})
+
+
+def describe(m: SBMatch, c: Creature) -> str:
+    """Returns ``"Yeti k49 at r3c4"`` for labels."""
+    return f"{c.name} {c.id} at {sq(c.pos)}"
+
+
+def noncarrier_bounce(m: SBMatch, c: Creature, orb: str) -> None:
+    """A Noncarrier sharing a square with an orb sends it on a loose-orb roll from that square."""
+    m.orbs[orb] = c.pos
+    loose_orb(m, orb, c.pos)

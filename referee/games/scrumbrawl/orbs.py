@@ -1,0 +1,330 @@
+"""Orb maneuvering (section 1.6.2) and the orbs' effects (section 2.4).
+
+Pick-up, throw and catch (with the tribal bonus), handoff, goals by carrying, throwing and a loose
+orb, blue chips, fumbles, and the orb effects at the start and end of a turn. Placement and the
+d8 loose-orb roll live in ``board``; scoring chips and victory in ``scoring``.
+"""
+
+from __future__ import annotations
+
+from referee.games.scrumbrawl.board import dist, loose_orb, place_portal, relocate_orb, replace_orb
+from referee.games.scrumbrawl.creatures import can_carry, has, relocate_creature, spec, stat
+from referee.games.scrumbrawl.engine import Creature, Frame, SBMatch, step
+
+
+def fumble_seats(m: SBMatch, exclude_active: bool = True) -> list[int]:
+    """Seats that may get a Fumble window now (clockwise from the active player)."""
+    return [s for s in m.order_from(m.active) if not (exclude_active and s == m.active)]
+
+
+def open_fumble_window(m: SBMatch, cid: str, moment: str) -> None:
+    """Pushes a Fumble window on carrier ``cid`` for the other seats (offered only to a holder)."""
+    c = m.creatures.get(cid)
+    if c is None or c.orb is None:
+        return
+    seats = fumble_seats(m)
+    if seats:
+        m.push("fumble_window", queue=seats, cid=cid, moment=moment, prompt=f"play Fumble {moment}?")
+
+
+@step("gain_orb")
+def _gain_orb(m: SBMatch, f: Frame) -> None:
+    """A creature shares a square with a loose orb (moving in, placement or a loose-orb roll)."""
+    c = m.creatures.get(f["cid"])
+    orb = f["orb"]
+    if c is None or m.orbs.get(orb) != c.pos:
+        return
+    if not can_carry(c) or c.orb is not None:
+        m.emit("ability", {"creature": c.id, "name": c.name, "detail": "cannot hold the orb", "orb": orb})
+        loose_orb(m, orb, c.pos)
+        return
+    if orb == "Heavy Orb" and has(m, c, "weak"):
+        m.emit("ability", {"creature": c.id, "name": c.name, "detail": "Weak: crushed by the Heavy Orb"})
+        m.push("destroy", cid=c.id, killer=None, cause="heavy_orb")
+        return
+    if orb == "Slippery Orb" and f["how"] == "move":
+        m.roll("Slippery Orb pick up", [(8, 1, 8)], {"s": "slippery_pickup", "cid": c.id, "orb": orb})
+        return
+    take_orb(m, c, orb, f["how"])
+
+
+@step("slippery_pickup")
+def _slippery_pickup(m: SBMatch, f: Frame) -> None:
+    c = m.creatures.get(f["cid"])
+    if c is None:
+        return
+    if f["dice"][0] <= 4 and not has(m, c, "sticky"):
+        m.emit("fumble", {"creature": c.id, "orb": f["orb"], "detail": "Slippery Orb"})
+        c.done = True
+        loose_orb(m, f["orb"], c.pos)
+        return
+    take_orb(m, c, f["orb"], "move")
+
+
+def take_orb(m: SBMatch, c: Creature, orb: str, how: str) -> None:
+    """Makes ``c`` the carrier of ``orb`` (a Chaos Orb then relocates it); opens the possession Fumble window."""
+    m.orbs[orb] = None
+    m.carrier[orb] = c.id
+    c.orb = orb
+    m.last_control[orb] = (c.owner, m.turn)
+    m.emit("pickup", {"creature": c.id, "orb": orb, "seat": c.owner, "detail": how})
+    if orb == "Chaos Orb":
+        relocate_creature(m, c)
+    open_fumble_window(m, c.id, "as it gains the orb")
+
+
+@step("fumble")
+def _fumble(m: SBMatch, f: Frame) -> None:
+    """The carrier fumbles: its turn ends and the orb takes a loose-orb roll (a Crystal Orb shatters)."""
+    c = m.creatures.get(f["cid"])
+    if c is None or c.orb is None:
+        return
+    orb = c.orb
+    c.done = True
+    m.emit("fumble", {"creature": c.id, "orb": orb, "detail": f.get("why", "")})
+    if orb == "Crystal Orb":
+        m.emit("orb_shatters", {"orb": orb})
+        relocate_orb(m, orb)
+        return
+    loose_orb(m, orb, c.pos)
+
+
+def can_be_fumbled(m: SBMatch, c: Creature) -> bool:
+    """Whether a Fumble card may target ``c``: a carrier, not stone, not Sticky Fingers."""
+    return c.orb is not None and c.stone_turn < 0 and not has(m, c, "sticky")
+
+
+# -- throws, catches, handoffs, goals ---------------------------------------------------------
+
+
+def throw_targets(m: SBMatch, c: Creature) -> list[Creature]:
+    """Friendly creatures in ``c``'s throwing range that can catch (Killer Orb: any creature)."""
+    rng = stat(m, c, "R")
+    out = []
+    for t in m.creatures.values():
+        if t.id == c.id or not can_carry(t) or t.orb is not None or dist(t.pos, c.pos) > rng:
+            continue
+        if m.friendly(t.owner, c.owner):
+            out.append(t)
+    return sorted(out, key=lambda t: t.id)
+
+
+def start_throw(m: SBMatch, c: Creature, target: Creature) -> None:
+    """Declares a throw from ``c`` to ``target``: Fumble window, Slippery roll, then the catch roll."""
+    c.done = True
+    c.maneuvered = True
+    m.emit("throw", {"creature": c.id, "target": target.id, "orb": c.orb or ""})
+    m.push("throw_roll", cid=c.id, tid=target.id)
+    if c.orb == "Slippery Orb":
+        m.roll("Slippery Orb throw", [(8, 1, 8)], {"s": "slippery_gate", "cid": c.id})
+    open_fumble_window(m, c.id, "before the throw")
+
+
+@step("slippery_gate")
+def _slippery_gate(m: SBMatch, f: Frame) -> None:
+    c = m.creatures.get(f["cid"])
+    if c is not None and c.orb is not None and f["dice"][0] <= 4 and not has(m, c, "sticky"):
+        m.push("fumble", cid=c.id, why="Slippery Orb")
+
+
+@step("throw_roll")
+def _throw_roll(m: SBMatch, f: Frame) -> None:
+    c, t = m.creatures.get(f["cid"]), m.creatures.get(f["tid"])
+    if c is None or c.orb is None:
+        return
+    if t is None or t.orb is not None:
+        m.push("fumble", cid=c.id, why="no receiver")
+        return
+    need = stat(m, c, "T") + stat(m, t, "C") + (4 if spec(c).color == spec(t).color else 0)
+    m.roll("catch", [(20, 1, None)], {"s": "catch", "cid": c.id, "tid": t.id, "need": need})
+
+
+@step("catch")
+def _catch(m: SBMatch, f: Frame) -> None:
+    c, t = m.creatures.get(f["cid"]), m.creatures.get(f["tid"])
+    if c is None or c.orb is None:
+        return
+    orb = c.orb
+    ok = t is not None and t.orb is None and f["dice"][0] <= f["need"]
+    m.emit("catch_roll", {"creature": c.id, "target": f["tid"], "dice": f["dice"], "total": f["need"],
+                          "result": "caught" if ok else "dropped"})
+    if not ok or t is None:
+        if t is not None:
+            t.done = t.done or t.owner == m.active
+        if orb == "Crystal Orb":
+            m.emit("orb_shatters", {"orb": orb})
+            relocate_orb(m, orb)
+            return
+        origin = t.pos if t is not None else c.pos
+        loose_orb(m, orb, origin)
+        return
+    if orb == "Slippery Orb":
+        m.push("slippery_catch", cid=t.id)
+    c.orb = None
+    del m.carrier[orb]
+    _receive(m, t, orb, "catch")
+
+
+@step("slippery_catch")
+def _slippery_catch(m: SBMatch, f: Frame) -> None:
+    t = m.creatures.get(f["cid"])
+    if t is not None and t.orb == "Slippery Orb":
+        m.roll("Slippery Orb catch", [(8, 1, 8)], {"s": "slippery_gate", "cid": t.id})
+
+
+def _receive(m: SBMatch, t: Creature, orb: str, how: str) -> None:
+    if t.moved and t.owner == m.active and how == "catch":
+        t.done = True
+    m.orbs[orb] = None
+    m.carrier[orb] = t.id
+    t.orb = orb
+    m.last_control[orb] = (m.active, m.turn)
+    m.emit("pickup", {"creature": t.id, "orb": orb, "seat": t.owner, "detail": how})
+    if orb == "Chaos Orb":
+        relocate_creature(m, t)
+    open_fumble_window(m, t.id, "as it gains the orb")
+
+
+def handoff(m: SBMatch, c: Creature, t: Creature) -> None:
+    """Hands ``c``'s orb to the adjacent friendly ``t``; ``c``'s turn ends."""
+    orb = c.orb
+    assert orb is not None
+    c.done = True
+    c.maneuvered = True
+    m.emit("handoff", {"creature": c.id, "target": t.id, "orb": orb})
+    if orb == "Slippery Orb":
+        m.push("handoff_go", cid=c.id, tid=t.id)
+        m.roll("Slippery Orb handoff", [(8, 1, 8)], {"s": "slippery_gate", "cid": c.id})
+        return
+    c.orb = None
+    del m.carrier[orb]
+    _receive(m, t, orb, "handoff")
+
+
+@step("handoff_go")
+def _handoff_go(m: SBMatch, f: Frame) -> None:
+    c, t = m.creatures.get(f["cid"]), m.creatures.get(f["tid"])
+    if c is None or c.orb is None or t is None or t.orb is not None:
+        return
+    orb = c.orb
+    c.orb = None
+    del m.carrier[orb]
+    _receive(m, t, orb, "handoff")
+
+
+def shoot(m: SBMatch, c: Creature, pid: str) -> None:
+    """Throws at portal ``pid``: d20 <= T + 2 scores."""
+    c.done = True
+    c.maneuvered = True
+    m.emit("shot", {"creature": c.id, "portal": pid, "orb": c.orb or ""})
+    m.push("shot_roll", cid=c.id, pid=pid)
+    if c.orb == "Slippery Orb":
+        m.roll("Slippery Orb throw", [(8, 1, 8)], {"s": "slippery_gate", "cid": c.id})
+    open_fumble_window(m, c.id, "before the throw")
+
+
+@step("shot_roll")
+def _shot_roll(m: SBMatch, f: Frame) -> None:
+    c = m.creatures.get(f["cid"])
+    if c is None or c.orb is None or f["pid"] not in m.portals:
+        return
+    m.roll("throw at portal", [(20, 1, None)], {"s": "shot", "cid": c.id, "pid": f["pid"], "need": stat(m, c, "T") + 2})
+
+
+@step("shot")
+def _shot(m: SBMatch, f: Frame) -> None:
+    c = m.creatures.get(f["cid"])
+    if c is None or c.orb is None:
+        return
+    orb = c.orb
+    ok = f["dice"][0] <= f["need"] and f["pid"] in m.portals
+    m.emit("shot_roll", {"creature": c.id, "portal": f["pid"], "dice": f["dice"], "total": f["need"],
+                         "result": "goal" if ok else "miss"})
+    if ok:
+        m.push("goal", orb=orb, portal=f["pid"], seat=c.owner, how="throw")
+        return
+    if orb == "Crystal Orb":
+        relocate_orb(m, orb)
+        return
+    loose_orb(m, orb, m.portals[f["pid"]])
+
+
+@step("goal")
+def _goal(m: SBMatch, f: Frame) -> None:
+    """A goal: blue chip (or, in Last Man Standing, the portal's owner loses one); orb and portal replaced."""
+    orb, pid, seat = f["orb"], f["portal"], f["seat"]
+    cid = m.carrier.get(orb)
+    if cid is not None and cid in m.creatures:
+        m.creatures[cid].done = True
+    m.emit("goal", {"seat": seat, "orb": orb, "portal": pid, "detail": f["how"]})
+    m.push("after_goal", orb=orb, portal=pid)
+    if m.lms:
+        m.push("lms_lose", seat=m.portal_owner.get(pid, -1))
+    elif seat >= 0:
+        m.push("chip", seat=seat, color="blue")
+
+
+@step("after_goal")
+def _after_goal(m: SBMatch, f: Frame) -> None:
+    replace_orb(m, f["orb"])
+    pid = f["portal"]
+    if not m.lms and pid in m.portals:
+        del m.portals[pid]
+        place_portal(m, pid)
+
+
+# -- orb effects at turn boundaries -------------------------------------------------------------
+
+
+@step("orb_turn_start")
+def _orb_turn_start(m: SBMatch, f: Frame) -> None:
+    for c in sorted(m.creatures.values(), key=lambda c: c.id, reverse=True):
+        if c.owner == m.active and c.orb == "Chaos Orb":
+            m.emit("ability", {"creature": c.id, "orb": "Chaos Orb", "detail": "relocates its carrier"})
+            relocate_creature(m, c)
+
+
+@step("orb_turn_end")
+def _orb_turn_end(m: SBMatch, f: Frame) -> None:
+    for c in sorted(m.creatures.values(), key=lambda c: c.id, reverse=True):
+        if c.owner != m.active:
+            continue
+        if c.orb == "Killer Orb":
+            m.emit("ability", {"creature": c.id, "orb": "Killer Orb", "detail": "destroys its carrier"})
+            m.push("destroy", cid=c.id, killer=None, cause="killer_orb")
+        elif c.orb == "Unstable Orb":
+            m.roll("Unstable Orb", [(8, 1, 8)], {"s": "unstable", "cid": c.id})
+
+
+@step("unstable")
+def _unstable(m: SBMatch, f: Frame) -> None:
+    from referee.games.scrumbrawl.board import neighbours
+
+    c = m.creatures.get(f["cid"])
+    if c is None or c.orb != "Unstable Orb":
+        return
+    roll = f["dice"][0]
+    if roll > 4:
+        return
+    m.emit("ability", {"creature": c.id, "orb": "Unstable Orb", "detail": "explodes" if roll == 1 else "destroys its carrier"})
+    m.creatures[c.id].orb = None
+    m.carrier.pop("Unstable Orb", None)
+    m.orbs["Unstable Orb"] = None
+    if roll == 1:
+        for n in neighbours(c.pos):
+            orb = m.loose_orb_at(n)
+            if orb is not None:
+                replace_orb(m, orb)
+            pid = m.portal_at(n)
+            if pid is not None and not m.lms:
+                del m.portals[pid]
+                place_portal(m, pid)
+        for n in reversed(neighbours(c.pos)):
+            v = m.at(n)
+            if v is not None:
+                m.push("destroy", cid=v.id, killer=None, cause="unstable_orb")
+        m.push("destroy", cid=c.id, killer=None, cause="unstable_orb")
+        replace_orb(m, "Unstable Orb")
+        return
+    relocate_orb(m, "Unstable Orb")
+    m.push("destroy", cid=c.id, killer=None, cause="unstable_orb")

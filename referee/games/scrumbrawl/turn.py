@@ -1,0 +1,328 @@
+"""The turn (section 1.3) as named phases, and the decisions a player takes in them.
+
+``PHASES`` lists the steps of a turn; a variant edits the list, not the code. The place, act and
+discard phases are decisions that stay on top of the stack until the player ends them; the act
+decision enumerates every legal action of every creature the player may still use.
+"""
+
+from __future__ import annotations
+
+from referee.core.contract import Option
+from referee.games.scrumbrawl import abilities, cards, combat, movement, orbs
+from referee.games.scrumbrawl.board import DIR_NAMES, DIRS, dist, sq
+from referee.games.scrumbrawl.content import CONTENT
+from referee.games.scrumbrawl.creatures import (
+    MAX_CREATURES,
+    can_act,
+    can_carry,
+    count_of,
+    spec,
+    stat,
+    summon,
+)
+from referee.games.scrumbrawl.engine import Creature, Frame, SBMatch, decision, step
+
+PHASES = ("turn_start", "start_checks", "orb_turn_start", "draw", "place", "act", "place_again", "discard",
+          "orb_turn_end", "advance")
+"""The steps of one turn, in order."""
+
+
+def begin_turn(m: SBMatch) -> None:
+    """Pushes the phases of the active player's turn."""
+    for name in reversed(PHASES):
+        m.push(name, seat=m.active)
+
+
+@step("turn_start")
+def _turn_start(m: SBMatch, f: Frame) -> None:
+    m.phase = "start"
+    m.transmuted = False
+    for c in m.creatures.values():
+        if c.owner == m.active:
+            c.steps, c.moved, c.done, c.attacked, c.maneuvered, c.gazed = 0, False, False, False, False, False
+    m.emit("turn", {"seat": m.active, "values": [m.turn, m.round]})
+
+
+@step("start_checks")
+def _start_checks(m: SBMatch, f: Frame) -> None:
+    """Chicken pecks and Basilisk gazes at the beginning of the turn (section 2.1)."""
+    mine = sorted((c for c in m.creatures.values() if c.owner == m.active), key=lambda c: c.id, reverse=True)
+    for c in mine:
+        if "chicken_peck" in spec(c).hooks:
+            m.roll("Chicken pecks", [(8, 1, 8)], {"s": "peck", "cid": c.id})
+        if c.pos in movement.gaze_squares(m, c):
+            m.push("gaze", cid=c.id)
+
+
+@step("peck")
+def _peck(m: SBMatch, f: Frame) -> None:
+    c = m.creatures.get(f["cid"])
+    if c is not None and f["dice"][0] <= 4:
+        c.done = True
+        m.emit("ability", {"creature": c.id, "name": "Chicken", "detail": "pecks the ground: its turn ends"})
+
+
+# -- drawing ---------------------------------------------------------------------------------
+
+
+def draw_card(m: SBMatch, seat: int) -> str | None:
+    """Draws the top card into ``seat``'s hand (the discard pile is reshuffled when the deck is empty)."""
+    if not m.deck:
+        if not m.discard:
+            return None
+        m.deck = m.discard
+        m.discard = []
+        m.chance.shuffle(m.deck)
+        m.emit("reshuffle", {"values": [len(m.deck)]})
+    card = m.deck.pop(0)
+    m.hands[seat].append(card)
+    m.emit("draw", {"seat": seat})
+    m.emit("drew", {"seat": seat, "card": card, "name": m.card_names[card]}, to=[seat])
+    return card
+
+
+def is_instant(m: SBMatch, card: str) -> bool:
+    """Whether ``card`` is an Instant Event."""
+    name = m.card_names[card]
+    return name in CONTENT.events and CONTENT.events[name].timing == "instant"
+
+
+@step("draw")
+def _draw(m: SBMatch, f: Frame) -> None:
+    m.phase = "draw"
+    seat = m.active
+    first = not m.first_turn_done[seat]
+    while len(m.hands[seat]) < 4:
+        card = draw_card(m, seat)
+        if card is None:
+            break
+        if is_instant(m, card):
+            m.hands[seat].remove(card)
+            if first:
+                m.discard.append(card)
+                m.emit("event_discarded", {"seat": seat, "card": card, "name": m.card_names[card]})
+                continue
+            m.push("draw", seat=seat)
+            m.push("instant_event", card=card, seat=seat)
+            return
+    if first and not any(m.card_names[k] in CONTENT.creatures for k in m.hands[seat]):
+        m.push("redraw", seat=seat, prompt="no creature: redraw four cards?")
+
+
+def _redraw_options(m: SBMatch, f: Frame) -> list[Option]:
+    if not m.deck and not m.discard:
+        return []
+    return [Option("redraw", "redraw", "reveal, discard and draw four new cards"), Option("keep", "keep", "keep this hand")]
+
+
+@decision("redraw", "redraw", _redraw_options, default="redraw")
+def _redraw(m: SBMatch, f: Frame, opt: Option) -> None:
+    m.stack.pop()
+    if opt.id == "redraw":
+        seat = f["seat"]
+        m.emit("redraw", {"seat": seat, "values": [len(m.hands[seat])]})
+        m.discard.extend(m.hands[seat])
+        m.hands[seat] = []
+        m.push("draw", seat=seat)
+
+
+# -- placing creatures and enchantments ------------------------------------------------------
+
+
+@step("place_again")
+def _place_again(m: SBMatch, f: Frame) -> None:
+    m.push("place", seat=f["seat"], again=True)
+
+
+def _place_options(m: SBMatch, f: Frame) -> list[Option]:
+    seat = f["seat"]
+    m.phase = "place_again" if f.get("again") else "place"
+    hand = m.hands[seat]
+    out: list[Option] = []
+    room = count_of(m, seat) < MAX_CREATURES
+    creatures = sorted(m.creatures.values(), key=lambda c: c.id)
+    seen: set[str] = set()
+    for card in hand:
+        name = m.card_names[card]
+        kind = CONTENT.card_type(name)
+        if kind == "creature" and room and name != "Revenant":
+            out.append(Option(f"summon:{card}", "summon", f"summon {name}", {"card": card, "card_name": name}))
+        elif kind == "enchantment" and name not in seen:
+            seen.add(name)
+            if CONTENT.enchantments[name].scope == "team":
+                out.append(Option(f"team:{card}", "team", f"play {name}", {"card": card, "card_name": name}))
+            else:
+                for c in creatures:
+                    if not c.enchant and "resistant" not in spec(c).keywords:
+                        out.append(Option(f"enchant:{card}:{c.id}", "enchant", f"{name} on {c.name}",
+                                          {"card": card, "card_name": name, "creature": c.id}))
+    out.extend(_dispel_options(m, seat))
+    out.append(Option("end", "end", "end this phase"))
+    return out
+
+
+def _dispel_options(m: SBMatch, seat: int) -> list[Option]:
+    d = cards.cards_of(m, seat, "Dispel")
+    if not d:
+        return []
+    return [Option(f"dispel:{d[0]}:{k}", "dispel", f"Dispel {m.card_names[k]}", {"card": d[0], "target": k,
+                   "card_name": m.card_names[k]}) for k in cards.enchantments_in_play(m)]
+
+
+@decision("place", "place", _place_options, default="end")
+def _place(m: SBMatch, f: Frame, opt: Option) -> None:
+    seat = f["seat"]
+    p = opt.params
+    if opt.kind == "end":
+        m.stack.pop()
+    elif opt.kind == "summon":
+        m.hands[seat].remove(p["card"])
+        summon(m, p["card"], seat)
+    elif opt.kind == "team":
+        cards.play_from_hand(m, seat, p["card"])
+        m.team_ench[seat].append(p["card"])
+    elif opt.kind == "enchant":
+        cards.play_from_hand(m, seat, p["card"])
+        m.creatures[p["creature"]].enchant = p["card"]
+        m.emit("enchanted", {"creature": p["creature"], "card": p["card"], "name": p["card_name"]})
+    elif opt.kind == "dispel":
+        cards.dispel_enchantment(m, seat, p["card"], p["target"])
+
+
+# -- acting ------------------------------------------------------------------------------------
+
+
+def creature_options(m: SBMatch, c: Creature) -> list[Option]:
+    """Every action creature ``c`` may take now."""
+    out: list[Option] = []
+    if not can_act(m, c):
+        return out
+    if not (c.moved or c.attacked or c.maneuvered):
+        out.extend(abilities.magic_options(m, c))
+    reach = movement.reachable(m, c) if not c.attacked else {}
+    for pos in sorted(reach):
+        out.append(Option(f"move:{c.id}:{sq(pos)}", "move", f"{c.name} moves to {sq(pos)}",
+                          {"creature": c.id, "row": pos[0], "col": pos[1]}))
+    if not c.attacked:
+        for t, mode in combat.attack_targets(m, c):
+            out.append(Option(f"attack:{c.id}:{t.id}", "attack", f"{c.name} attacks {t.name} ({mode})",
+                              {"creature": c.id, "target": t.id, "choice": mode}))
+        for t, d in combat.charge_options(m, c, reach):
+            out.append(Option(f"charge:{c.id}:{t.id}:{DIR_NAMES[d]}", "charge", f"{c.name} charges {t.name}",
+                              {"creature": c.id, "target": t.id, "direction": DIR_NAMES[d]}))
+        for t in combat.killer_targets(m, c):
+            out.append(Option(f"killer:{c.id}:{t.id}", "killer", f"{c.name} hurls the Killer Orb at {t.name}",
+                              {"creature": c.id, "target": t.id}))
+    if c.orb is not None and can_carry(c):
+        for t in orbs.throw_targets(m, c):
+            out.append(Option(f"throw:{c.id}:{t.id}", "throw", f"{c.name} throws to {t.name}",
+                              {"creature": c.id, "target": t.id}))
+            if dist(t.pos, c.pos) == 1:
+                out.append(Option(f"handoff:{c.id}:{t.id}", "handoff", f"{c.name} hands off to {t.name}",
+                                  {"creature": c.id, "target": t.id}))
+        rng = stat(m, c, "R")
+        for pid, pos in sorted(m.portals.items()):
+            if dist(pos, c.pos) <= rng:
+                out.append(Option(f"shoot:{c.id}:{pid}", "shoot", f"{c.name} throws at portal {pid}",
+                                  {"creature": c.id, "portal": pid}))
+    return out
+
+
+def _act_options(m: SBMatch, f: Frame) -> list[Option]:
+    seat = f["seat"]
+    m.phase = "act"
+    out: list[Option] = []
+    for c in sorted(m.creatures.values(), key=lambda c: c.id):
+        if c.owner == seat:
+            out.extend(creature_options(m, c))
+    out.extend(_dispel_options(m, seat))
+    fumbles = cards.cards_of(m, seat, "Fumble")
+    if fumbles:
+        for c in sorted(m.creatures.values(), key=lambda c: c.id):
+            if orbs.can_be_fumbled(m, c):
+                out.append(Option(f"fumble:{fumbles[0]}:{c.id}", "fumble", f"Fumble on {c.name}",
+                                  {"card": fumbles[0], "creature": c.id}))
+    out.append(Option("end", "end", "end the action phase"))
+    return out
+
+
+@decision("act", "act", _act_options, default="end")
+def _act(m: SBMatch, f: Frame, opt: Option) -> None:
+    p = opt.params
+    kind = opt.kind
+    if kind == "end":
+        m.stack.pop()
+        return
+    if kind == "dispel":
+        cards.dispel_enchantment(m, f["seat"], p["card"], p["target"])
+        return
+    if kind == "fumble":
+        cards.play_fumble(m, f["seat"], p["card"], p["creature"])
+        return
+    c = m.creatures[p["creature"]]
+    if kind == "move":
+        movement.move(m, c, (p["row"], p["col"]))
+    elif kind == "attack":
+        combat.declare(m, c, m.creatures[p["target"]], p["choice"])
+    elif kind == "killer":
+        combat.declare(m, c, m.creatures[p["target"]], "killer")
+    elif kind == "charge":
+        t = m.creatures[p["target"]]
+        d = next(k for k, v in DIR_NAMES.items() if v == p["direction"])
+        start = (t.pos[0] - 4 * d[0], t.pos[1] - 4 * d[1])
+        cost = 3 + (0 if start == c.pos else movement.reachable(m, c)[start])
+        old = c.pos
+        c.pos = (t.pos[0] - d[0], t.pos[1] - d[1])
+        c.steps += cost
+        c.moved = True
+        m.emit("move", {"creature": c.id, "from_row": old[0], "from_col": old[1], "row": c.pos[0], "col": c.pos[1],
+                        "values": [cost], "detail": "charge"})
+        combat.declare(m, c, t, "melee", charge=d)
+    elif kind == "throw":
+        orbs.start_throw(m, c, m.creatures[p["target"]])
+    elif kind == "handoff":
+        orbs.handoff(m, c, m.creatures[p["target"]])
+    elif kind == "shoot":
+        orbs.shoot(m, c, p["portal"])
+    elif kind == "magic":
+        abilities.use_magic(m, c, opt)
+
+
+# -- discarding and the end of the turn -------------------------------------------------------
+
+
+@step("discard")
+def _discard_phase(m: SBMatch, f: Frame) -> None:
+    m.push("discard_choice", seat=f["seat"], prompt="discard down to three cards")
+
+
+def _discard_options(m: SBMatch, f: Frame) -> list[Option]:
+    seat = f["seat"]
+    m.phase = "discard"
+    hand = m.hands[seat]
+    out = [Option(f"discard:{k}", "discard", f"discard {m.card_names[k]}", {"card": k, "card_name": m.card_names[k]})
+           for k in hand]
+    if len(hand) <= 3:
+        out.insert(0, Option("done", "done", "keep the rest"))
+    return out
+
+
+@decision("discard_choice", "discard", _discard_options, default="first")
+def _discard(m: SBMatch, f: Frame, opt: Option) -> None:
+    seat = f["seat"]
+    if opt.id == "done":
+        m.stack.pop()
+        return
+    m.hands[seat].remove(opt.params["card"])
+    m.discard.append(opt.params["card"])
+    m.emit("discard", {"seat": seat, "card": opt.params["card"], "name": opt.params["card_name"]})
+
+
+@step("end_active_turn")
+def _end_active_turn(m: SBMatch, f: Frame) -> None:
+    """Ends the active player's turn at once (the Magic Stump's Chaos): skips to its discard phase."""
+    while m.stack and m.stack[-1]["s"] not in ("discard", "advance"):
+        m.stack.pop()
+
+
+__all__ = ["DIRS", "begin_turn"]
