@@ -112,7 +112,8 @@ async def play_series(
     sink: ResultSink = FileResultSink(out) if out else MemoryResultSink()
     referee = Referee(tokens=MemoryTokenStore(), sink=sink)
     tc = (time_control or defaults_for(game_name)).to_proto()
-    names = [b if bots.count(b) == 1 else f"{b}#{i + 1}" for i, b in enumerate(bots)]
+    short = [b.rsplit(":", 1)[-1].rsplit(".", 1)[-1] for b in bots]  # "pkg.mod:Class" shows as "Class"
+    names = [n if short.count(n) == 1 else f"{n}#{i + 1}" for i, n in enumerate(short)]
     tallies = [BotTally(n) for n in names]
     replays: list[Replay] = []
     started = time.monotonic()

@@ -1,0 +1,1 @@
+"""Examples of bots for Brawl Ladder (Python SDK bots and a Node.js bot)."""
