@@ -14,6 +14,7 @@ from typing import Any
 
 from webapp.matches.models import Match, MatchStatus
 from webapp.matches.views import match_queryset
+from webapp.tournaments import formats
 from webapp.tournaments.models import Tournament, TournamentEntrant
 
 SECTION_NAMES = {"W": "Winners' bracket", "L": "Losers' bracket", "GF": "Grand final", "R": "Rounds", "P": "Pods"}
@@ -111,8 +112,11 @@ def layout(series: list[dict[str, Any]]) -> dict[str, Any]:
     return {"width": width + 10, "height": y0, "boxes": boxes, "labels": labels, "lines": lines, "box_w": BOX_W, "box_h": BOX_H}
 
 
-def crosstable(entrants: list[TournamentEntrant], series: list[dict[str, Any]]) -> dict[str, Any]:
-    """Round-robin crosstable: series score of each row entrant against each column entrant."""
+def crosstable(entrants: list[TournamentEntrant], series: list[dict[str, Any]], best_of: int = 1) -> dict[str, Any]:
+    """Round-robin crosstable: series score of each row entrant against each column entrant.
+
+    A cell shows game wins (``"2-1"``); points count series won, a drawn series half each.
+    """
     ids = [e.bot_version_id for e in entrants]
     cell: dict[tuple[int, int], str] = {}
     points: dict[int, float] = dict.fromkeys(ids, 0.0)
@@ -126,6 +130,9 @@ def crosstable(entrants: list[TournamentEntrant], series: list[dict[str, Any]]) 
         cell[(b["bot_version"], a["bot_version"])] = f"{b['wins']}-{a['wins']}"
         if decided:
             points[s["winner"]] = points.get(s["winner"], 0.0) + 1.0
+        elif sum(g["status"] == MatchStatus.FINISHED for g in s["games"]) >= best_of:
+            for p in ps:
+                points[p["bot_version"]] = points.get(p["bot_version"], 0.0) + 0.5
     rows = [
         {
             "entrant": e,
@@ -137,35 +144,14 @@ def crosstable(entrants: list[TournamentEntrant], series: list[dict[str, Any]]) 
     return {"columns": entrants, "rows": rows}
 
 
-def swiss_standings(entrants: list[TournamentEntrant], series: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Standings after each Swiss round: points, then Buchholz (sum of opponents' points) as tie-break."""
+def round_standings(tournament: Tournament, series: list[dict[str, Any]], names: dict[int, str]) -> list[dict[str, Any]]:
+    """Standings after each round, with the ladder's tie-breaks (Swiss and pods)."""
     rounds = sorted({s["round"] for s in series})
     out = []
-    points: dict[int, float] = {e.bot_version_id: 0.0 for e in entrants}
-    opponents: dict[int, list[int]] = {e.bot_version_id: [] for e in entrants}
-    names = {e.bot_version_id: e for e in entrants}
     for rnd in rounds:
-        for s in (x for x in series if x["round"] == rnd):
-            ps = [p["bot_version"] for p in s["participants"]]
-            if len(ps) == 1:  # a bye
-                points[ps[0]] = points.get(ps[0], 0.0) + 1.0
-                continue
-            for p in ps:
-                opponents.setdefault(p, []).extend(q for q in ps if q != p)
-            if s["winner"] is not None:
-                points[s["winner"]] = points.get(s["winner"], 0.0) + 1.0
-            elif all(g["status"] == MatchStatus.FINISHED for g in s["games"]) and s["games"]:
-                for p in ps:
-                    points[p] = points.get(p, 0.0) + 0.5
-        table = sorted(
-            (
-                {"entrant": names.get(v), "bot_version": v, "points": pts, "buchholz": sum(points.get(o, 0.0) for o in opponents.get(v, []))}
-                for v, pts in points.items()
-            ),
-            key=lambda r: (-r["points"], -r["buchholz"], r["bot_version"]),
-        )
-        for n, row in enumerate(table, start=1):
-            row["place"] = n
+        table = formats.standings_after(tournament.state, rnd)
+        for row in table:
+            row["name"] = names.get(row["bot_version"], f"v{row['bot_version']}")
         out.append({"round": rnd, "table": table})
     return out
 
@@ -185,16 +171,17 @@ def bracket_data(tournament: Tournament, *, for_template: bool = False) -> dict[
     if tournament.format in ("single_elim", "double_elim"):
         data["layout"] = layout(series)
     elif tournament.format == "round_robin":
-        table = crosstable(entrants, series)
+        table = crosstable(entrants, series, tournament.best_of)
         data["crosstable"] = table if for_template else {
             "columns": [names[e.bot_version_id] for e in table["columns"]],
             "rows": [{"entrant": names[r["entrant"].bot_version_id], "cells": r["cells"], "points": r["points"]} for r in table["rows"]],
         }
-    elif tournament.format == "swiss":
-        standings = swiss_standings(entrants, series)
-        if not for_template:
-            for rnd in standings:
-                for row in rnd["table"]:
-                    row["entrant"] = names.get(row["bot_version"], "")
-        data["standings"] = standings
+    elif tournament.format in ("swiss", "pods"):
+        data["standings"] = round_standings(tournament, series, names)
+        data["byes"] = [dict(b, name=names.get(b["bot_version"], "")) for b in formats.byes(tournament.state)]
+    if tournament.state:
+        final = formats.standings_after(tournament.state)
+        for row in final:
+            row["name"] = names.get(row["bot_version"], f"v{row['bot_version']}")
+        data["final_standings"] = final
     return data

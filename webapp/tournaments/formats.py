@@ -1,29 +1,39 @@
 """The boundary between tournaments and the pure format functions in ``ladder.tournaments``.
 
-The service layer asks five things of a format, over the plain-data state stored in
-``Tournament.state``: build the state (:func:`start`), list the games ready to be played
-(:func:`ready_games`), record a game's result (:func:`record`), forget a disputed game
-(:func:`forget`) and say whether it is over (:func:`is_finished`). Each call is delegated to
-``ladder.tournaments``; when that package does not provide a format yet, :class:`FormatUnavailable`
-is raised and nothing is written. This module holds no pairing logic itself.
+The service layer asks five things of a format, over the plain data stored in
+``Tournament.state`` (``EventState.to_json()``): build the state (:func:`start`), list the games to
+play now (:func:`ready_games`), record a game's result (:func:`record`), forget a disputed game
+(:func:`forget`) and say whether the event is over (:func:`is_finished`); pages also read the
+standings (:func:`standings_after`). Entrants are bot version ids, as text inside the ladder.
+This module converts between the two worlds and holds no pairing logic itself.
 """
 
 from __future__ import annotations
 
-import importlib
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
-from types import ModuleType
 from typing import Any
 
+from ladder import tournaments as lt
+from ladder.errors import ConflictError, InvalidEventError, InvalidResultError
+from ladder.ids import EntrantId, EventId, MatchId
 from webapp.api import DomainError
 
+FORMATS = {
+    "single_elim": lt.Format.SINGLE_ELIMINATION,
+    "double_elim": lt.Format.DOUBLE_ELIMINATION,
+    "round_robin": lt.Format.ROUND_ROBIN,
+    "swiss": lt.Format.SWISS,
+    "pods": lt.Format.POD_SWISS,
+}
+"""Our format names to the ladder's."""
 
-class FormatUnavailable(DomainError):
-    """``ladder.tournaments`` does not (yet) provide this format."""
 
-    status_code = 501
-    default_code = "format_unavailable"
+class FormatRefused(DomainError):
+    """The format functions refused the operation (bad configuration, conflicting result...)."""
+
+    default_code = "format_refused"
 
 
 @dataclass(frozen=True)
@@ -31,67 +41,108 @@ class ReadyGame:
     """One game the format wants played now."""
 
     slot: str
-    """Pairing key (``"W1-2"``...); the games of a series share it."""
+    """The pairing key (``"W1-2"``, ``"L3-1"``, ``"GF1"``, ``"R2-4"``); games of a series share it."""
     round: int
-    """Round number from 1."""
+    """Round number from 1, within its bracket."""
     game_in_series: int
     """1-based game number within the series."""
     participants: tuple[int, ...]
-    """Bot version ids, in seat order."""
+    """Bot version ids, in seat order for this game (seats rotate within a series)."""
 
 
-def _ladder() -> ModuleType:
+def _state(data: dict[str, Any]) -> lt.EventState:
     try:
-        return importlib.import_module("ladder.tournaments.service_api")
-    except ImportError as exc:
-        raise FormatUnavailable(f"ladder.tournaments does not provide the format functions yet ({exc})") from exc
+        return lt.EventState.from_json(data)
+    except InvalidEventError as exc:
+        raise FormatRefused(f"tournament state is malformed: {exc}") from exc
 
 
-def start(format: str, participants: Sequence[int], *, best_of: int, rounds: int | None, seed: int) -> dict[str, Any]:
-    """Returns the initial state of a tournament of ``participants`` (in seed order).
-
-    Raises:
-        FormatUnavailable: the format functions are not available.
-    """
-    state: dict[str, Any] = _ladder().start(format, list(participants), best_of=best_of, rounds=rounds, seed=seed)
-    return state
-
-
-def ready_games(state: dict[str, Any]) -> list[ReadyGame]:
-    """Returns the games the format wants played now.
+def start(format: str, participants: Sequence[int], *, best_of: int, rounds: int | None, event_id: int) -> dict[str, Any]:
+    """Returns the initial state of an event of ``participants`` (bot version ids, best seed first).
 
     Raises:
-        FormatUnavailable: the format functions are not available.
+        FormatRefused: the ladder rejects the configuration or the entrants.
     """
-    if not state:
+    try:
+        config = lt.EventConfig(FORMATS[format], best_of=best_of, rounds=rounds or 0)
+        state = lt.new_event(EventId(str(event_id)), config, lt.seed_manual([EntrantId(str(v)) for v in participants]))
+    except (InvalidEventError, KeyError) as exc:
+        raise FormatRefused(f"cannot start a {format} event: {exc}") from exc
+    return state.to_json()
+
+
+def ready_games(data: dict[str, Any]) -> list[ReadyGame]:
+    """Returns the games to play now: the next game of every undecided pairing."""
+    if not data:
         return []
-    return [ReadyGame(**g) for g in _ladder().ready_games(state)]
+    return [
+        ReadyGame(
+            slot=p.key,
+            round=p.round,
+            game_in_series=p.games_played + 1,
+            participants=tuple(int(e) for e in lt.seats_for_game(p, p.games_played)),
+        )
+        for p in lt.next_pairings(_state(data))
+    ]
 
 
-def record(state: dict[str, Any], slot: str, game_in_series: int, participants: Sequence[int], ranks: Sequence[int]) -> dict[str, Any]:
-    """Returns the state after a game's result.
-
-    Raises:
-        FormatUnavailable: the format functions are not available.
-    """
-    new: dict[str, Any] = _ladder().record(state, slot, game_in_series, list(participants), list(ranks))
-    return new
-
-
-def forget(state: dict[str, Any], slot: str, game_in_series: int) -> dict[str, Any]:
-    """Returns the state without a game's result (a disputed game to be replayed).
+def record(data: dict[str, Any], slot: str, game_in_series: int, match_id: int, seat_ranks: Sequence[int]) -> dict[str, Any]:
+    """Returns the state with a game's result; recording the same match again changes nothing.
 
     Raises:
-        FormatUnavailable: the format functions are not available.
+        FormatRefused: the pairing is unknown or decided, or the match was recorded differently.
     """
-    new: dict[str, Any] = _ladder().forget(state, slot, game_in_series)
-    return new
+    state = _state(data)
+    pairing = next((v.pairing for v in lt.schedule(state).pairings if v.pairing.key == slot), None)
+    if pairing is None:
+        raise FormatRefused(f"pairing {slot!r} is not published in this tournament")
+    try:
+        report = lt.report_from_seats(pairing, game_in_series - 1, MatchId(str(match_id)), list(seat_ranks))
+        return lt.record_result(state, report).to_json()
+    except (ConflictError, InvalidResultError) as exc:
+        raise FormatRefused(str(exc)) from exc
 
 
-def is_finished(state: dict[str, Any]) -> bool:
-    """Whether the tournament is over.
+def forget(data: dict[str, Any], match_id: int) -> dict[str, Any]:
+    """Returns the state without the result of ``match_id`` (a disputed game to be replayed)."""
+    if not data:
+        return data
+    state = _state(data)
+    kept = tuple(r for r in state.reports if r.match_id != str(match_id))
+    return dataclasses.replace(state, reports=kept).to_json()
 
-    Raises:
-        FormatUnavailable: the format functions are not available.
-    """
-    return bool(_ladder().is_finished(state))
+
+def is_finished(data: dict[str, Any]) -> bool:
+    """Whether the event is over."""
+    return bool(data) and lt.is_finished(_state(data))
+
+
+def standings_after(data: dict[str, Any], round_number: int | None = None) -> list[dict[str, Any]]:
+    """Returns the standings as plain data, counting only pairings up to ``round_number`` if given."""
+    if not data:
+        return []
+    state = _state(data)
+    if round_number is not None:
+        rounds = {v.pairing.key: v.pairing.round for v in lt.schedule(state).pairings}
+        state = dataclasses.replace(state, reports=tuple(r for r in state.reports if rounds.get(r.pairing, 0) <= round_number))
+    return [
+        {
+            "bot_version": int(s.entrant),
+            "place": s.rank,
+            "points": s.points,
+            "played": s.played,
+            "wins": s.wins,
+            "draws": s.draws,
+            "losses": s.losses,
+            "tiebreaks": [{"name": n, "value": v} for n, v in s.tiebreaks],
+            "status": s.status,
+        }
+        for s in lt.standings(state)
+    ]
+
+
+def byes(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """Returns the byes so far: ``{"round", "bot_version", "points"}``."""
+    if not data:
+        return []
+    return [{"round": b.round, "bot_version": int(b.entrant), "points": b.points} for b in lt.schedule(_state(data)).byes]

@@ -172,7 +172,7 @@ def do_start_tournament(tournament: Tournament) -> Tournament:
     entrants = _seed_entrants(t)
     if len(entrants) < 2:
         raise DomainError("a tournament needs at least two approved entrants")
-    t.state = formats.start(t.format, [e.bot_version_id for e in entrants], best_of=t.best_of, rounds=t.rounds, seed=t.pk)
+    t.state = formats.start(t.format, [e.bot_version_id for e in entrants], best_of=t.best_of, rounds=t.rounds, event_id=t.pk)
     t.status = TournamentStatus.RUNNING
     t.save(update_fields=["state", "status"])
     _queue_ready(t)
@@ -212,9 +212,8 @@ def on_match_final(match: Match) -> None:
     t = _locked(match.tournament_id) if match.tournament_id else None
     if t is None:
         return
-    if match.status == MatchStatus.FINISHED and match.outcome:
-        versions = list(match.seats.order_by("seat").values_list("bot_version_id", flat=True))
-        t.state = formats.record(t.state, match.tournament_slot, match.game_in_series, versions, match.outcome["ranks"])
+    if match.status == MatchStatus.FINISHED and match.outcome and t.state:
+        t.state = formats.record(t.state, match.tournament_slot, match.game_in_series, match.pk, match.outcome["ranks"])
         if formats.is_finished(t.state):
             t.status = TournamentStatus.FINISHED
         t.save(update_fields=["state", "status"])
@@ -264,7 +263,7 @@ def do_replay_match(tournament: Tournament, match: Match, reason: str) -> Match:
     if match.tournament_id != t.pk:
         raise DomainError(f"match {match.pk} is not part of tournament {t.pk}")
     _require(t, TournamentStatus.RUNNING, TournamentStatus.PAUSED, TournamentStatus.FINISHED)
-    t.state = formats.forget(t.state, match.tournament_slot, match.game_in_series)
+    t.state = formats.forget(t.state, match.pk)
     if t.status == TournamentStatus.FINISHED:
         t.status = TournamentStatus.RUNNING
     t.save(update_fields=["state", "status"])
