@@ -20,9 +20,12 @@ _LOCAL = ((1, -1), (1, 0), (1, 1), (0, -1), (0, 1), (-1, -1), (-1, 0), (-1, 1))
 _FRAMES = (((-1, 0), (0, 1)), ((1, 0), (0, -1)), ((0, 1), (1, 0)), ((0, -1), (-1, 0)))
 
 
+_SQ = {(r, c): f"r{r}c{c}" for r in range(0, SIZE + 2) for c in range(0, SIZE + 2)}
+
+
 def sq(pos: Pos) -> str:
     """Returns the id of a square: ``r5c6``."""
-    return f"r{pos[0]}c{pos[1]}"
+    return _SQ.get(pos) or f"r{pos[0]}c{pos[1]}"
 
 
 def on_board(pos: Pos) -> bool:
@@ -35,9 +38,17 @@ def dist(a: Pos, b: Pos) -> int:
     return max(abs(a[0] - b[0]), abs(a[1] - b[1]))
 
 
+NEIGHBOURS: dict[Pos, tuple[Pos, ...]] = {
+    (r, c): tuple((r + d[0], c + d[1]) for d in DIRS if 1 <= r + d[0] <= SIZE and 1 <= c + d[1] <= SIZE)
+    for r in range(1, SIZE + 1)
+    for c in range(1, SIZE + 1)
+}
+"""The squares adjacent to each square of the Arena (precomputed: movement asks this constantly)."""
+
+
 def neighbours(pos: Pos) -> list[Pos]:
     """The up to 8 squares adjacent to ``pos`` inside the Arena."""
-    return [(pos[0] + d[0], pos[1] + d[1]) for d in DIRS if on_board((pos[0] + d[0], pos[1] + d[1]))]
+    return list(NEIGHBOURS[pos])
 
 
 def d8_offset(seat: int, roll: int) -> Pos:

@@ -8,7 +8,7 @@ may then move on with what is left of its movement. This module does not resolve
 
 from __future__ import annotations
 
-from referee.games.scrumbrawl.board import DIRS, neighbours, on_board
+from referee.games.scrumbrawl.board import NEIGHBOURS, neighbours
 from referee.games.scrumbrawl.creatures import can_carry, has, heavy, spec, stat
 from referee.games.scrumbrawl.engine import Creature, Frame, Pos, SBMatch, step
 from referee.games.scrumbrawl.orbs import open_fumble_window
@@ -45,25 +45,24 @@ def reachable(m: SBMatch, c: Creature) -> dict[Pos, int]:
     out: dict[Pos, int] = {}
     frontier = [c.pos]
     seen = {c.pos}
+    if weak and heavy_sq is not None:
+        seen.add(heavy_sq)
+    if blocked_orb:
+        seen |= loose
+    halt = stops | loose
     for cost in range(1, budget + 1):
         nxt: list[Pos] = []
         for p in frontier:
-            for d in DIRS:
-                q = (p[0] + d[0], p[1] + d[1])
-                if q in seen or not on_board(q):
-                    continue
-                if weak and q == heavy_sq:
-                    continue
-                if blocked_orb and q in loose:
-                    continue
-                if q in occupied:
-                    if flying:
-                        seen.add(q)
-                        nxt.append(q)
+            for q in NEIGHBOURS[p]:
+                if q in seen:
                     continue
                 seen.add(q)
+                if q in occupied:
+                    if flying:
+                        nxt.append(q)
+                    continue
                 out[q] = cost
-                if q not in stops and q not in loose:
+                if q not in halt:
                     nxt.append(q)
         frontier = nxt
     return out

@@ -200,9 +200,10 @@ def creature_options(m: SBMatch, c: Creature) -> list[Option]:
     if not (c.moved or c.attacked or c.maneuvered):
         out.extend(abilities.magic_options(m, c))
     reach = movement.reachable(m, c) if not c.attacked else {}
+    prefix, label = f"move:{c.id}:", f"{c.name} moves to "
     for pos in sorted(reach):
-        out.append(Option(f"move:{c.id}:{sq(pos)}", "move", f"{c.name} moves to {sq(pos)}",
-                          {"creature": c.id, "row": pos[0], "col": pos[1]}))
+        s = sq(pos)
+        out.append(Option(prefix + s, "move", label + s, {"creature": c.id, "row": pos[0], "col": pos[1]}))
     if not c.attacked:
         for t, mode in combat.attack_targets(m, c):
             out.append(Option(f"attack:{c.id}:{t.id}", "attack", f"{c.name} attacks {t.name} ({mode})",
