@@ -192,6 +192,8 @@ class MatchRunner:
         self.replay: Replay | None = None
         self.error = ""
         self.pending: Pending | None = None
+        self.event_total = len(self.recorder.match.events(0))
+        """Length of the full event log, kept by counting what each apply returns."""
         self.max_step_seconds = 0.0
         """Longest engine step (apply, observe, encode) seen, for the event-loop budget."""
         self._end: Outcome | None = None
@@ -462,10 +464,13 @@ class MatchRunner:
             if p.answer is not None:
                 option_id, note, received = p.answer
                 self._charge(st, p, received)
-                rec.apply(option_id, note=note, think_ms=round(_ms(st.previous.charged)) if st.previous else None)
+                applied = rec.apply(
+                    option_id, note=note, think_ms=round(_ms(st.previous.charged)) if st.previous else None
+                )
             else:
                 self._timeout(st, p)
-                rec.apply(p.decision.default_option_id, source="default")
+                applied = rec.apply(p.decision.default_option_id, source="default")
+            self.event_total += len(applied)
             self.pending = None
             if self._end is None and st.bank <= 0:
                 self._forfeit(st, f"seat {st.seat} ran out of time bank")
@@ -473,9 +478,8 @@ class MatchRunner:
                 self._forfeit(st, f"seat {st.seat} reached {st.strikes} strikes")
             if self._watchers:
                 self._publish()
+            # No explicit yield is needed here: waiting for each answer already yields to the loop.
             self.max_step_seconds = max(self.max_step_seconds, time.perf_counter() - t1)
-            # Let other matches and sessions run between decisions even with instant bots.
-            await asyncio.sleep(0)
 
     async def _await_answer(self, st: SeatState, p: Pending) -> None:
         while p.answer is None and self._end is None:
@@ -561,7 +565,7 @@ class MatchRunner:
         match = self.recorder.match
         if p.request is None:
             new_events = match.events(st.events_sent, st.seat)
-            st.events_sent = len(match.events(0))
+            st.events_sent = self.event_total
             p.request = bot_pb2.DecisionRequest(
                 match_id=self.match_id,
                 decision_id=p.decision_id,
@@ -582,13 +586,11 @@ class MatchRunner:
         req = p.request
         left = max(0.0, p.hard_deadline - loop_time() - p.credit)
         req.deadline.CopyFrom(duration(left))
-        ts = Timestamp()
-        ts.FromNanoseconds(round((time_now() + left) * 1e9))
-        req.deadline_time.CopyFrom(ts)
+        req.deadline_time.CopyFrom(timestamp(time_now() + left))
         st.link.send(bot_pb2.ConnectResponse(decision_request=req))
 
     def _publish(self, final: bool = False) -> None:
-        full = len(self.recorder.match.events(0))
+        full = self.event_total
         for q, sent in list(self._watchers.items()):
             q.put_nowait(self._watch_message(sent))
             self._watchers[q] = full
@@ -617,7 +619,7 @@ class MatchRunner:
             return
         q: asyncio.Queue[referee_pb2.WatchMatchResponse | None] = asyncio.Queue()
         # Later messages start from the events already in ``first``.
-        self._watchers[q] = len(self.recorder.match.events(0))
+        self._watchers[q] = self.event_total
         try:
             yield first
             while True:
@@ -642,7 +644,7 @@ class MatchRunner:
             log.exception("match %s: could not finish the replay", self.match_id)
             self.error = self.error or f"could not finish the replay: {exc!r}"
         match = self.recorder.match
-        full = len(match.events(0))
+        full = self.event_total
         for st in self.seats:
             if st.link is not None and outcome is not None:
                 st.link.send(
@@ -739,9 +741,8 @@ def time_now() -> float:
 
 def timestamp(secs: float) -> Timestamp:
     """Returns wall-clock seconds as a Timestamp."""
-    ts = Timestamp()
-    ts.FromNanoseconds(round(secs * 1e9))
-    return ts
+    whole = int(secs)
+    return Timestamp(seconds=whole, nanos=int((secs - whole) * 1e9))
 
 
 def _ms(d: Duration) -> float:

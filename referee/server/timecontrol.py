@@ -80,9 +80,10 @@ def defaults_for(game: str) -> TimeSettings:
 
 def duration(secs: float) -> Duration:
     """Returns ``secs`` seconds as a Duration."""
-    d = Duration()
-    d.FromNanoseconds(max(0, round(secs * 1e9)))
-    return d
+    if secs <= 0:
+        return Duration()
+    whole = int(secs)
+    return Duration(seconds=whole, nanos=int((secs - whole) * 1e9))
 
 
 def seconds(d: Duration) -> float:
