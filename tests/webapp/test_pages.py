@@ -1,0 +1,171 @@
+"""Page tests: every page renders for the right people and shows what it promises.
+
+Partitions: visitor anonymous, author, other author, organizer; object public or unpublished;
+match with or without replay; form valid or invalid.
+"""
+
+from __future__ import annotations
+
+import io
+import zipfile
+
+import pytest
+from django.test import Client
+
+from tests.webapp.conftest import GAME
+from webapp.bots.models import Bot, BotToken
+from webapp.matches import services as match_services
+from webapp.matches.models import Match
+from webapp.tournaments import services as t_services
+
+pytestmark = pytest.mark.django_db
+
+
+def logged_in(user) -> Client:
+    c = Client()
+    c.force_login(user)
+    return c
+
+
+def test_home_lists_games_leaders_running_and_tournaments(client, rated_match, organizer, make_bot, author, other) -> None:
+    a, b = Bot.objects.get(name="alpha"), Bot.objects.get(name="beta")
+    running = match_services.do_queue_match(GAME, [a.latest_version, b.latest_version], rated=False)
+    match_services.do_start_match(running.pk, "ref-1")
+    tour = t_services.do_create_tournament(organizer, name="Winter Cup", game=GAME, format="swiss")
+    t_services.do_open_registration(tour)
+    t_services.do_publish_tournament(tour)
+    html = client.get("/").content.decode()
+    assert "Tiny Game" in html and "alpha" in html and f"#{running.pk}" in html and "Winter Cup" in html
+
+
+def test_leaderboard_page(client, rated_match) -> None:
+    r = client.get(f"/games/{GAME}/")
+    html = r.content.decode()
+    assert r.status_code == 200 and 'id="rating-chart"' in html and "leaderboard-chart" in html
+    from webapp.rankings.models import Rating
+
+    for rating in Rating.objects.filter(game=GAME, games=1):
+        assert f"{rating.wins}-{rating.losses}-{rating.draws}" in html
+    assert "alpha" in html and "beta" in html
+    assert client.get(f"/games/{GAME}/", {"active": "false"}).status_code == 200
+    assert client.get("/games/nochess/").status_code == 404
+
+
+def test_bot_page_with_filters_and_head_to_head(client, rated_match) -> None:
+    alpha, beta = Bot.objects.get(name="alpha"), Bot.objects.get(name="beta")
+    html = client.get(f"/bots/{alpha.pk}/").content.decode()
+    assert "Head to head" in html and "beta" in html and f"#{rated_match.pk}" in html and "bot-chart" in html
+    for params in ({"opponent": beta.pk}, {"rated": "true"}, {"result": "win"}, {"result": "loss"}):
+        assert client.get(f"/bots/{alpha.pk}/", params).status_code == 200
+    none = client.get(f"/bots/{alpha.pk}/", {"rated": "false"}).content.decode()
+    assert f"#{rated_match.pk}</a>" not in none
+
+
+def test_match_page_has_viewer_and_download(client, rated_match) -> None:
+    html = client.get(f"/matches/{rated_match.pk}/").content.decode()
+    assert 'id="viewer"' in html and f"/api/v1/matches/{rated_match.pk}/frames/" in html
+    assert f"/api/v1/matches/{rated_match.pk}/replay/" in html and 'data-has-replay="1"' in html
+
+
+def test_matches_and_tournament_pages(client, rated_match, organizer) -> None:
+    assert client.get("/matches/", {"game": GAME, "status": "finished"}).status_code == 200
+    tour = t_services.do_create_tournament(organizer, name="Hidden Cup", game=GAME, format="double_elim")
+    assert "Hidden Cup" not in client.get("/tournaments/").content.decode()
+    assert client.get(f"/tournaments/{tour.pk}/").status_code == 404
+    assert logged_in(organizer).get(f"/tournaments/{tour.pk}/").status_code == 200
+    t_services.do_publish_tournament(tour)
+    assert client.get(f"/tournaments/{tour.pk}/").status_code == 200
+
+
+def test_unpublished_tournament_matches_are_hidden(client, organizer, make_bot, author, other) -> None:
+    tour = t_services.do_create_tournament(organizer, name="Secret", game=GAME, format="single_elim")
+    a, b = make_bot(author, "s1"), make_bot(other, "s2")
+    m = match_services.do_queue_match(GAME, [a.latest_version, b.latest_version], rated=False, tournament_id=tour.pk)
+    assert client.get(f"/matches/{m.pk}/").status_code == 404
+    assert logged_in(organizer).get(f"/matches/{m.pk}/").status_code == 200
+
+
+@pytest.mark.parametrize("path", ["/me/bots/", "/me/bots/new/", "/me/matches/", "/me/replays.zip"])
+def test_author_pages_need_login(client, path) -> None:
+    r = client.get(path)
+    assert r.status_code == 302 and "/accounts/login/" in r["Location"]
+
+
+def test_signup_and_login(client) -> None:
+    r = client.post("/accounts/signup/", {"username": "carol", "password1": "a-long-pass-phrase", "password2": "a-long-pass-phrase"})
+    assert r.status_code == 302
+    assert client.get("/me/bots/").status_code == 200
+    fresh = Client()
+    r = fresh.post("/accounts/login/", {"username": "carol", "password": "a-long-pass-phrase"})
+    assert r.status_code == 302 and fresh.get("/me/bots/").status_code == 200
+    assert Client().post("/accounts/signup/", {"username": "dave", "password1": "x", "password2": "y"}).status_code == 200
+
+
+def test_create_bot_shows_token_once(author) -> None:
+    c = logged_in(author)
+    r = c.post("/me/bots/new/", {"game": GAME, "name": "fresh", "description": "hi"})
+    html = r.content.decode()
+    bot = Bot.objects.get(name="fresh")
+    token_row = BotToken.objects.get(bot=bot)
+    start = html.index('id="bot-token">') + len('id="bot-token">')
+    token = html[start : html.index("</pre>", start)]
+    assert token.startswith(token_row.prefix) and "shown once" in html
+    assert token not in c.get(f"/me/bots/{bot.pk}/").content.decode()
+    assert token not in c.get("/me/bots/").content.decode()
+
+
+def test_manage_bot_actions(author, make_bot, organizer) -> None:
+    c = logged_in(author)
+    bot = make_bot(author, "managed")
+    house = make_bot(organizer, "house", house=True)
+    assert c.get(f"/me/bots/{bot.pk}/").status_code == 200
+    rotated = c.post(f"/me/bots/{bot.pk}/rotate-token/").content.decode()
+    assert "bot-token" in rotated and BotToken.objects.filter(bot=bot, revoked_at__isnull=True).count() == 1
+    c.post(f"/me/bots/{bot.pk}/new-version/", {"notes": "v2"})
+    assert Bot.objects.get(pk=bot.pk).latest_version.number == 2
+    c.post(f"/me/bots/{bot.pk}/toggle-active/")
+    assert Bot.objects.get(pk=bot.pk).active is False
+    c.post(f"/me/bots/{bot.pk}/toggle-active/")
+    r = c.post(f"/me/bots/{bot.pk}/challenge/", {"opponent": house.pk})
+    assert r.status_code == 302 and Match.objects.filter(requested_by=author).count() == 1
+    c.post(f"/me/bots/{bot.pk}/revoke-tokens/")
+    assert not BotToken.objects.filter(bot=bot, revoked_at__isnull=True).exists()
+
+
+def test_other_author_cannot_manage(other, make_bot, author) -> None:
+    bot = make_bot(author, "notyours")
+    c = logged_in(other)
+    assert c.get(f"/me/bots/{bot.pk}/").status_code == 404
+    assert c.post(f"/me/bots/{bot.pk}/rotate-token/").status_code == 404
+    assert BotToken.objects.filter(bot=bot, revoked_at__isnull=True).count() == 1
+
+
+def test_my_matches_shows_referee_record(author, make_bot, other, finish) -> None:
+    a, b = make_bot(author, "mine1"), make_bot(other, "theirs1")
+    m = finish(match_services.do_queue_match(GAME, [a.latest_version, b.latest_version], rated=False), incidents=True)
+    html = logged_in(author).get("/me/matches/").content.decode()
+    assert f"#{m.pk}" in html and "timeout" in html and "answered after 1200 ms" in html and "p95" in html
+    assert f"#{m.pk}" not in logged_in(other).get("/me/matches/", {"status": "queued"}).content.decode()
+
+
+def test_bulk_replay_zip(author, make_bot, other, finish) -> None:
+    a, b = make_bot(author, "z1"), make_bot(other, "z2")
+    ms = [finish(match_services.do_queue_match(GAME, [a.latest_version, b.latest_version], rated=False)) for _ in range(2)]
+    r = logged_in(author).get("/me/replays.zip")
+    names = zipfile.ZipFile(io.BytesIO(r.content)).namelist()
+    assert sorted(names) == sorted(f"{GAME}/match-{m.pk}.json" for m in ms)
+
+
+def test_admin_lists_every_model(organizer) -> None:
+    organizer.is_superuser = True
+    organizer.save(update_fields=["is_superuser"])
+    c = logged_in(organizer)
+    for path in ["bots/bot", "bots/botversion", "bots/bottoken", "matches/match", "matches/matchseat",
+                 "rankings/rating", "rankings/ratinghistory", "tournaments/tournament", "tournaments/tournamententrant"]:
+        assert c.get(f"/admin/{path}/").status_code == 200, path
+
+
+def test_static_assets_are_served_by_the_app(client) -> None:
+    for asset in ["webapp/js/viewer.js", "webapp/js/chart.js", "webapp/css/site.css"]:
+        r = client.get(f"/static/{asset}")
+        assert r.status_code == 200, asset
