@@ -11,7 +11,7 @@ from __future__ import annotations
 from referee.games.scrumbrawl.board import NEIGHBOURS, neighbours
 from referee.games.scrumbrawl.creatures import can_carry, has, heavy, spec, stat
 from referee.games.scrumbrawl.engine import Creature, Frame, Pos, SBMatch, step
-from referee.games.scrumbrawl.orbs import open_fumble_window
+from referee.games.scrumbrawl.orbs import control, open_fumble_window
 
 
 def remaining(m: SBMatch, c: Creature) -> int:
@@ -83,6 +83,7 @@ def _move_go(m: SBMatch, f: Frame) -> None:
     cost = reachable(m, c).get(dest)
     if cost is None:
         return
+    control(m, c)
     old = c.pos
     c.pos = dest
     c.steps += cost

@@ -97,6 +97,12 @@ def can_be_fumbled(m: SBMatch, c: Creature) -> bool:
 # -- throws, catches, handoffs, goals ---------------------------------------------------------
 
 
+def control(m: SBMatch, c: Creature) -> None:
+    """Records that ``c``'s controller controls its orb this turn (for a loose orb landing in a portal)."""
+    if c.orb is not None:
+        m.last_control[c.orb] = (c.owner, m.turn)
+
+
 def throw_targets(m: SBMatch, c: Creature) -> list[Creature]:
     """Friendly creatures in ``c``'s throwing range that can catch (Killer Orb: any creature)."""
     rng = stat(m, c, "R")
@@ -113,6 +119,7 @@ def start_throw(m: SBMatch, c: Creature, target: Creature) -> None:
     """Declares a throw from ``c`` to ``target``: Fumble window, Slippery roll, then the catch roll."""
     c.done = True
     c.maneuvered = True
+    control(m, c)
     m.emit("throw", {"creature": c.id, "target": target.id, "orb": c.orb or ""})
     m.push("throw_roll", cid=c.id, tid=target.id)
     if c.orb == "Slippery Orb":
@@ -191,6 +198,7 @@ def handoff(m: SBMatch, c: Creature, t: Creature) -> None:
     assert orb is not None
     c.done = True
     c.maneuvered = True
+    control(m, c)
     m.emit("handoff", {"creature": c.id, "target": t.id, "orb": orb})
     if orb == "Slippery Orb":
         m.push("handoff_go", cid=c.id, tid=t.id)
@@ -216,6 +224,7 @@ def shoot(m: SBMatch, c: Creature, pid: str) -> None:
     """Throws at portal ``pid``: d20 <= T + 2 scores."""
     c.done = True
     c.maneuvered = True
+    control(m, c)
     m.emit("shot", {"creature": c.id, "portal": pid, "orb": c.orb or ""})
     m.push("shot_roll", cid=c.id, pid=pid)
     if c.orb == "Slippery Orb":
