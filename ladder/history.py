@@ -159,6 +159,54 @@ class HistoryEntry:
         """How much the Elo moved in this game."""
         return self.elo_after - self.elo_before
 
+    def to_json(self) -> dict[str, Any]:
+        """Returns the row as plain JSON data; floats round-trip exactly through ``json``."""
+        return {
+            "match_id": self.match_id,
+            "game": self.game,
+            "version": self.version,
+            "seat": self.seat,
+            "rank": self.rank,
+            "score": self.score,
+            "played_at": self.played_at.isoformat(),
+            "k": self.k,
+            "games_before": self.games_before,
+            "elo_before": self.elo_before,
+            "elo_after": self.elo_after,
+            "glicko_before": _glicko_json(self.glicko_before),
+            "glicko_after": _glicko_json(self.glicko_after),
+            "inherited_from": self.inherited_from,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> HistoryEntry:
+        """Builds a row from :meth:`to_json` data."""
+        parent = data.get("inherited_from")
+        return cls(
+            match_id=MatchId(str(data["match_id"])),
+            game=GameName(str(data["game"])),
+            version=BotVersionId(str(data["version"])),
+            seat=int(data["seat"]),
+            rank=int(data["rank"]),
+            score=float(data["score"]),
+            played_at=datetime.fromisoformat(str(data["played_at"])),
+            k=float(data["k"]),
+            games_before=int(data["games_before"]),
+            elo_before=float(data["elo_before"]),
+            elo_after=float(data["elo_after"]),
+            glicko_before=_glicko_from_json(data["glicko_before"]),
+            glicko_after=_glicko_from_json(data["glicko_after"]),
+            inherited_from=None if parent is None else BotVersionId(str(parent)),
+        )
+
+
+def _glicko_json(state: glicko2.Glicko2Rating) -> dict[str, float]:
+    return {"rating": state.rating, "deviation": state.deviation, "volatility": state.volatility}
+
+
+def _glicko_from_json(data: Mapping[str, Any]) -> glicko2.Glicko2Rating:
+    return glicko2.Glicko2Rating(float(data["rating"]), float(data["deviation"]), float(data["volatility"]))
+
 
 @dataclass(frozen=True, slots=True)
 class RatedGame:

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ladder.errors import InvalidResultError
-from ladder.history import RatingConfig, VersionRating, prior, rate_game, ratings_from_history, replay
+from ladder.history import HistoryEntry, RatingConfig, VersionRating, prior, rate_game, ratings_from_history, replay
 from ladder.ids import BotVersionId, GameName, MatchId
 from ladder.results import GameResult
 
@@ -143,8 +143,10 @@ def test_recompute_from_history_is_exact(
     tail = replay(games[cut:], parents, start=stored)
     assert head.entries + tail.entries == full.entries
     assert tail.ratings == full.ratings
-    # The history rows alone give the current ratings, and chain per version.
-    assert ratings_from_history(full.entries) == full.ratings
+    # The history rows alone (stored as JSON) give the current ratings, and chain per version.
+    stored_rows = [HistoryEntry.from_json(json.loads(json.dumps(e.to_json()))) for e in full.entries]
+    assert stored_rows == full.entries
+    assert ratings_from_history(stored_rows) == full.ratings
     last: dict[BotVersionId, float] = {}
     for entry in full.entries:
         if entry.version in last:
