@@ -13,7 +13,7 @@ from __future__ import annotations
 from referee.core.contract import Option
 from referee.games.scrumbrawl.board import DIRS, dist, loose_orb, on_board, sq
 from referee.games.scrumbrawl.content import CreatureSpec
-from referee.games.scrumbrawl.creatures import can_carry, damage, has, is_stone, spec, stat
+from referee.games.scrumbrawl.creatures import another_turn, can_carry, damage, has, is_stone, spec, stat
 from referee.games.scrumbrawl.engine import Creature, Frame, Pos, SBMatch, decision, step
 
 
@@ -382,7 +382,9 @@ def _charge_throw(m: SBMatch, f: Frame) -> None:
 def _finish_engagement(m: SBMatch, e: Frame) -> None:
     x = m.creatures.get(e["att"])
     if x is not None:
-        if not e["counter"]:
+        if x.extra_turn and x.owner == m.active:
+            another_turn(m, x)
+        elif not e["counter"]:
             x.done = True
         if e["frenzy_off"] and x.enchant and m.card_names[x.enchant] == "Frenzied Attack":
             m.discard.append(x.enchant)

@@ -278,7 +278,7 @@ def _destroy_final(m: SBMatch, f: Frame) -> None:
         else:
             _award_skin(m, killer.owner, c.name)
         if "mordrock_extra_turn" in spec(killer).hooks and killer.owner == m.active:
-            follow.append({"s": "extra_turn", "cid": killer.id})
+            killer.extra_turn = True
     if cause in ("sacrifice", "lms"):
         hooks = frozenset()
     if "nork_explodes" in hooks:
@@ -319,12 +319,10 @@ def _remove_creature(m: SBMatch, f: Frame) -> None:
         m.emit("removed", {"creature": c.id, "name": c.name})
 
 
-@step("extra_turn")
-def _extra_turn(m: SBMatch, f: Frame) -> None:
-    c = m.creatures.get(f["cid"])
-    if c is not None and c.owner == m.active:
-        c.steps, c.moved, c.done, c.attacked, c.maneuvered, c.gazed = 0, False, False, False, False, False
-        m.emit("ability", {"creature": c.id, "name": c.name, "detail": "takes another turn"})
+def another_turn(m: SBMatch, c: Creature) -> None:
+    """Gives ``c`` another turn now (Mordrock, Phoenix): its movement and actions are fresh."""
+    c.steps, c.moved, c.done, c.attacked, c.maneuvered, c.gazed, c.extra_turn = 0, False, False, False, False, False, False
+    m.emit("ability", {"creature": c.id, "name": c.name, "detail": "takes another turn"})
 
 
 @step("nork_explodes")

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from referee.core.chance import Chance
@@ -91,7 +91,8 @@ class Creature:
     stone_turn: int = -1
     """Turn number in which it turned to stone; stone lasts to the end of its owner's next turn."""
     gazed: bool = False
-    spec_cache: dict[str, Any] = field(default_factory=dict)
+    extra_turn: bool = False
+    """Mordrock: it destroyed an opponent's creature and takes another turn when its attacks end."""
 
 
 class SBMatch(Match):
