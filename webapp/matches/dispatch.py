@@ -24,7 +24,7 @@ def enqueue_match(match_id: int) -> None:
 def _send(match_id: int) -> None:
     mode = getattr(settings, "BRAWL_DISPATCH", "none")
     if mode != "celery":
-        log.info("match queued without dispatch", extra={"match_id": match_id})
+        log.debug("match queued without dispatch", extra={"match_id": match_id})
         return
     from celery import current_app  # imported here so the site runs without a broker configured
 

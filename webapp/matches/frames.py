@@ -16,6 +16,7 @@ from referee.core.contract import Game
 from referee.core.errors import EngineError
 from referee.core.registry import get_game
 from referee.core.replay import Replay, ReplayError
+from webapp.matches.boards import board_layout
 
 
 def spectator_frames(replay: Replay, game: Game | None = None, *, start: int = 0, limit: int | None = None) -> dict[str, Any]:
@@ -57,8 +58,6 @@ def spectator_frames(replay: Replay, game: Game | None = None, *, start: int = 0
 
     if start == 0:
         frames.append(frame(0, None))
-    else:
-        seen = 0
     for n, d in enumerate(replay.decisions[: end - 1]):
         pending = match.to_move()
         if pending is None:
@@ -89,4 +88,5 @@ def spectator_frames(replay: Replay, game: Game | None = None, *, start: int = 0
         "frames": frames,
         "outcome": outcome.to_json() if outcome else (replay.outcome.to_json() if replay.outcome else None),
         "incidents": [i.to_json() for i in replay.incidents],
+        "board": board_layout(replay.game),
     }

@@ -62,3 +62,4 @@ class FramesSerializer(serializers.Serializer):
     frames = serializers.ListField(child=serializers.DictField())
     outcome = serializers.DictField(allow_null=True)
     incidents = serializers.ListField(child=serializers.DictField())
+    board = serializers.DictField(allow_null=True, help_text="Fixed board layout (arena, statues, zones) or null.")

@@ -32,6 +32,8 @@
   function pos(o) {
     if (o === null || o === undefined) return null;
     if (typeof o === "string") {
+      var h = o.match(/^q(-?\d+)r(-?\d+)$/);
+      if (h) return { a: +h[1], b: +h[2], hex: true };
       var m = o.match(/^r?(-?\d+)[c,:\s](-?\d+)$/) || o.match(/^\(?(-?\d+)\s*,\s*(-?\d+)\)?$/);
       if (m) return { a: +m[2], b: +m[1], rc: /^r/.test(o) };
       return null;
@@ -130,9 +132,84 @@
     });
   }
 
+  // Super Fantasy Brawl: the hex arena from the board layout (statues, zones, deployment rows),
+  // trap hexes and champions from the observation. Hexes are axial (q, r), "q-1r4" in observations.
+  var ZONE_FILL = { red: "#f6d5cf", yellow: "#f7ecc2", blue: "#d3e1f7" };
+  var STATUE_FILL = { red: "#c0392b", yellow: "#d4a017", blue: "#2e6fdb" };
+  function sfb(obs, svg, layout) {
+    layout = layout || {};
+    var R = num(layout.radius) || 4, size = 26;
+    function center(q, r) { return { x: size * Math.sqrt(3) * (q + r / 2), y: size * 1.5 * r }; }
+    function hexPoly(q, r, attrs) {
+      var o = center(q, r), corners = [];
+      for (var i = 0; i < 6; i++) { var ang = Math.PI / 180 * (60 * i - 30); corners.push((o.x + size * 0.97 * Math.cos(ang)).toFixed(1) + "," + (o.y + size * 0.97 * Math.sin(ang)).toFixed(1)); }
+      attrs.points = corners.join(" ");
+      return el("polygon", attrs, svg);
+    }
+    var ext = size * Math.sqrt(3) * (R + 0.6);
+    svg.setAttribute("viewBox", [-ext, -size * 1.5 * R - size * 1.3, 2 * ext, size * 3 * R + size * 2.6].join(" "));
+    var zoneOf = {};
+    Object.keys(layout.zones || {}).forEach(function (c) { (layout.zones[c] || []).forEach(function (h) { zoneOf[h[0] + "," + h[1]] = c; }); });
+    var deployOf = {};
+    (layout.deployment || []).forEach(function (side, i) { side.forEach(function (h) { deployOf[h[0] + "," + h[1]] = i; }); });
+    for (var q = -R; q <= R; q++) for (var r = Math.max(-R, -q - R); r <= Math.min(R, -q + R); r++) {
+      var key = q + "," + r, fill = ZONE_FILL[zoneOf[key]] || (deployOf[key] !== undefined ? "#e4efe4" : "#efe9dc");
+      hexPoly(q, r, { fill: fill, stroke: "#b9ad95", "class": "hex", "data-hex": "q" + q + "r" + r });
+    }
+    (obs.trap_hexes || []).forEach(function (t) {
+      var p = pos(t.hex); if (!p) return;
+      var o = center(p.a, p.b);
+      if (t.has_trap) el("polygon", { points: [o.x, o.y - 10, o.x + 10, o.y + 8, o.x - 10, o.y + 8].join(" "), fill: "#222", opacity: 0.8, "class": "trap" }, svg);
+      else el("polygon", { points: [o.x, o.y - 10, o.x + 10, o.y + 8, o.x - 10, o.y + 8].join(" "), fill: "none", stroke: "#777", "stroke-dasharray": "2 2", "class": "trap-empty" }, svg);
+    });
+    (layout.statues || []).forEach(function (st) {
+      var p = pos(st.hex); if (!p) return;
+      var o = center(p.a, p.b);
+      el("rect", { x: o.x - 11, y: o.y - 11, width: 22, height: 22, rx: 3, fill: STATUE_FILL[st.colour] || "#888", stroke: "#222", "class": "statue" }, svg);
+    });
+    (obs.champions || []).forEach(function (c) {
+      var p = pos(c.hex);
+      if (!p || c.on_gate) return;
+      var o = center(p.a, p.b), seat = num(c.seat) || 0;
+      el("circle", { cx: o.x, cy: o.y, r: 15, fill: SEAT_COLORS[seat % 4], stroke: c.levelled ? "#f5c518" : "#111", "stroke-width": c.levelled ? 3 : 1.5, "class": "champion", "data-id": c.id }, svg);
+      el("text", { x: o.x, y: o.y + 4, "text-anchor": "middle", "font-size": 10, fill: "#fff", "font-weight": 700 }, svg, String(c.id || "").slice(0, 3));
+      el("text", { x: o.x, y: o.y + 26, "text-anchor": "middle", "font-size": 9 }, svg, (num(c.hp) !== null ? (c.hp - (c.damage || 0)) + "/" + c.hp : ""));
+    });
+    var gate = (obs.champions || []).filter(function (c) { return c.on_gate; }).map(function (c) { return c.id + " (seat " + c.seat + ")"; });
+    if (gate.length) el("text", { x: -ext + 4, y: size * 1.5 * R + size * 1.1, "font-size": 10 }, svg, "On gate: " + gate.join(", "));
+  }
+
+  // ScrumBrawl: a 20x20 arena of squares (row, col from 1), creatures, orbs and portals.
+  var CREATURE_FILL = { red: "#d9412b", blue: "#2e6fdb", green: "#2a9d5b", orange: "#e67e22", purple: "#7b3fc4" };
+  function scrum(obs, svg, layout) {
+    var n = (layout && num(layout.size)) || 20, o0 = (layout && num(layout.origin)) || 1, cell = 24;
+    svg.setAttribute("viewBox", [0, 0, n * cell, n * cell].join(" "));
+    for (var i = 0; i < n; i++) for (var j = 0; j < n; j++) {
+      el("rect", { x: j * cell, y: i * cell, width: cell, height: cell, fill: (i + j) % 2 ? "#f1efe7" : "#e9e6da", "class": "cell" }, svg);
+    }
+    function at(o) { return { x: (num(o.col) - o0) * cell + cell / 2, y: (num(o.row) - o0) * cell + cell / 2 }; }
+    (obs.portals || []).forEach(function (p) {
+      if (num(p.row) === null) return;
+      var c = at(p), owner = num(p.owner);
+      el("circle", { cx: c.x, cy: c.y, r: 10, fill: "none", stroke: owner !== null && owner >= 0 ? SEAT_COLORS[owner % 4] : "#7b3fc4", "stroke-width": 3, "class": "portal" }, svg);
+    });
+    (obs.creatures || []).forEach(function (cr) {
+      if (num(cr.row) === null) return;
+      var c = at(cr), owner = num(cr.owner) || 0;
+      el("rect", { x: c.x - 10, y: c.y - 10, width: 20, height: 20, rx: cr.flying ? 10 : 3, fill: CREATURE_FILL[cr.color] || "#555",
+        stroke: SEAT_COLORS[owner % 4], "stroke-width": 3, opacity: cr.stone ? 0.5 : 1, "class": "creature", "data-id": cr.id }, svg);
+      el("text", { x: c.x, y: c.y + 3, "text-anchor": "middle", "font-size": 8, fill: "#fff", "font-weight": 700 }, svg, String(cr.name || cr.id || "").slice(0, 3));
+    });
+    (obs.orbs || []).forEach(function (orb) {
+      if (num(orb.row) === null) return;
+      var c = at(orb);
+      el("circle", { cx: c.x + (orb.carrier ? 7 : 0), cy: c.y - (orb.carrier ? 7 : 0), r: 5, fill: "#f5c518", stroke: "#8a6d00", "class": "orb" }, svg);
+    });
+  }
+
   var RENDERERS = {
-    superfantasybrawl: function (obs, svg) { hexArena(obs, svg); },
-    scrumbrawl: function (obs, svg) { gridArena(obs, svg, 20); },
+    superfantasybrawl: function (obs, svg) { sfb(obs, svg, data.board); },
+    scrumbrawl: function (obs, svg) { scrum(obs, svg, data.board); },
   };
   function generic(obs, svg) {
     var ps = pieces(obs, "root");
@@ -147,11 +224,32 @@
     var obs = frame.observation || {};
     var html = "";
     var scores = obs.scores || obs.score || obs.vp || obs.victory_points;
+    if (!scores && Array.isArray(obs.players) && obs.players.length && obs.players[0].blue_chips !== undefined) {
+      scores = obs.players.map(function (p) { return (p.blue_chips || 0) + " blue / " + (p.red_chips || 0) + " red chips"; });
+    }
     if (Array.isArray(scores)) {
       html += "<table class='compact'><tr><th>Seat</th><th class='num'>Score</th></tr>" + scores.map(function (s, i) {
         return "<tr><td><span class='swatch s" + i + "'></span>" + esc((data.seats || [])[i] || i) + "</td><td class='num'>" + esc(typeof s === "object" ? JSON.stringify(s) : s) + "</td></tr>";
       }).join("") + "</table>";
     }
+    var players = obs.players;
+    if (Array.isArray(players) && players.length) {
+      var cols = Object.keys(players[0]).filter(function (k) { return k !== "seat" && k !== "team" && typeof players[0][k] !== "object"; });
+      html += "<table class='compact players'><tr><th>Seat</th>" + cols.map(function (k) { return "<th>" + esc(k.replace(/_/g, " ")) + "</th>"; }).join("") + "</tr>" +
+        players.map(function (p, i) {
+          return "<tr><td><span class='swatch s" + i + "'></span>" + esc((data.seats || [])[i] || i) + "</td>" + cols.map(function (k) { return "<td>" + esc(p[k]) + "</td>"; }).join("") + "</tr>";
+        }).join("") + "</table>";
+      players.forEach(function (p, i) {
+        if (Array.isArray(p.discard) && p.discard.length) html += "<p><small>Seat " + i + " discard: " + esc(p.discard.join(", ")) + "</small></p>";
+      });
+    }
+    if (Array.isArray(obs.track) && obs.track.length) {
+      html += "<p><small>Challenge track: " + obs.track.map(function (t) { return esc(t.challenge) + " (" + esc(t.value) + ")"; }).join(" · ") + "</small></p>";
+    }
+    if (Array.isArray(obs.discard) && obs.discard.length) {
+      html += "<p><small>Discard: " + obs.discard.slice(-8).map(function (c) { return esc(c.name || c.card || c); }).join(", ") + "</small></p>";
+    }
+    if (obs.round !== undefined) html += "<p>Round " + esc(obs.round) + (obs.phase ? " · " + esc(obs.phase) : "") + "</p>";
     if (frame.to_move) html += "<p>To move: seat " + esc(frame.to_move.seat) + " (" + esc(frame.to_move.kind) + ")</p>";
     else if (data.outcome) html += "<p><strong>" + esc(data.outcome.termination) + "</strong> ranks " + esc(JSON.stringify(data.outcome.ranks)) + " " + esc(data.outcome.reason || "") + "</p>";
     html += "<details><summary>Public state</summary><pre>" + esc(JSON.stringify(obs, null, 1)) + "</pre></details>";
