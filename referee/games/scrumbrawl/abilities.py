@@ -125,9 +125,9 @@ def _chaos_relocate(m: SBMatch, f: Frame) -> None:
     t = m.creatures.get(f["cid"])
     if t is None:
         return
-    relocate_creature(m, t)
     if t.orb is not None:
         relocate_orb(m, t.orb)
+    relocate_creature(m, t)
 
 
 @step("stump_destroys")
