@@ -252,6 +252,32 @@ class RefereeServicer(referee_pb2_grpc.RefereeServiceServicer):
         async for msg in runner.watch():
             yield msg
 
+    async def ListBots(
+        self, request: referee_pb2.ListBotsRequest, context: grpc.aio.ServicerContext
+    ) -> referee_pb2.ListBotsResponse:
+        """Lists the connected bot sessions and their load (the ladder scheduler's presence)."""
+        ref = self.referee
+        bots = []
+        for session in ref.sessions.values():
+            games = session.games or session.identity.games
+            plays = not request.game or (
+                session.identity.may_play(request.game) and (not session.games or request.game in session.games)
+            )
+            if session.closed or not plays:
+                continue
+            bots.append(
+                referee_pb2.ConnectedBot(
+                    bot_id=session.identity.bot_id,
+                    version_id=session.identity.version_id,
+                    bot_name=session.identity.name,
+                    games=sorted(games),
+                    max_matches=session.max_matches,
+                    active_matches=len(session.seats),
+                    session_id=session.link_id,
+                )
+            )
+        return referee_pb2.ListBotsResponse(bots=bots, accepting=ref.accepting)
+
 
 @dataclass
 class RefereeServer:

@@ -183,3 +183,35 @@ class WatchMatchResponse(_message.Message):
     events: _containers.RepeatedCompositeFieldContainer[_bot_pb2.GameEvent]
     outcome: _bot_pb2.Outcome
     def __init__(self, match_id: _Optional[str] = ..., state: _Optional[_Union[Match.State, str]] = ..., decision_count: _Optional[int] = ..., observation: _Optional[_Union[_bot_pb2.Observation, _Mapping]] = ..., events: _Optional[_Iterable[_Union[_bot_pb2.GameEvent, _Mapping]]] = ..., outcome: _Optional[_Union[_bot_pb2.Outcome, _Mapping]] = ...) -> None: ...
+
+class ListBotsRequest(_message.Message):
+    __slots__ = ("game",)
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    game: str
+    def __init__(self, game: _Optional[str] = ...) -> None: ...
+
+class ListBotsResponse(_message.Message):
+    __slots__ = ("bots", "accepting")
+    BOTS_FIELD_NUMBER: _ClassVar[int]
+    ACCEPTING_FIELD_NUMBER: _ClassVar[int]
+    bots: _containers.RepeatedCompositeFieldContainer[ConnectedBot]
+    accepting: bool
+    def __init__(self, bots: _Optional[_Iterable[_Union[ConnectedBot, _Mapping]]] = ..., accepting: _Optional[bool] = ...) -> None: ...
+
+class ConnectedBot(_message.Message):
+    __slots__ = ("bot_id", "version_id", "bot_name", "games", "max_matches", "active_matches", "session_id")
+    BOT_ID_FIELD_NUMBER: _ClassVar[int]
+    VERSION_ID_FIELD_NUMBER: _ClassVar[int]
+    BOT_NAME_FIELD_NUMBER: _ClassVar[int]
+    GAMES_FIELD_NUMBER: _ClassVar[int]
+    MAX_MATCHES_FIELD_NUMBER: _ClassVar[int]
+    ACTIVE_MATCHES_FIELD_NUMBER: _ClassVar[int]
+    SESSION_ID_FIELD_NUMBER: _ClassVar[int]
+    bot_id: str
+    version_id: str
+    bot_name: str
+    games: _containers.RepeatedScalarFieldContainer[str]
+    max_matches: int
+    active_matches: int
+    session_id: str
+    def __init__(self, bot_id: _Optional[str] = ..., version_id: _Optional[str] = ..., bot_name: _Optional[str] = ..., games: _Optional[_Iterable[str]] = ..., max_matches: _Optional[int] = ..., active_matches: _Optional[int] = ..., session_id: _Optional[str] = ...) -> None: ...

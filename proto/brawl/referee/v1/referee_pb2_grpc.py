@@ -60,6 +60,11 @@ class RefereeServiceStub:
                 request_serializer=brawl_dot_referee_dot_v1_dot_referee__pb2.WatchMatchRequest.SerializeToString,
                 response_deserializer=brawl_dot_referee_dot_v1_dot_referee__pb2.WatchMatchResponse.FromString,
                 _registered_method=True)
+        self.ListBots = channel.unary_unary(
+                '/brawl.referee.v1.RefereeService/ListBots',
+                request_serializer=brawl_dot_referee_dot_v1_dot_referee__pb2.ListBotsRequest.SerializeToString,
+                response_deserializer=brawl_dot_referee_dot_v1_dot_referee__pb2.ListBotsResponse.FromString,
+                _registered_method=True)
 
 
 class RefereeServiceServicer:
@@ -106,6 +111,14 @@ class RefereeServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListBots(self, request, context):
+        """Lists the bot sessions connected to this referee with their free capacity: the presence the
+        ladder scheduler pairs from. A bot connected twice appears once per session.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_RefereeServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -133,6 +146,11 @@ def add_RefereeServiceServicer_to_server(servicer, server):
                     servicer.WatchMatch,
                     request_deserializer=brawl_dot_referee_dot_v1_dot_referee__pb2.WatchMatchRequest.FromString,
                     response_serializer=brawl_dot_referee_dot_v1_dot_referee__pb2.WatchMatchResponse.SerializeToString,
+            ),
+            'ListBots': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListBots,
+                    request_deserializer=brawl_dot_referee_dot_v1_dot_referee__pb2.ListBotsRequest.FromString,
+                    response_serializer=brawl_dot_referee_dot_v1_dot_referee__pb2.ListBotsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -271,6 +289,33 @@ class RefereeService:
             '/brawl.referee.v1.RefereeService/WatchMatch',
             brawl_dot_referee_dot_v1_dot_referee__pb2.WatchMatchRequest.SerializeToString,
             brawl_dot_referee_dot_v1_dot_referee__pb2.WatchMatchResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListBots(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/brawl.referee.v1.RefereeService/ListBots',
+            brawl_dot_referee_dot_v1_dot_referee__pb2.ListBotsRequest.SerializeToString,
+            brawl_dot_referee_dot_v1_dot_referee__pb2.ListBotsResponse.FromString,
             options,
             channel_credentials,
             insecure,
