@@ -16,6 +16,7 @@ SUBCOMMANDS: list[str] = [
     "referee.server.cli",
     "referee.sdk.cli",
     "referee.play",
+    "webapp.cli",
 ]
 """Modules that register subcommands, in the order ``brawl --help`` lists them."""
 

@@ -1,0 +1,77 @@
+"""``brawl token`` and the environment-driven settings.
+
+Partitions: token for a new bot or an existing one; owner right or wrong; settings in development
+or production, with or without a secret; database URL PostgreSQL, SQLite or malformed.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from referee.cli import main
+from webapp.bots.models import Bot, BotToken
+from webapp.bots.services import hash_token
+from webapp.config import ConfigurationError, env, parse_bool, parse_database_url
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.django_db
+def test_token_create_prints_the_token_once_and_list_shows_prefixes(capsys) -> None:
+    assert main(["token", "create", "--bot", "House1", "--game", "tinygame", "--owner", "house", "--house"]) == 0
+    token = capsys.readouterr().out.strip()
+    bot = Bot.objects.get(name="House1")
+    assert bot.is_house and BotToken.objects.get(bot=bot).token_hash == hash_token(token)
+    assert main(["token", "list"]) == 0
+    listed = capsys.readouterr().out
+    assert token not in listed and token[:12] in listed
+    assert main(["token", "create", "--bot", "House1", "--game", "tinygame", "--owner", "intruder"]) == 2
+    assert main(["token", "revoke", "--prefix", token[:12]]) == 0
+    assert BotToken.objects.get(bot=bot).revoked_at is not None
+
+
+def test_token_create_refuses_unknown_game(capsys) -> None:
+    assert main(["token", "create", "--bot", "x", "--game", "chess", "--owner", "o"]) == 2
+    assert "unknown game" in capsys.readouterr().err
+
+
+def settings_import(env_vars: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    code = "import webapp.settings as s; print(s.DEBUG, s.DATABASES['default']['ENGINE'], s.SECRET_KEY[:8])"
+    return subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO, env={"PATH": "/usr/bin:/bin", **env_vars},
+        capture_output=True, text=True, timeout=60,
+    )
+
+
+def test_production_requires_a_secret_key(tmp_path) -> None:
+    missing = settings_import({"BRAWL_ENV": "production", "ALLOWED_HOSTS": "x.org", "BRAWL_VAR_DIR": str(tmp_path)})
+    assert missing.returncode != 0 and "SECRET_KEY is required" in missing.stderr
+    ok = settings_import(
+        {"BRAWL_ENV": "production", "ALLOWED_HOSTS": "x.org", "SECRET_KEY": "s3cret-value", "BRAWL_VAR_DIR": str(tmp_path)}
+    )
+    assert ok.returncode == 0, ok.stderr
+    assert ok.stdout.split() == ["False", "django.db.backends.sqlite3", "s3cret-v"]
+
+
+def test_development_defaults_are_marked_insecure(tmp_path) -> None:
+    dev = settings_import({"BRAWL_VAR_DIR": str(tmp_path)})
+    assert dev.returncode == 0, dev.stderr
+    assert dev.stdout.split() == ["True", "django.db.backends.sqlite3", "insecure"]
+
+
+def test_env_helpers(monkeypatch) -> None:
+    monkeypatch.setenv("X_BOOL", "yes")
+    assert env("X_BOOL", parse_bool) is True
+    monkeypatch.setenv("X_INT", "twelve")
+    with pytest.raises(ConfigurationError, match="X_INT"):
+        env("X_INT", int)
+    with pytest.raises(ConfigurationError, match="required"):
+        env("X_MISSING", str, required=True)
+    pg = parse_database_url("postgresql://postgres@127.0.0.1:5432/brawl_test")
+    assert (pg.engine, pg.name, pg.user, pg.host, pg.port) == ("django.db.backends.postgresql", "brawl_test", "postgres", "127.0.0.1", "5432")
+    with pytest.raises(ValueError, match="unsupported"):
+        parse_database_url("mysql://x/y")
