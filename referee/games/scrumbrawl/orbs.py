@@ -110,6 +110,8 @@ def throw_targets(m: SBMatch, c: Creature) -> list[Creature]:
     for t in m.creatures.values():
         if t.id == c.id or not can_carry(t) or t.orb is not None or dist(t.pos, c.pos) > rng:
             continue
+        if c.orb == "Heavy Orb" and has(m, t, "weak"):
+            continue
         if m.friendly(t.owner, c.owner):
             out.append(t)
     return sorted(out, key=lambda t: t.id)

@@ -31,17 +31,18 @@ def shown_score(m: SBMatch, seat: int) -> int:
 
 
 def ranks_by_key(m: SBMatch, first: set[int] | None = None) -> tuple[int, ...]:
-    """Dense competition ranks: ``first`` (if given) share 1, the rest by :func:`score_key`."""
+    """Dense ranks (1, 2, 3... per distinct score): ``first`` (if given) share 1, the rest by :func:`score_key`.
+
+    Dense ranking keeps a 2v2 result at (1, 2, 1, 2): teammates share every key.
+    """
     keys = {s: score_key(m, s) for s in range(m.seats)}
     if first:
         for s in first:
             keys[s] = (999, *keys[s])
     ordered = sorted(set(keys.values()), reverse=True)
     rank_of: dict[tuple[int, ...], int] = {}
-    place = 1
-    for k in ordered:
+    for place, k in enumerate(ordered, start=1):
         rank_of[k] = place
-        place += sum(1 for v in keys.values() if v == k)
     return tuple(rank_of[keys[s]] for s in range(m.seats))
 
 
