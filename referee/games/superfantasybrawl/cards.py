@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from referee.core.contract import Option
 from referee.games.superfantasybrawl.attacks import deal, effect_step
 from referee.games.superfantasybrawl.content import COLOURS, Card, Effect
-from referee.games.superfantasybrawl.hexes import distance, hex_id, parse_hex, row_direction
+from referee.games.superfantasybrawl.hexes import distance, hex_id, row_direction
 from referee.games.superfantasybrawl.movement import move_destinations, walk_step
 from referee.games.superfantasybrawl.state import ChampState, is_ally, is_enemy, side, team
 from referee.games.superfantasybrawl.steps import Pending, Step, opt, step
@@ -50,19 +50,18 @@ def main_options(m: BrawlMatch) -> list[Option]:
             out.append(
                 opt(f"card:{cid}", "card", f"play {card.name}", card=cid, champion=card.champion, core=card.colour)
             )
-    mine = [c for c in m.champs.values() if c.seat == seat]
+    mine = [c.id for c in m.champs.values() if c.seat == seat]
+    ready = m.cores[seat]
     for action in STANDARD:
         if action in m.std_used:
             continue
-        cores = [action] if action != "move2" else [k for k in COLOURS]
-        for core in cores:
-            if not m.cores[seat][core]:
+        for core in COLOURS if action == "move2" else (action,):
+            if not ready[core]:
                 continue
-            for c in mine:
-                oid = f"std:{action}:{c.id}" if action != "move2" else f"std:move2:{c.id}:{core}"
-                out.append(
-                    opt(oid, "standard", f"standard {action} with {c.id}", action=action, champion=c.id, core=core)
-                )
+            for cid in mine:
+                oid = f"std:{action}:{cid}" if action != "move2" else f"std:move2:{cid}:{core}"
+                params = {"action": action, "champion": cid, "core": core}
+                out.append(Option(oid, "standard", f"standard {action} with {cid}", params))
     out.append(opt("end", "end", "end the activation phase"))
     return out
 
@@ -129,11 +128,10 @@ def _card_move(m: BrawlMatch, st: Step, choice: str | None) -> Pending | None:
         if not dests:
             return None
         st["dests"] = {hex_id(h): [list(x) for x in p] for h, p in dests.items()}
-        options = [opt("move:stay", "move", f"{c.id} does not move", champion=c.id)]
-        options += [
-            opt(f"move:{hid}", "move", f"move {c.id} to {hid}", champion=c.id, hex=hid)
-            for hid in sorted(st["dests"], key=lambda x: parse_hex(x))
-        ]
+        options = [Option("move:stay", "move", f"{c.id} does not move", {"champion": c.id})]
+        for dest in sorted(dests):
+            hid = hex_id(dest)
+            options.append(Option(f"move:{hid}", "move", f"move {c.id} to {hid}", {"champion": c.id, "hex": hid}))
         return Pending(c.seat, "move", f"move {c.id} up to {budget}", options, "move:stay", st)
     if choice == "move:stay":
         return None

@@ -61,12 +61,21 @@ def _control_zones(m: BrawlMatch, side: int, p: dict[str, Any]) -> bool:
     return held >= int(p.get("count", 2))
 
 
-def enemy_half(m: BrawlMatch, side: int) -> set[Hex]:
+_HALVES: dict[tuple[int, int], frozenset[Hex]] = {}
+"""Each team's enemy half by (arena id, deployment side): pure geometry, computed once."""
+
+
+def enemy_half(m: BrawlMatch, side: int) -> frozenset[Hex]:
     """The hexes nearer the enemy deployment area than ours."""
     arena = m.content.arena
-    mine = arena.deployment[m.deploy_side[side]]
-    theirs = arena.deployment[1 - m.deploy_side[side]]
-    return {h for h in arena.cells if min(distance(h, x) for x in theirs) < min(distance(h, x) for x in mine)}
+    key = (id(arena), m.deploy_side[side])
+    if key not in _HALVES:
+        mine = arena.deployment[m.deploy_side[side]]
+        theirs = arena.deployment[1 - m.deploy_side[side]]
+        _HALVES[key] = frozenset(
+            h for h in arena.cells if min(distance(h, x) for x in theirs) < min(distance(h, x) for x in mine)
+        )
+    return _HALVES[key]
 
 
 @condition("enemy_half")

@@ -50,4 +50,4 @@ def step(name: str) -> Callable[[Handler], Handler]:
 
 def opt(oid: str, kind: str, label: str, **params: Any) -> Option:
     """Builds an option whose params drop empty values (they are proto defaults anyway)."""
-    return Option(oid, kind, label, {k: v for k, v in params.items() if v not in (None, "", [])})
+    return Option(oid, kind, label, {k: v for k, v in params.items() if v is not None and v != ""})
