@@ -78,7 +78,9 @@ def cmd_token_create(args: argparse.Namespace) -> int:
     else:
         issued = services.do_issue_token(bot)
     print(issued.token)
-    print(f"# bot {bot.name} (id {bot.pk}, {bot.game}); token prefix {issued.record.prefix}; shown once", file=sys.stderr)
+    print(
+        f"# bot {bot.name} (id {bot.pk}, {bot.game}); token prefix {issued.record.prefix}; shown once", file=sys.stderr
+    )
     return 0
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 from typing import TypeVar
 from urllib.parse import unquote, urlparse
@@ -25,7 +25,7 @@ class ConfigurationError(RuntimeError):
     """A required setting is missing or an environment variable cannot be parsed."""
 
 
-class Environment(str, Enum):
+class Environment(StrEnum):
     """Which deployment this process serves."""
 
     DEVELOPMENT = "development"

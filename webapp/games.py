@@ -21,8 +21,14 @@ def game_info(name: str) -> dict[str, Any]:
     except Exception as exc:  # an engine's import error must not break every page
         log.warning("game %s unavailable: %s", name, exc)
         return {
-            "name": name, "title": name, "rules_version": "", "min_seats": 2, "max_seats": 2,
-            "has_chance": True, "has_hidden_information": True, "available": False,
+            "name": name,
+            "title": name,
+            "rules_version": "",
+            "min_seats": 2,
+            "max_seats": 2,
+            "has_chance": True,
+            "has_hidden_information": True,
+            "available": False,
         }
     return {
         "name": info.name,

@@ -40,7 +40,9 @@ else:
     SECRET_KEY = env("SECRET_KEY", str, INSECURE_DEV_SECRET_KEY) or INSECURE_DEV_SECRET_KEY
 
 DEBUG: bool = bool(env("DEBUG", parse_bool, BRAWL_ENV is Environment.DEVELOPMENT))
-ALLOWED_HOSTS: list[str] = env("ALLOWED_HOSTS", parse_list, [] if _production else ["localhost", "127.0.0.1", "[::1]", "testserver"]) or []
+ALLOWED_HOSTS: list[str] = (
+    env("ALLOWED_HOSTS", parse_list, [] if _production else ["localhost", "127.0.0.1", "[::1]", "testserver"]) or []
+)
 if _production and not ALLOWED_HOSTS:
     raise ConfigurationError("ALLOWED_HOSTS is required in production")
 

@@ -19,9 +19,7 @@ from referee.core.replay import Replay, verify
 from tests.webapp.conftest import GAME, client_for
 from webapp.bots.models import Bot, BotToken
 from webapp.matches import services as match_services
-from webapp.matches.models import Match, MatchStatus
 from webapp.tournaments import services as t_services
-from webapp.tournaments.models import Tournament
 
 pytestmark = pytest.mark.django_db
 
@@ -174,7 +172,9 @@ def test_leaderboard_and_history(anon, rated_match) -> None:
 def test_leaderboard_active_filter(anon, rated_match) -> None:
     Bot.objects.filter(name="beta").update(active=False)
     assert [r["bot"] for r in anon.get("/api/v1/ratings/", {"game": GAME}).json()["results"]] == ["alpha"]
-    assert [r["bot"] for r in anon.get("/api/v1/ratings/", {"game": GAME, "active": "false"}).json()["results"]] == ["beta"]
+    assert [r["bot"] for r in anon.get("/api/v1/ratings/", {"game": GAME, "active": "false"}).json()["results"]] == [
+        "beta"
+    ]
 
 
 # Matches, replays, frames.
@@ -204,7 +204,10 @@ def test_frames_resimulate_spectator_view(anon, rated_match) -> None:
     replay = Replay.loads(rated_match.replay_bytes() or b"")
     body = anon.get(f"/api/v1/matches/{rated_match.pk}/frames/").json()
     assert body["total"] == len(replay.decisions) + 1 == len(body["frames"])
-    assert body["frames"][0]["decision"] is None and body["frames"][1]["decision"]["option_id"] == replay.decisions[0].option_id
+    assert (
+        body["frames"][0]["decision"] is None
+        and body["frames"][1]["decision"]["option_id"] == replay.decisions[0].option_id
+    )
     # Spectator frames never carry a private event or a hand.
     assert all("to" not in e for f in body["frames"] for e in f["events"])
     assert all(f["observation"]["my_hand"] == [] for f in body["frames"])
@@ -224,7 +227,13 @@ def test_frames_and_replay_404_without_replay(anon, make_bot, author, other) -> 
 
 # Tournaments: only organizers run them; anonymous users see published ones only.
 def _create(client: APIClient, **extra: object):
-    body = {"name": "Cup", "game": GAME, "format": "double_elim", "best_of": 3, "time_control": {"per_decision_ms": 500}}
+    body = {
+        "name": "Cup",
+        "game": GAME,
+        "format": "double_elim",
+        "best_of": 3,
+        "time_control": {"per_decision_ms": 500},
+    }
     body.update(extra)
     return client.post("/api/v1/tournaments/", body, format="json")
 
@@ -244,7 +253,9 @@ def test_unpublished_tournaments_are_hidden(anon, organizer_client) -> None:
     assert anon.get(f"/api/v1/tournaments/{tid}/").json()["published"] is True
 
 
-@pytest.mark.parametrize("verb", ["open-registration", "approve", "start", "pause", "resume", "publish", "replay-match"])
+@pytest.mark.parametrize(
+    "verb", ["open-registration", "approve", "start", "pause", "resume", "publish", "replay-match"]
+)
 def test_authors_cannot_run_tournaments(author_client, organizer_client, verb) -> None:
     tid = _create(organizer_client).json()["id"]
     assert author_client.post(f"/api/v1/tournaments/{tid}/{verb}/", {}).status_code == 403
@@ -253,7 +264,8 @@ def test_authors_cannot_run_tournaments(author_client, organizer_client, verb) -
 def test_registration_and_approval(author_client, other_client, organizer_client, make_bot, author) -> None:
     now = timezone.now()
     tid = _create(
-        organizer_client, registration_opens=(now - timedelta(hours=1)).isoformat(),
+        organizer_client,
+        registration_opens=(now - timedelta(hours=1)).isoformat(),
         registration_closes=(now + timedelta(hours=1)).isoformat(),
     ).json()["id"]
     bot = make_bot(author, "entrant")
@@ -279,7 +291,12 @@ def test_bracket_endpoint_groups_series(anon, organizer, make_bot, author, other
     t_services.do_publish_tournament(t)
     a, b = make_bot(author, "ba"), make_bot(other, "bb")
     m = match_services.do_queue_match(
-        GAME, [a.latest_version, b.latest_version], rated=False, tournament_id=t.pk, tournament_round=1, tournament_slot="W1-1"
+        GAME,
+        [a.latest_version, b.latest_version],
+        rated=False,
+        tournament_id=t.pk,
+        tournament_round=1,
+        tournament_slot="W1-1",
     )
     finish(m)
     body = anon.get(f"/api/v1/tournaments/{t.pk}/bracket/").json()

@@ -40,8 +40,14 @@ def browser() -> Iterator[Browser]:
     with sync_playwright() as p:
         b = p.chromium.launch(
             executable_path=CHROMIUM,
-            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                  "--disable-component-update", "--no-first-run"],
+            args=[
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--no-first-run",
+            ],
         )
         yield b
         b.close()
@@ -108,7 +114,9 @@ def test_leaderboard_renders_with_chart(live_server, page: Page, make_bot, autho
 
 
 @pytest.mark.parametrize(("game", "piece"), [("superfantasybrawl", "circle.champion"), ("scrumbrawl", "rect.creature")])
-def test_replay_viewer_steps_through_a_real_match(live_server, page: Page, make_bot, author, other, game, piece) -> None:
+def test_replay_viewer_steps_through_a_real_match(
+    live_server, page: Page, make_bot, author, other, game, piece
+) -> None:
     match = real_match(game, 5, make_bot, author, other)
     page.goto(f"{live_server.url}/matches/{match.pk}/")
     page.wait_for_selector("#viewer[data-loaded='1']")
@@ -127,9 +135,7 @@ def test_replay_viewer_steps_through_a_real_match(live_server, page: Page, make_
     page.click("#play-btn")
     page.wait_for_function("Number(document.getElementById('viewer').dataset.frame) >= 5")
     page.click("#play-btn")
-    page.eval_on_selector(
-        "#seek", "(el, v) => { el.value = v; el.dispatchEvent(new Event('input')); }", str(last // 2)
-    )
+    page.eval_on_selector("#seek", "(el, v) => { el.value = v; el.dispatchEvent(new Event('input')); }", str(last // 2))
     assert page.get_attribute("#viewer", "data-frame") == str(last // 2)
     shot(page, f"replay-{game}.png")
 
@@ -162,7 +168,9 @@ def test_double_elimination_bracket_renders(live_server, page: Page, make_bot, o
     series = page.locator("svg#bracket g.series").count()
     assert series == Match.objects.filter(tournament=tour).values("tournament_slot").distinct().count()
     assert page.locator("svg#bracket g.series.decided").count() == series
-    assert (page.locator("table.standings tr >> nth=1").locator("td >> nth=-1").text_content() or "").strip() == "champion"
+    assert (
+        page.locator("table.standings tr >> nth=1").locator("td >> nth=-1").text_content() or ""
+    ).strip() == "champion"
     shot(page, "bracket-double-elim.png")
     page.click("svg#bracket g.series >> nth=0")
     page.wait_for_selector("#viewer")

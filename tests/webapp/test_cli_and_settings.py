@@ -42,8 +42,12 @@ def test_token_create_refuses_unknown_game(capsys) -> None:
 def settings_import(env_vars: dict[str, str]) -> subprocess.CompletedProcess[str]:
     code = "import webapp.settings as s; print(s.DEBUG, s.DATABASES['default']['ENGINE'], s.SECRET_KEY[:8])"
     return subprocess.run(
-        [sys.executable, "-c", code], cwd=REPO, env={"PATH": "/usr/bin:/bin", **env_vars},
-        capture_output=True, text=True, timeout=60,
+        [sys.executable, "-c", code],
+        cwd=REPO,
+        env={"PATH": "/usr/bin:/bin", **env_vars},
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
 
 
@@ -51,7 +55,12 @@ def test_production_requires_a_secret_key(tmp_path) -> None:
     missing = settings_import({"BRAWL_ENV": "production", "ALLOWED_HOSTS": "x.org", "BRAWL_VAR_DIR": str(tmp_path)})
     assert missing.returncode != 0 and "SECRET_KEY is required" in missing.stderr
     ok = settings_import(
-        {"BRAWL_ENV": "production", "ALLOWED_HOSTS": "x.org", "SECRET_KEY": "s3cret-value", "BRAWL_VAR_DIR": str(tmp_path)}
+        {
+            "BRAWL_ENV": "production",
+            "ALLOWED_HOSTS": "x.org",
+            "SECRET_KEY": "s3cret-value",
+            "BRAWL_VAR_DIR": str(tmp_path),
+        }
     )
     assert ok.returncode == 0, ok.stderr
     assert ok.stdout.split() == ["False", "django.db.backends.sqlite3", "s3cret-v"]
@@ -72,6 +81,12 @@ def test_env_helpers(monkeypatch) -> None:
     with pytest.raises(ConfigurationError, match="required"):
         env("X_MISSING", str, required=True)
     pg = parse_database_url("postgresql://postgres@127.0.0.1:5432/brawl_test")
-    assert (pg.engine, pg.name, pg.user, pg.host, pg.port) == ("django.db.backends.postgresql", "brawl_test", "postgres", "127.0.0.1", "5432")
+    assert (pg.engine, pg.name, pg.user, pg.host, pg.port) == (
+        "django.db.backends.postgresql",
+        "brawl_test",
+        "postgres",
+        "127.0.0.1",
+        "5432",
+    )
     with pytest.raises(ValueError, match="unsupported"):
         parse_database_url("mysql://x/y")

@@ -27,7 +27,9 @@ def logged_in(user) -> Client:
     return c
 
 
-def test_home_lists_games_leaders_running_and_tournaments(client, rated_match, organizer, make_bot, author, other) -> None:
+def test_home_lists_games_leaders_running_and_tournaments(
+    client, rated_match, organizer, make_bot, author, other
+) -> None:
     a, b = Bot.objects.get(name="alpha"), Bot.objects.get(name="beta")
     running = match_services.do_queue_match(GAME, [a.latest_version, b.latest_version], rated=False)
     match_services.do_start_match(running.pk, "ref-1")
@@ -92,13 +94,17 @@ def test_author_pages_need_login(client, path) -> None:
 
 
 def test_signup_and_login(client) -> None:
-    r = client.post("/accounts/signup/", {"username": "carol", "password1": "a-long-pass-phrase", "password2": "a-long-pass-phrase"})
+    r = client.post(
+        "/accounts/signup/", {"username": "carol", "password1": "a-long-pass-phrase", "password2": "a-long-pass-phrase"}
+    )
     assert r.status_code == 302
     assert client.get("/me/bots/").status_code == 200
     fresh = Client()
     r = fresh.post("/accounts/login/", {"username": "carol", "password": "a-long-pass-phrase"})
     assert r.status_code == 302 and fresh.get("/me/bots/").status_code == 200
-    assert Client().post("/accounts/signup/", {"username": "dave", "password1": "x", "password2": "y"}).status_code == 200
+    assert (
+        Client().post("/accounts/signup/", {"username": "dave", "password1": "x", "password2": "y"}).status_code == 200
+    )
 
 
 def test_create_bot_shows_token_once(author) -> None:
@@ -150,7 +156,9 @@ def test_my_matches_shows_referee_record(author, make_bot, other, finish) -> Non
 
 def test_bulk_replay_zip(author, make_bot, other, finish) -> None:
     a, b = make_bot(author, "z1"), make_bot(other, "z2")
-    ms = [finish(match_services.do_queue_match(GAME, [a.latest_version, b.latest_version], rated=False)) for _ in range(2)]
+    ms = [
+        finish(match_services.do_queue_match(GAME, [a.latest_version, b.latest_version], rated=False)) for _ in range(2)
+    ]
     r = logged_in(author).get("/me/replays.zip")
     names = zipfile.ZipFile(io.BytesIO(r.content)).namelist()
     assert sorted(names) == sorted(f"{GAME}/match-{m.pk}.json" for m in ms)
@@ -160,8 +168,17 @@ def test_admin_lists_every_model(organizer) -> None:
     organizer.is_superuser = True
     organizer.save(update_fields=["is_superuser"])
     c = logged_in(organizer)
-    for path in ["bots/bot", "bots/botversion", "bots/bottoken", "matches/match", "matches/matchseat",
-                 "rankings/rating", "rankings/ratinghistory", "tournaments/tournament", "tournaments/tournamententrant"]:
+    for path in [
+        "bots/bot",
+        "bots/botversion",
+        "bots/bottoken",
+        "matches/match",
+        "matches/matchseat",
+        "rankings/rating",
+        "rankings/ratinghistory",
+        "tournaments/tournament",
+        "tournaments/tournamententrant",
+    ]:
         assert c.get(f"/admin/{path}/").status_code == 200, path
 
 

@@ -46,8 +46,16 @@ def test_database_refuses_a_second_history_row(rated_match: Match) -> None:
     assert h is not None
     with pytest.raises(IntegrityError), transaction.atomic():
         RatingHistory.objects.create(
-            match=rated_match, bot_version_id=h.bot_version_id, game=GAME, elo_before=1, elo_after=2,
-            glicko_before=1, glicko_after=2, rd_before=1, rd_after=1, rank=1,
+            match=rated_match,
+            bot_version_id=h.bot_version_id,
+            game=GAME,
+            elo_before=1,
+            elo_after=2,
+            glicko_before=1,
+            glicko_after=2,
+            rd_before=1,
+            rd_after=1,
+            rank=1,
         )
 
 

@@ -91,7 +91,9 @@ def test_round_robin_crosstable_and_swiss_standings(organizer, make_bot) -> None
     data = bracket_data(rr)
     assert len(data["crosstable"]["rows"]) == 3
     assert all(row["cells"].count("×") == 1 for row in data["crosstable"]["rows"])
-    sw = Tournament.objects.create(name="swiss", game=GAME, format="swiss", rounds=2, status=TournamentStatus.REGISTRATION)
+    sw = Tournament.objects.create(
+        name="swiss", game=GAME, format="swiss", rounds=2, status=TournamentStatus.REGISTRATION
+    )
     for i in range(4):
         owner = User.objects.create_user(f"sw{i}")
         bot = make_bot(owner, f"swbot{i}")

@@ -1,5 +1,8 @@
 """API view of the current user."""
 
+# Django and DRF declare options as mutable class attributes (Meta.fields, permission_classes, list_display).
+# ruff: noqa: RUF012
+
 from __future__ import annotations
 
 from drf_spectacular.utils import extend_schema

@@ -1,5 +1,8 @@
 """Admin for bots, versions and tokens (tokens are shown by prefix; issue them from the site or CLI)."""
 
+# Django and DRF declare options as mutable class attributes (Meta.fields, permission_classes, list_display).
+# ruff: noqa: RUF012
+
 from django.contrib import admin
 
 from webapp.bots.models import Bot, BotToken, BotVersion

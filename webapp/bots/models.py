@@ -5,6 +5,9 @@ and matches refer to versions, so a new version starts its own rating. Tokens ar
 hashes only; the plain token is shown once when issued. Rows are written by ``bots.services`` only.
 """
 
+# Django and DRF declare options as mutable class attributes (Meta.fields, permission_classes, list_display).
+# ruff: noqa: RUF012
+
 from __future__ import annotations
 
 from django.db import models

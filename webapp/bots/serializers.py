@@ -1,5 +1,8 @@
 """API shapes of bots, versions and tokens."""
 
+# Django and DRF declare options as mutable class attributes (Meta.fields, permission_classes, list_display).
+# ruff: noqa: RUF012
+
 from __future__ import annotations
 
 from rest_framework import serializers

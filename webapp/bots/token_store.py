@@ -15,11 +15,10 @@ from typing import ParamSpec, TypeVar
 from asgiref.sync import sync_to_async
 from django.db import connection
 
-from webapp.bots import services
-from webapp.bots.models import BotToken
-
 from referee.core.ids import BotId
 from referee.server.auth import BotIdentity
+from webapp.bots import services
+from webapp.bots.models import BotToken
 
 P = ParamSpec("P")
 R = TypeVar("R")

@@ -1,3 +1,3 @@
-"""The ``bots`` app's API routes are registered on the one router in ``webapp.urls_api``; pages live in ``webapp.pages``."""
+"""No routes of its own: the API is on the router in ``webapp.urls_api``, pages in ``webapp.pages``."""
 
 urlpatterns: list[object] = []

@@ -1,5 +1,8 @@
 """API views for games, bots, versions and tokens: parse, check permission, call a service."""
 
+# Django and DRF declare options as mutable class attributes (Meta.fields, permission_classes, list_display).
+# ruff: noqa: RUF012
+
 from __future__ import annotations
 
 from django.db.models import QuerySet
@@ -54,9 +57,7 @@ class GameViewSet(viewsets.ViewSet):
         OpenApiParameter("mine", bool, description="Only the caller's bots."),
     ]
 )
-class BotViewSet(
-    mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.UpdateModelMixin, viewsets.GenericViewSet
-):
+class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.UpdateModelMixin, viewsets.GenericViewSet):
     """Bots: anyone reads; an author creates bots and changes only their own."""
 
     serializer_class = s.BotSerializer

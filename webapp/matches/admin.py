@@ -1,5 +1,8 @@
 """Admin for matches and seats."""
 
+# Django and DRF declare options as mutable class attributes (Meta.fields, permission_classes, list_display).
+# ruff: noqa: RUF012
+
 from django.contrib import admin
 
 from webapp.matches.models import Match, MatchSeat

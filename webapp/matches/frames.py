@@ -19,7 +19,9 @@ from referee.core.replay import Replay, ReplayError
 from webapp.matches.boards import board_layout
 
 
-def spectator_frames(replay: Replay, game: Game | None = None, *, start: int = 0, limit: int | None = None) -> dict[str, Any]:
+def spectator_frames(
+    replay: Replay, game: Game | None = None, *, start: int = 0, limit: int | None = None
+) -> dict[str, Any]:
     """Re-simulates ``replay`` and returns spectator frames ``start`` .. ``start + limit``.
 
     Frame 0 is the position before any decision; frame ``n`` follows decision ``n - 1``.
@@ -34,7 +36,8 @@ def spectator_frames(replay: Replay, game: Game | None = None, *, start: int = 0
     game = game or get_game(replay.game)
     if replay.rules_version != game.info.rules_version:
         raise ReplayError(
-            f"replay is for {replay.game} rules {replay.rules_version!r}; this engine implements {game.info.rules_version!r}"
+            f"replay is for {replay.game} rules {replay.rules_version!r}; "
+            f"this engine implements {game.info.rules_version!r}"
         )
     config = game.parse_config(replay.config, len(replay.seats))
     match = game.new_match(config, len(replay.seats), SeededChance(replay.seed))

@@ -5,6 +5,9 @@ and finished exactly once: ``request_id`` makes starting idempotent and the fini
 refuses a match that is already final. Rows are written by ``matches.services`` only.
 """
 
+# Django and DRF declare options as mutable class attributes (Meta.fields, permission_classes, list_display).
+# ruff: noqa: RUF012
+
 from __future__ import annotations
 
 import gzip

@@ -1,5 +1,8 @@
 """API shapes of matches and seats."""
 
+# Django and DRF declare options as mutable class attributes (Meta.fields, permission_classes, list_display).
+# ruff: noqa: RUF012
+
 from __future__ import annotations
 
 from rest_framework import serializers
@@ -18,8 +21,18 @@ class MatchSeatSerializer(serializers.ModelSerializer):
     class Meta:
         model = MatchSeat
         fields = [
-            "seat", "bot_id", "bot", "owner", "version", "bot_version", "rank", "score",
-            "strikes", "timeouts", "illegal_answers", "mean_latency_ms",
+            "seat",
+            "bot_id",
+            "bot",
+            "owner",
+            "version",
+            "bot_version",
+            "rank",
+            "score",
+            "strikes",
+            "timeouts",
+            "illegal_answers",
+            "mean_latency_ms",
         ]
 
 
@@ -32,8 +45,20 @@ class MatchSerializer(serializers.ModelSerializer):
     class Meta:
         model = Match
         fields = [
-            "id", "game", "status", "rated", "tournament", "tournament_round", "tournament_slot",
-            "game_in_series", "created", "started_at", "finished_at", "outcome", "seats", "has_replay",
+            "id",
+            "game",
+            "status",
+            "rated",
+            "tournament",
+            "tournament_round",
+            "tournament_slot",
+            "game_in_series",
+            "created",
+            "started_at",
+            "finished_at",
+            "outcome",
+            "seats",
+            "has_replay",
         ]
 
     def get_has_replay(self, obj: Match) -> bool:
@@ -48,7 +73,14 @@ class MatchDetailSerializer(MatchSerializer):
     class Meta(MatchSerializer.Meta):
         fields = [
             *MatchSerializer.Meta.fields,
-            "config", "seed", "referee_id", "request_id", "incidents", "latency", "failure", "replaces",
+            "config",
+            "seed",
+            "referee_id",
+            "request_id",
+            "incidents",
+            "latency",
+            "failure",
+            "replaces",
         ]
 
 

@@ -145,9 +145,7 @@ def do_request_challenge(user: User, bot: Bot, opponent: Bot, *, now: datetime |
             resets_at=resets_at,
             now=now,
         )
-    return do_queue_match(
-        bot.game, [bot.latest_version, opponent.latest_version], rated=False, requested_by=user
-    )
+    return do_queue_match(bot.game, [bot.latest_version, opponent.latest_version], rated=False, requested_by=user)
 
 
 def challenges_left(user: User, now: datetime | None = None) -> tuple[int, datetime]:
@@ -255,8 +253,15 @@ def do_finish_match(match_id: int, replay: Replay, *, referee_id: str = "") -> M
     store_replay(match, replay)
     match.save(
         update_fields=[
-            "status", "outcome", "incidents", "latency", "finished_at", "referee_id", "started_at",
-            "replay_gz", "replay_path",
+            "status",
+            "outcome",
+            "incidents",
+            "latency",
+            "finished_at",
+            "referee_id",
+            "started_at",
+            "replay_gz",
+            "replay_path",
         ]
     )
     if match.rated:
@@ -333,3 +338,23 @@ def do_reschedule_match(match_id: int, reason: str) -> Match:
         game_in_series=old.game_in_series,
         replaces=old,
     )
+
+
+@transaction.atomic
+def do_stage_result(match_id: int, replay: Replay) -> bool:
+    """Keeps a referee's replay on a running match until the workers record it (``workers.tasks.record_match``).
+
+    The write is atomic and keyed on the match: a final match, or one whose replay is already
+    staged, is left as it is, so a referee repeating itself stores nothing new. The replay is kept
+    inline (compressed) whatever its size, so any worker can read it; :func:`do_finish_match`
+    moves a large one to ``REPLAY_DIR`` when it records the match.
+
+    Returns:
+        Whether the replay was stored now.
+    """
+    match = Match.objects.select_for_update().get(pk=match_id)
+    if match.is_final or match.has_replay:
+        return False
+    match.replay_gz = gzip.compress(replay.dumps().encode(), mtime=0)
+    match.save(update_fields=["replay_gz"])
+    return True

@@ -51,4 +51,6 @@ class DjangoResultSink:
 
     async def record(self, match_id: MatchId, replay: Replay) -> str:
         """Records the finished match (idempotent) and returns the replay's URL path."""
-        return await sync_to_async(closing(record_result), thread_sensitive=False)(str(match_id), replay, self.referee_id)
+        return await sync_to_async(closing(record_result), thread_sensitive=False)(
+            str(match_id), replay, self.referee_id
+        )

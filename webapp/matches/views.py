@@ -1,11 +1,14 @@
 """API views for matches, replays and spectator frames."""
 
+# Django and DRF declare options as mutable class attributes (Meta.fields, permission_classes, list_display).
+# ruff: noqa: RUF012
+
 from __future__ import annotations
 
 import gzip
 
-from django.db.models import Case, Exists, OuterRef, Prefetch, Q, QuerySet, Value, When
 from django.db.models import BooleanField as BoolField
+from django.db.models import Case, Exists, OuterRef, Prefetch, Q, QuerySet, Value, When
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
@@ -83,7 +86,9 @@ def filter_matches(qs: QuerySet[Match], params: dict[str, str]) -> QuerySet[Matc
             qs = qs.filter(Exists(MatchSeat.objects.filter(match=OuterRef("pk"), bot_version__bot_id=opp)))
         if params.get("owner"):
             qs = qs.filter(
-                Exists(MatchSeat.objects.filter(match=OuterRef("pk"), bot_version__bot__owner__username=params["owner"]))
+                Exists(
+                    MatchSeat.objects.filter(match=OuterRef("pk"), bot_version__bot__owner__username=params["owner"])
+                )
             )
     except ValueError as exc:
         raise ValidationError({"detail": f"bad filter value: {exc}"}) from exc

@@ -16,7 +16,9 @@ class BotForm(forms.Form):
     """Register a bot."""
 
     game = forms.ChoiceField(choices=())
-    name = forms.RegexField(regex=r"^[A-Za-z0-9][A-Za-z0-9_.-]{1,63}$", max_length=64, help_text="Letters, digits, _ . -")
+    name = forms.RegexField(
+        regex=r"^[A-Za-z0-9][A-Za-z0-9_.-]{1,63}$", max_length=64, help_text="Letters, digits, _ . -"
+    )
     description = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), required=False)
 
     def __init__(self, *args: object, **kwargs: object) -> None:

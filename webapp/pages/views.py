@@ -34,7 +34,7 @@ from webapp.pages.forms import BotForm, SignUpForm
 from webapp.rankings.models import Rating, RatingHistory
 from webapp.rankings.views import leaderboard
 from webapp.tournaments.bracket import bracket_data
-from webapp.tournaments.models import Tournament, TournamentStatus
+from webapp.tournaments.models import TournamentStatus
 from webapp.tournaments.views import visible_tournaments
 
 TREND_POINTS = 12
@@ -76,9 +76,7 @@ def home(request: HttpRequest) -> HttpResponse:
     games = all_games()
     for g in games:
         g["top"] = list(leaderboard(g["name"])[:5])
-    running = list(
-        visible_matches(request.user).filter(status=MatchStatus.RUNNING).order_by("-started_at", "-id")[:10]
-    )
+    running = list(visible_matches(request.user).filter(status=MatchStatus.RUNNING).order_by("-started_at", "-id")[:10])
     tournaments = list(
         visible_tournaments(request.user)
         .filter(status__in=[TournamentStatus.RUNNING, TournamentStatus.PAUSED, TournamentStatus.REGISTRATION])
@@ -105,7 +103,9 @@ def leaderboard_page(request: HttpRequest, game: str) -> HttpResponse:
     chart = [
         {
             "name": r.bot_version.bot.name,
-            "points": [[h["created"].isoformat(), round(h["elo_after"], 1)] for h in chart_history.get(r.bot_version_id, [])],
+            "points": [
+                [h["created"].isoformat(), round(h["elo_after"], 1)] for h in chart_history.get(r.bot_version_id, [])
+            ],
         }
         for r in leaders
     ]
@@ -149,7 +149,9 @@ def head_to_head(bot: Bot, limit: int = 5000) -> list[dict[str, Any]]:
 def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
     """A bot: versions and ratings, rating-history chart with peak, recent matches, head to head."""
     bot = get_object_or_404(Bot.objects.select_related("owner", "latest_version"), pk=bot_id)
-    ratings = list(Rating.objects.filter(bot_version__bot=bot).select_related("bot_version").order_by("-bot_version__number"))
+    ratings = list(
+        Rating.objects.filter(bot_version__bot=bot).select_related("bot_version").order_by("-bot_version__number")
+    )
     history = list(
         RatingHistory.objects.filter(bot_version__bot=bot).select_related("bot_version").order_by("-id")[:1000]
     )
@@ -157,7 +159,9 @@ def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
     chart = [
         {
             "name": f"{bot.name}",
-            "points": [[h.created.isoformat(), round(h.elo_after, 1), h.bot_version.number, h.match_id] for h in history],
+            "points": [
+                [h.created.isoformat(), round(h.elo_after, 1), h.bot_version.number, h.match_id] for h in history
+            ],
         }
     ]
     peak = max(ratings, key=lambda r: r.peak_elo, default=None)
@@ -187,20 +191,26 @@ def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
 def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
     """A match: seats and results, the referee's record, and the replay viewer (live while running)."""
     match = get_object_or_404(visible_matches(request.user), pk=match_id)
-    return render(request, "pages/match.html", {"match": match, "game": game_info(match.game), "seats": list(match.seats.all())})
+    return render(
+        request, "pages/match.html", {"match": match, "game": game_info(match.game), "seats": list(match.seats.all())}
+    )
 
 
 def matches_page(request: HttpRequest) -> HttpResponse:
     """Recent matches, filtered by game and status."""
     params = {k: request.GET.get(k, "") for k in ("game", "status", "rated")}
-    qs = filter_matches(visible_matches(request.user), {k: v for k, v in params.items() if v}).order_by("-created", "-id")
+    qs = filter_matches(visible_matches(request.user), {k: v for k, v in params.items() if v}).order_by(
+        "-created", "-id"
+    )
     page = Paginator(qs, 50).get_page(request.GET.get("page"))
     return render(request, "pages/matches.html", {"page": page, "params": params, "statuses": MatchStatus.values})
 
 
 def tournaments_page(request: HttpRequest) -> HttpResponse:
     """Tournaments, newest first."""
-    return render(request, "pages/tournaments.html", {"tournaments": visible_tournaments(request.user).order_by("-created")[:200]})
+    return render(
+        request, "pages/tournaments.html", {"tournaments": visible_tournaments(request.user).order_by("-created")[:200]}
+    )
 
 
 def tournament_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
@@ -208,7 +218,9 @@ def tournament_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
     t = get_object_or_404(visible_tournaments(request.user), pk=tournament_id)
     data = bracket_data(t, for_template=True)
     entrants = list(t.entrants.select_related("bot_version__bot__owner").order_by("seed", "id"))
-    return render(request, "pages/tournament.html", {"t": t, "data": data, "entrants": entrants, "game": game_info(t.game)})
+    return render(
+        request, "pages/tournament.html", {"t": t, "data": data, "entrants": entrants, "game": game_info(t.game)}
+    )
 
 
 def signup(request: HttpRequest) -> HttpResponse:
@@ -225,7 +237,10 @@ def signup(request: HttpRequest) -> HttpResponse:
 def my_bots(request: HttpRequest) -> HttpResponse:
     """The author's bots with their ratings and tokens (by prefix)."""
     bots = list(
-        Bot.objects.filter(owner=request.user).select_related("latest_version").prefetch_related("tokens").order_by("game", "name")
+        Bot.objects.filter(owner=request.user)
+        .select_related("latest_version")
+        .prefetch_related("tokens")
+        .order_by("game", "name")
     )
     ratings = {
         r.bot_version_id: r
@@ -260,7 +275,10 @@ def manage_bot(request: HttpRequest, bot_id: int) -> HttpResponse:
     """The author's controls for one bot: tokens, versions, activity, challenges."""
     bot = _own_bot(request, bot_id)
     opponents = (
-        Bot.objects.filter(game=bot.game, active=True).exclude(pk=bot.pk).select_related("owner").order_by("-is_house", "name")[:200]
+        Bot.objects.filter(game=bot.game, active=True)
+        .exclude(pk=bot.pk)
+        .select_related("owner")
+        .order_by("-is_house", "name")[:200]
     )
     left, resets_at = match_services.challenges_left(request.user)
     return render(
@@ -295,7 +313,9 @@ def bot_action(request: HttpRequest, bot_id: int, verb: str) -> HttpResponse:
         elif verb == "toggle-active":
             bot_services.do_update_bot(bot, active=not bot.active)
         elif verb == "challenge":
-            opponent = get_object_or_404(Bot.objects.select_related("latest_version"), pk=int(request.POST.get("opponent", 0)))
+            opponent = get_object_or_404(
+                Bot.objects.select_related("latest_version"), pk=int(request.POST.get("opponent", 0))
+            )
             match = match_services.do_request_challenge(request.user, bot, opponent)
             return redirect("match", match_id=match.pk)
         else:

@@ -1,5 +1,8 @@
 """Admin for ratings (editable by staff) and rating history (read-only: it is append-only)."""
 
+# Django and DRF declare options as mutable class attributes (Meta.fields, permission_classes, list_display).
+# ruff: noqa: RUF012
+
 from django.contrib import admin
 from django.http import HttpRequest
 

@@ -6,6 +6,9 @@ counted twice even if the finishing task runs twice. The arithmetic lives in ``l
 rows are written by ``rankings.services`` only.
 """
 
+# Django and DRF declare options as mutable class attributes (Meta.fields, permission_classes, list_display).
+# ruff: noqa: RUF012
+
 from __future__ import annotations
 
 from django.db import models

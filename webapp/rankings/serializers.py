@@ -1,5 +1,8 @@
 """API shapes of ratings and rating history."""
 
+# Django and DRF declare options as mutable class attributes (Meta.fields, permission_classes, list_display).
+# ruff: noqa: RUF012
+
 from __future__ import annotations
 
 from rest_framework import serializers
@@ -21,9 +24,25 @@ class RatingSerializer(serializers.ModelSerializer):
     class Meta:
         model = Rating
         fields = [
-            "rank", "game", "bot_id", "bot", "owner", "is_house", "active", "version", "bot_version",
-            "elo", "glicko_rating", "glicko_rd", "glicko_volatility", "peak_elo",
-            "games", "wins", "losses", "draws", "last_played",
+            "rank",
+            "game",
+            "bot_id",
+            "bot",
+            "owner",
+            "is_house",
+            "active",
+            "version",
+            "bot_version",
+            "elo",
+            "glicko_rating",
+            "glicko_rd",
+            "glicko_volatility",
+            "peak_elo",
+            "games",
+            "wins",
+            "losses",
+            "draws",
+            "last_played",
         ]
 
 
@@ -36,6 +55,18 @@ class RatingHistorySerializer(serializers.ModelSerializer):
     class Meta:
         model = RatingHistory
         fields = [
-            "id", "match", "game", "bot_id", "bot_version", "version", "rank",
-            "elo_before", "elo_after", "glicko_before", "glicko_after", "rd_before", "rd_after", "created",
+            "id",
+            "match",
+            "game",
+            "bot_id",
+            "bot_version",
+            "version",
+            "rank",
+            "elo_before",
+            "elo_after",
+            "glicko_before",
+            "glicko_after",
+            "rd_before",
+            "rd_after",
+            "created",
         ]

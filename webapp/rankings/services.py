@@ -98,6 +98,17 @@ def do_apply_rated_match(match: Match, seats: Sequence[MatchSeat]) -> list[Ratin
     RatingHistory.objects.bulk_create(history)
     Rating.objects.bulk_update(
         before,
-        ["elo", "peak_elo", "glicko_rating", "glicko_rd", "glicko_volatility", "games", "wins", "losses", "draws", "last_played"],
+        [
+            "elo",
+            "peak_elo",
+            "glicko_rating",
+            "glicko_rd",
+            "glicko_volatility",
+            "games",
+            "wins",
+            "losses",
+            "draws",
+            "last_played",
+        ],
     )
     return history

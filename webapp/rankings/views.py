@@ -1,5 +1,8 @@
 """API views for leaderboards and rating history."""
 
+# Django and DRF declare options as mutable class attributes (Meta.fields, permission_classes, list_display).
+# ruff: noqa: RUF012
+
 from __future__ import annotations
 
 from django.db.models import F, QuerySet, Window
@@ -36,7 +39,9 @@ def leaderboard(game: str | None, *, active: bool | None = True, latest_only: bo
     parameters=[
         OpenApiParameter("game", str, description="The game's leaderboard (ranks are per game)."),
         OpenApiParameter("active", str, enum=["true", "false", "all"], description="Bot activity; default true."),
-        OpenApiParameter("versions", str, enum=["latest", "all"], description="Latest version per bot (default) or all."),
+        OpenApiParameter(
+            "versions", str, enum=["latest", "all"], description="Latest version per bot (default) or all."
+        ),
     ]
 )
 class RatingViewSet(viewsets.ReadOnlyModelViewSet):

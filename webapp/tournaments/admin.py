@@ -1,5 +1,8 @@
 """Admin for tournaments and entrants."""
 
+# Django and DRF declare options as mutable class attributes (Meta.fields, permission_classes, list_display).
+# ruff: noqa: RUF012
+
 from django.contrib import admin
 
 from webapp.tournaments.models import Tournament, TournamentEntrant

@@ -54,15 +54,28 @@ def series_of(tournament: Tournament, matches: list[Match], names: dict[int, str
                 "slot": slot,
                 "section": _section(slot),
                 "round": games[0].tournament_round or 1,
-                "participants": [{"bot_version": v, "name": names.get(v, f"v{v}"), "wins": wins[v]} for v in participants],
+                "participants": [
+                    {"bot_version": v, "name": names.get(v, f"v{v}"), "wins": wins[v]} for v in participants
+                ],
                 "winner": winner,
                 "games": [
-                    {"match": g.pk, "status": g.status, "game_in_series": g.game_in_series, "ranks": (g.outcome or {}).get("ranks")}
+                    {
+                        "match": g.pk,
+                        "status": g.status,
+                        "game_in_series": g.game_in_series,
+                        "ranks": (g.outcome or {}).get("ranks"),
+                    }
                     for g in games
                 ],
             }
         )
-    out.sort(key=lambda s: (list(SECTION_NAMES).index(s["section"]) if s["section"] in SECTION_NAMES else 9, s["round"], _slot_number(s["slot"])))
+    out.sort(
+        key=lambda s: (
+            list(SECTION_NAMES).index(s["section"]) if s["section"] in SECTION_NAMES else 9,
+            s["round"],
+            _slot_number(s["slot"]),
+        )
+    )
     return out
 
 
@@ -109,7 +122,15 @@ def layout(series: list[dict[str, Any]]) -> dict[str, Any]:
             lines.append(
                 {"x1": b["x"] + BOX_W, "y1": b["y"] + BOX_H / 2, "x2": target["x"], "y2": target["y"] + BOX_H / 2}
             )
-    return {"width": width + 10, "height": y0, "boxes": boxes, "labels": labels, "lines": lines, "box_w": BOX_W, "box_h": BOX_H}
+    return {
+        "width": width + 10,
+        "height": y0,
+        "boxes": boxes,
+        "labels": labels,
+        "lines": lines,
+        "box_w": BOX_W,
+        "box_h": BOX_H,
+    }
 
 
 def crosstable(entrants: list[TournamentEntrant], series: list[dict[str, Any]], best_of: int = 1) -> dict[str, Any]:
@@ -144,7 +165,9 @@ def crosstable(entrants: list[TournamentEntrant], series: list[dict[str, Any]], 
     return {"columns": entrants, "rows": rows}
 
 
-def round_standings(tournament: Tournament, series: list[dict[str, Any]], names: dict[int, str]) -> list[dict[str, Any]]:
+def round_standings(
+    tournament: Tournament, series: list[dict[str, Any]], names: dict[int, str]
+) -> list[dict[str, Any]]:
     """Standings after each round, with the ladder's tie-breaks (Swiss and pods)."""
     rounds = sorted({s["round"] for s in series})
     out = []
@@ -159,7 +182,9 @@ def round_standings(tournament: Tournament, series: list[dict[str, Any]], names:
 def bracket_data(tournament: Tournament, *, for_template: bool = False) -> dict[str, Any]:
     """Returns the tournament's display model (plain data unless ``for_template``)."""
     entrants = list(
-        TournamentEntrant.objects.filter(tournament=tournament).select_related("bot_version__bot__owner").order_by("seed", "id")
+        TournamentEntrant.objects.filter(tournament=tournament)
+        .select_related("bot_version__bot__owner")
+        .order_by("seed", "id")
     )
     names = {e.bot_version_id: f"{e.bot_version.bot.name} v{e.bot_version.number}" for e in entrants}
     matches = list(match_queryset().filter(tournament=tournament).order_by("tournament_round", "id"))
@@ -172,10 +197,17 @@ def bracket_data(tournament: Tournament, *, for_template: bool = False) -> dict[
         data["layout"] = layout(series)
     elif tournament.format == "round_robin":
         table = crosstable(entrants, series, tournament.best_of)
-        data["crosstable"] = table if for_template else {
-            "columns": [names[e.bot_version_id] for e in table["columns"]],
-            "rows": [{"entrant": names[r["entrant"].bot_version_id], "cells": r["cells"], "points": r["points"]} for r in table["rows"]],
-        }
+        data["crosstable"] = (
+            table
+            if for_template
+            else {
+                "columns": [names[e.bot_version_id] for e in table["columns"]],
+                "rows": [
+                    {"entrant": names[r["entrant"].bot_version_id], "cells": r["cells"], "points": r["points"]}
+                    for r in table["rows"]
+                ],
+            }
+        )
     elif tournament.format in ("swiss", "pods"):
         data["standings"] = round_standings(tournament, series, names)
         data["byes"] = [dict(b, name=names.get(b["bot_version"], "")) for b in formats.byes(tournament.state)]

@@ -57,7 +57,9 @@ def _state(data: dict[str, Any]) -> lt.EventState:
         raise FormatRefused(f"tournament state is malformed: {exc}") from exc
 
 
-def start(format: str, participants: Sequence[int], *, best_of: int, rounds: int | None, event_id: int) -> dict[str, Any]:
+def start(
+    format: str, participants: Sequence[int], *, best_of: int, rounds: int | None, event_id: int
+) -> dict[str, Any]:
     """Returns the initial state of an event of ``participants`` (bot version ids, best seed first).
 
     Raises:
@@ -86,7 +88,9 @@ def ready_games(data: dict[str, Any]) -> list[ReadyGame]:
     ]
 
 
-def record(data: dict[str, Any], slot: str, game_in_series: int, match_id: int, seat_ranks: Sequence[int]) -> dict[str, Any]:
+def record(
+    data: dict[str, Any], slot: str, game_in_series: int, match_id: int, seat_ranks: Sequence[int]
+) -> dict[str, Any]:
     """Returns the state with a game's result; recording the same match again changes nothing.
 
     Raises:
@@ -124,7 +128,9 @@ def standings_after(data: dict[str, Any], round_number: int | None = None) -> li
     state = _state(data)
     if round_number is not None:
         rounds = {v.pairing.key: v.pairing.round for v in lt.schedule(state).pairings}
-        state = dataclasses.replace(state, reports=tuple(r for r in state.reports if rounds.get(r.pairing, 0) <= round_number))
+        state = dataclasses.replace(
+            state, reports=tuple(r for r in state.reports if rounds.get(r.pairing, 0) <= round_number)
+        )
     return [
         {
             "bot_version": int(s.entrant),
@@ -145,4 +151,6 @@ def byes(data: dict[str, Any]) -> list[dict[str, Any]]:
     """Returns the byes so far: ``{"round", "bot_version", "points"}``."""
     if not data:
         return []
-    return [{"round": b.round, "bot_version": int(b.entrant), "points": b.points} for b in lt.schedule(_state(data)).byes]
+    return [
+        {"round": b.round, "bot_version": int(b.entrant), "points": b.points} for b in lt.schedule(_state(data)).byes
+    ]

@@ -5,6 +5,9 @@ The format's progress is held in ``Tournament.state``: the plain data the pure f
 are ordinary ``matches.Match`` rows pointing back here. Rows are written by ``tournaments.services``.
 """
 
+# Django and DRF declare options as mutable class attributes (Meta.fields, permission_classes, list_display).
+# ruff: noqa: RUF012
+
 from __future__ import annotations
 
 from django.db import models

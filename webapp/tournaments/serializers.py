@@ -1,5 +1,8 @@
 """API shapes of tournaments, entrants and organizer requests."""
 
+# Django and DRF declare options as mutable class attributes (Meta.fields, permission_classes, list_display).
+# ruff: noqa: RUF012
+
 from __future__ import annotations
 
 from rest_framework import serializers
@@ -13,8 +16,19 @@ class TournamentSerializer(serializers.ModelSerializer):
     class Meta:
         model = Tournament
         fields = [
-            "id", "name", "game", "format", "best_of", "time_control", "seeding", "rounds",
-            "registration_opens", "registration_closes", "status", "published", "created",
+            "id",
+            "name",
+            "game",
+            "format",
+            "best_of",
+            "time_control",
+            "seeding",
+            "rounds",
+            "registration_opens",
+            "registration_closes",
+            "status",
+            "published",
+            "created",
         ]
         read_only_fields = ["id", "status", "published", "created"]
 

@@ -103,7 +103,9 @@ def do_open_registration(tournament: Tournament) -> Tournament:
 
 
 @transaction.atomic
-def do_register_entrant(tournament: Tournament, version: BotVersion, *, now: datetime | None = None) -> TournamentEntrant:
+def do_register_entrant(
+    tournament: Tournament, version: BotVersion, *, now: datetime | None = None
+) -> TournamentEntrant:
     """Enters ``version`` (awaiting approval); entering twice returns the existing entry.
 
     Raises:
@@ -114,7 +116,9 @@ def do_register_entrant(tournament: Tournament, version: BotVersion, *, now: dat
     t = _locked(tournament.pk)
     if t.status != TournamentStatus.REGISTRATION:
         raise RegistrationClosed(f"tournament {t.pk} is {t.status}, not taking entries")
-    if (t.registration_opens and now < t.registration_opens) or (t.registration_closes and now >= t.registration_closes):
+    if (t.registration_opens and now < t.registration_opens) or (
+        t.registration_closes and now >= t.registration_closes
+    ):
         raise RegistrationClosed(
             f"registration is open from {t.registration_opens} to {t.registration_closes} (UTC), not at {now}"
         )
@@ -172,7 +176,9 @@ def do_start_tournament(tournament: Tournament) -> Tournament:
     entrants = _seed_entrants(t)
     if len(entrants) < 2:
         raise DomainError("a tournament needs at least two approved entrants")
-    t.state = formats.start(t.format, [e.bot_version_id for e in entrants], best_of=t.best_of, rounds=t.rounds, event_id=t.pk)
+    t.state = formats.start(
+        t.format, [e.bot_version_id for e in entrants], best_of=t.best_of, rounds=t.rounds, event_id=t.pk
+    )
     t.status = TournamentStatus.RUNNING
     t.save(update_fields=["state", "status"])
     _queue_ready(t)
@@ -184,9 +190,7 @@ def _queue_ready(t: Tournament) -> list[Match]:
     if t.status != TournamentStatus.RUNNING:
         return []
     queued = []
-    existing = set(
-        t.matches.exclude(status=MatchStatus.RESCHEDULED).values_list("tournament_slot", "game_in_series")
-    )
+    existing = set(t.matches.exclude(status=MatchStatus.RESCHEDULED).values_list("tournament_slot", "game_in_series"))
     versions = {v.pk: v for v in BotVersion.objects.filter(entries__tournament=t)}
     for game in formats.ready_games(t.state):
         if (game.slot, game.game_in_series) in existing:
@@ -277,3 +281,27 @@ def do_publish_tournament(tournament: Tournament, published: bool = True) -> Tou
     t.published = published
     t.save(update_fields=["published"])
     return t
+
+
+@transaction.atomic
+def do_advance_tournament(tournament_id: int, *, max_replays: int = 3) -> list[Match]:
+    """Moves a running tournament on when a result path stalled; safe to call at any time.
+
+    Each game whose match failed or was cancelled (a referee lost it, no bot joined) gets a fresh
+    match, at most ``max_replays`` times per game, and every game the format says is ready but has
+    no match yet is queued. Finished results are never touched.
+
+    Returns:
+        The matches queued now.
+    """
+    t = _locked(tournament_id)
+    if t.status != TournamentStatus.RUNNING:
+        return []
+    queued: list[Match] = []
+    dead = t.matches.filter(status__in=[MatchStatus.FAILED, MatchStatus.CANCELLED]).order_by("id")
+    for match in dead:
+        tries = t.matches.filter(tournament_slot=match.tournament_slot, game_in_series=match.game_in_series).count()
+        if tries <= max_replays:
+            queued.append(match_services.do_reschedule_match(match.pk, f"replayed: {match.failure or match.status}"))
+    queued.extend(_queue_ready(t))
+    return queued

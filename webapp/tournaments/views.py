@@ -1,5 +1,8 @@
 """API views for tournaments: public reads of published ones, organizer operations, author entries."""
 
+# Django and DRF declare options as mutable class attributes (Meta.fields, permission_classes, list_display).
+# ruff: noqa: RUF012
+
 from __future__ import annotations
 
 from django.db.models import QuerySet
