@@ -19,8 +19,13 @@ from webapp.tournaments.models import Tournament, TournamentStatus
 pytestmark = pytest.mark.django_db
 
 
+TIME_CONTROL = {"per_decision_ms": 800, "bank_ms": 20_000}
+
+
 def entered(organizer: User, make_bot, fmt: str, n: int, best_of: int = 1, rounds: int | None = None) -> Tournament:
-    tour = t.do_create_tournament(organizer, name=f"{fmt} cup", game=GAME, format=fmt, best_of=best_of, rounds=rounds)
+    tour = t.do_create_tournament(
+        organizer, name=f"{fmt} cup", game=GAME, format=fmt, best_of=best_of, rounds=rounds, time_control=TIME_CONTROL
+    )
     t.do_open_registration(tour)
     for i in range(n):
         owner = User.objects.create_user(f"author{i}")
@@ -49,6 +54,7 @@ def test_double_elimination_runs_to_a_champion(organizer, make_bot) -> None:
     assert tour.status == TournamentStatus.RUNNING
     first = list(Match.objects.filter(tournament=tour).values_list("tournament_slot", flat=True))
     assert sorted(first) == ["W1-1", "W1-2"]
+    assert all(m.time_control == TIME_CONTROL and not m.rated for m in Match.objects.filter(tournament=tour))
     played = play_out(tour)
     tour.refresh_from_db()
     assert tour.status == TournamentStatus.FINISHED

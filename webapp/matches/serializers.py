@@ -74,6 +74,7 @@ class MatchDetailSerializer(MatchSerializer):
         fields = [
             *MatchSerializer.Meta.fields,
             "config",
+            "time_control",
             "seed",
             "referee_id",
             "request_id",

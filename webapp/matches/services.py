@@ -70,6 +70,7 @@ def do_queue_match(
     *,
     rated: bool,
     config: dict[str, Any] | None = None,
+    time_control: dict[str, Any] | None = None,
     seed: int | None = None,
     request_id: str | None = None,
     requested_by: User | None = None,
@@ -90,6 +91,7 @@ def do_queue_match(
     match = Match(
         game=game,
         config=game_config(game, len(versions), config),
+        time_control=time_control or {},
         seed=new_seed() if seed is None else seed,
         rated=rated,
         requested_by=requested_by,
@@ -331,6 +333,7 @@ def do_reschedule_match(match_id: int, reason: str) -> Match:
         versions,
         rated=old.rated,
         config=old.config,
+        time_control=old.time_control,
         requested_by=None,
         tournament_id=old.tournament_id,
         tournament_round=old.tournament_round,

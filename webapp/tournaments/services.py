@@ -200,7 +200,7 @@ def _queue_ready(t: Tournament) -> list[Match]:
                 t.game,
                 [versions[v] for v in game.participants],
                 rated=False,
-                config=t.time_control.get("config") if isinstance(t.time_control.get("config"), dict) else None,
+                time_control=t.time_control,
                 request_id=f"t{t.pk}-{game.slot}-g{game.game_in_series}",
                 tournament_id=t.pk,
                 tournament_round=game.round,
