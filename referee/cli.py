@@ -17,6 +17,7 @@ SUBCOMMANDS: list[str] = [
     "referee.sdk.cli",
     "referee.play",
     "webapp.cli",
+    "workers.cli",
 ]
 """Modules that register subcommands, in the order ``brawl --help`` lists them."""
 

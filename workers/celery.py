@@ -1,0 +1,142 @@
+"""The Celery application of the Brawl Ladder: broker, queues, reliability settings and the beat schedule.
+
+The broker is Redis when ``REDIS_URL`` is set; otherwise kombu's filesystem transport under
+``<BRAWL_VAR_DIR>/broker`` (``./var/broker``), so the one-machine default needs no server. Tasks
+acknowledge late and are rejected back to the queue when their worker dies, one message is
+prefetched at a time, and every task is safe to run twice (see ``workers.tasks``). Two queues
+keep recording from waiting behind scheduling: ``scheduling`` (ladder rounds, starting matches,
+tournaments, the reaper) and ``recording`` (finished matches).
+
+Environment (besides Django's ``DATABASE_URL`` and ``REDIS_URL``):
+    BRAWL_REFEREES: comma-separated ``host:port`` of the referees' internal API (``127.0.0.1:50051``).
+    BRAWL_LADDER_GAMES: games the beat schedules ladder rounds for (default: every registered game).
+    BRAWL_LADDER_INTERVAL: seconds between ladder rounds per game (default 3).
+    BRAWL_TOURNAMENT_INTERVAL: seconds between tournament progress sweeps (default 10).
+    BRAWL_REAPER_INTERVAL: seconds between reaper sweeps (default 10).
+    BRAWL_BROKER_VISIBILITY_TIMEOUT: seconds after which Redis gives an unacknowledged message (its
+        worker died) to another worker (default 300; longer than any task runs).
+
+This module is not the tasks (``workers.tasks``) nor the command line (``workers.cli``).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from celery import Celery
+from kombu import Queue
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "webapp.settings")
+# A process that imports the workers' app is part of a Celery deployment: matches the web app
+# queues are handed to ``start_match`` (``webapp.matches.dispatch``) unless the operator says otherwise.
+os.environ.setdefault("BRAWL_DISPATCH", "celery")
+os.environ.setdefault("BRAWL_RUN_MATCH_TASK", "workers.tasks.start_match")
+
+SCHEDULING = "scheduling"
+"""Queue of ladder rounds, match starts, tournament progress and the reaper."""
+RECORDING = "recording"
+"""Queue of finished matches to record."""
+
+
+def _float_env(name: str, default: float) -> float:
+    raw = os.environ.get(name, "")
+    try:
+        return float(raw) if raw else default
+    except ValueError as exc:
+        raise ValueError(f"{name} must be a number of seconds, got {raw!r}") from exc
+
+
+def broker_settings() -> dict[str, object]:
+    """Returns the broker URL and transport options from the environment."""
+    redis_url = os.environ.get("REDIS_URL", "")
+    if redis_url:
+        visibility = _float_env("BRAWL_BROKER_VISIBILITY_TIMEOUT", 300.0)
+        return {
+            "broker_url": redis_url,
+            "broker_transport_options": {
+                "visibility_timeout": visibility,
+                # Look for messages of dead workers every few seconds rather than every 100 s.
+                "unacked_restore_interval": max(1, min(10, int(visibility / 2) or 1)),
+                "unacked_restore_throttle": 1,
+            },
+        }
+    folder = Path(os.environ.get("BRAWL_VAR_DIR", "") or Path.cwd() / "var") / "broker"
+    for sub in ("queue", "processed"):
+        (folder / sub).mkdir(parents=True, exist_ok=True)
+    return {
+        "broker_url": "filesystem://",
+        "broker_transport_options": {
+            "data_folder_in": str(folder / "queue"),
+            "data_folder_out": str(folder / "queue"),
+            "processed_folder": str(folder / "processed"),
+            "store_processed": False,
+        },
+    }
+
+
+def ladder_games() -> list[str]:
+    """Returns the games the beat schedules ladder rounds for."""
+    raw = os.environ.get("BRAWL_LADDER_GAMES", "")
+    if raw:
+        return [g.strip() for g in raw.split(",") if g.strip()]
+    from referee.core.registry import game_names
+
+    return game_names()
+
+
+def beat_schedule() -> dict[str, dict[str, object]]:
+    """Returns the periodic tasks: a ladder round per game, tournament progress and the reaper.
+
+    Each entry expires after one interval: a tick that waited longer than that is dropped, since
+    the next one does the same work with fresher data.
+    """
+    ladder = _float_env("BRAWL_LADDER_INTERVAL", 3.0)
+    tournaments = _float_env("BRAWL_TOURNAMENT_INTERVAL", 10.0)
+    reaper = _float_env("BRAWL_REAPER_INTERVAL", 10.0)
+    schedule: dict[str, dict[str, object]] = {
+        f"ladder-{game}": {
+            "task": "workers.tasks.schedule_ladder_round",
+            "schedule": ladder,
+            "args": (game,),
+            "options": {"expires": ladder},
+        }
+        for game in ladder_games()
+    }
+    schedule["tournaments"] = {
+        "task": "workers.tasks.advance_tournaments",
+        "schedule": tournaments,
+        "options": {"expires": tournaments},
+    }
+    schedule["reaper"] = {
+        "task": "workers.tasks.reap_stuck_matches",
+        "schedule": reaper,
+        "options": {"expires": reaper},
+    }
+    return schedule
+
+
+app = Celery("brawl", include=["workers.tasks"])
+app.conf.update(
+    **broker_settings(),
+    task_acks_late=True,
+    task_reject_on_worker_lost=True,
+    worker_prefetch_multiplier=1,
+    task_serializer="json",
+    accept_content=["json"],
+    result_serializer="json",
+    task_ignore_result=True,
+    task_default_queue=SCHEDULING,
+    task_queues=(Queue(SCHEDULING), Queue(RECORDING)),
+    task_routes={
+        "workers.tasks.record_match": {"queue": RECORDING},
+        "workers.tasks.*": {"queue": SCHEDULING},
+    },
+    broker_connection_retry_on_startup=True,
+    worker_hijack_root_logger=True,
+    worker_task_log_format="%(asctime)s %(levelname)s %(task_name)s task_id=%(task_id)s %(message)s",
+    worker_log_format="%(asctime)s %(levelname)s %(processName)s %(message)s",
+    beat_schedule=beat_schedule(),
+    timezone="UTC",
+)
+app.set_default()

@@ -1,0 +1,77 @@
+"""``brawl worker`` (a Celery worker, optionally with beat) and ``brawl ladder-referee`` (the ladder's referee).
+
+Both read ``DATABASE_URL``, ``REDIS_URL`` and ``BRAWL_REFEREES`` from the environment (see
+``workers.celery``). Run beat in exactly one process of a deployment (``--beat``).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+# Not imported from ``workers.celery``: building the ``brawl`` parser must not load the Celery
+# app (which sets the dispatch defaults) in every command.
+SCHEDULING = "scheduling"
+RECORDING = "recording"
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """Registers ``brawl worker`` and ``brawl ladder-referee``."""
+    worker = subparsers.add_parser("worker", help="run a Celery worker for the ladder and tournaments")
+    worker.add_argument(
+        "--queues",
+        default=f"{SCHEDULING},{RECORDING}",
+        help=f"comma-separated queues to consume (default {SCHEDULING},{RECORDING})",
+    )
+    worker.add_argument("--concurrency", type=int, default=2, help="task processes (default 2)")
+    worker.add_argument(
+        "--pool", default="prefork", choices=["prefork", "solo", "threads"], help="execution pool (default prefork)"
+    )
+    worker.add_argument("--beat", action="store_true", help="also run the periodic scheduler (one per deployment)")
+    worker.add_argument("--hostname", default="", help="worker node name (default celery's)")
+    worker.add_argument("--loglevel", default="INFO")
+    worker.set_defaults(func=cmd_worker)
+
+    ref = subparsers.add_parser(
+        "ladder-referee",
+        help="run a referee whose bots log in with database tokens and whose results the workers record",
+    )
+    ref.add_argument("--listen", default="127.0.0.1:50051", metavar="HOST:PORT", help="address to bind")
+    ref.add_argument("--grace", type=float, default=30.0, help="seconds running matches get on shutdown")
+    ref.set_defaults(func=cmd_ladder_referee)
+
+
+def worker_argv(args: argparse.Namespace) -> list[str]:
+    """Returns the ``celery worker`` arguments for the parsed options."""
+    argv = [
+        "worker",
+        f"--queues={args.queues}",
+        f"--concurrency={args.concurrency}",
+        f"--pool={args.pool}",
+        f"--loglevel={args.loglevel}",
+        "--without-gossip",
+        "--without-mingle",
+    ]
+    if args.beat:
+        argv.append("--beat")
+    if args.hostname:
+        argv.append(f"--hostname={args.hostname}")
+    return argv
+
+
+def cmd_worker(args: argparse.Namespace) -> int:
+    """Runs the worker until SIGTERM (warm shutdown) or SIGQUIT."""
+    from workers.celery import app
+
+    app.worker_main(argv=worker_argv(args))
+    return 0
+
+
+def cmd_ladder_referee(args: argparse.Namespace) -> int:
+    """Runs the ladder's referee until SIGINT/SIGTERM."""
+    import logging
+
+    from workers.refhost import serve_ladder_referee
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    serve_ladder_referee(args.listen, grace=args.grace)
+    return 0

@@ -1,0 +1,68 @@
+"""A referee wired to the ladder: bots authenticate against the database, results go to the workers.
+
+``brawl ladder-referee`` runs :func:`serve_ladder_referee`: the ordinary referee server
+(``referee.server.service.serve``) with ``webapp``'s :class:`~webapp.bots.token_store.DjangoTokenStore`
+and :class:`StagingSink` as its result sink. The sink stages the replay on the match row
+(``do_stage_result``, atomic and once) and sends ``record_match`` to the ``recording`` queue;
+``workers.recording`` explains the rest of the path. The referee's own retry of a failing sink,
+and the reaper's sweep of staged replays, cover a lost message or a broker that is down.
+
+This module is not the referee (``referee/server``) nor the recording logic.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+
+from referee.core.ids import MatchId
+from referee.core.replay import Replay
+
+log = logging.getLogger(__name__)
+
+
+class StagingSink:
+    """The referee's ``ResultSink`` for the ladder: stage the replay, then ask the workers to record it."""
+
+    def _record(self, match_id: str, replay: Replay) -> str:
+        from webapp.matches import services
+        from webapp.matches.sink import find_match
+        from workers.celery import RECORDING, app
+
+        match = find_match(match_id)
+        staged = services.do_stage_result(match.pk, replay)
+        match.refresh_from_db(fields=["status"])
+        if not match.is_final:
+            # Sent even when the replay was staged by an earlier attempt: that attempt's message
+            # may never have left; recording twice is harmless.
+            app.send_task("workers.tasks.record_match", args=[match.pk], queue=RECORDING)
+        log.info("result staged match_id=%s new=%s final=%s", match.pk, staged, match.is_final)
+        return f"/api/v1/matches/{match.pk}/replay/"
+
+    async def record(self, match_id: MatchId, replay: Replay) -> str:
+        """Stages the replay of ``match_id`` and enqueues its recording; returns the replay's URL path.
+
+        Raises:
+            Match.DoesNotExist: the database has no such match.
+            OperationalError: the database failed (the referee retries).
+            kombu.exceptions.OperationalError: the broker is down (the referee retries; the
+                reaper records the staged replay if every attempt fails).
+        """
+        from webapp.bots.token_store import closing
+
+        return await asyncio.to_thread(closing(self._record), str(match_id), replay)
+
+
+def serve_ladder_referee(listen: str, *, grace: float = 30.0, max_message_bytes: int | None = None) -> None:
+    """Runs a referee on ``listen`` with the database token store and the staging sink until SIGTERM."""
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "webapp.settings")
+    import django
+
+    django.setup()
+    from referee.server.hub import RefereeSettings
+    from referee.server.service import serve
+    from webapp.bots.token_store import DjangoTokenStore
+
+    settings = RefereeSettings() if max_message_bytes is None else RefereeSettings(max_message_bytes=max_message_bytes)
+    asyncio.run(serve(listen, tokens=DjangoTokenStore(), sink=StagingSink(), settings=settings, grace=grace))

@@ -1,0 +1,290 @@
+"""What the scheduling tasks do: pair online bots into ladder matches, and start queued matches on a referee.
+
+:func:`schedule_round` reads presence from the referees (``ListBots``), turns it into
+``ladder.matchmaking`` candidates with the ratings and recent matches from the database, and
+queues the pairings through ``webapp.matches.services.do_queue_match``; the web app's dispatch
+sends each new match id to ``start_match`` once the transaction commits.
+:func:`start_queued` starts one match on a referee that has its bots: it records the choice
+(``do_start_match``, status ``running``) before it calls ``StartMatch`` with the match's
+``request_id``, so a repeated or redelivered start goes back to the same referee and the
+referee's idempotency makes it a no-op.
+
+These are plain functions over the database and the referee client; the Celery wrappers
+(retries, logging) are in ``workers.tasks``. Nothing here records results (``workers.recording``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import logging
+import random
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from django.db import connection, transaction
+from django.db.models import Count, Q
+from django.utils import timezone
+
+from ladder.ids import BotId, BotVersionId
+from ladder.matchmaking import Candidate, MatchmakingConfig, RecentMatch, ScheduledMatch, make_matches
+from referee.core.registry import get_game
+from webapp.bots.models import Bot
+from webapp.matches import services as match_services
+from webapp.matches.models import Match, MatchSeat, MatchStatus
+from webapp.rankings.models import INITIAL_ELO, INITIAL_RD, Rating
+from workers import referee_client
+from workers.referee_client import Presence, RefereeRefused, RefereeUnavailable
+
+log = logging.getLogger(__name__)
+
+RECENT_LIMIT = 400
+"""How many recent matches of a game the matchmaker sees (rematch limits, seat balance)."""
+LADDER_JOIN_TIMEOUT = 10.0
+"""Seconds a ladder match waits for its bots on the referee (they were online when paired)."""
+TOURNAMENT_JOIN_TIMEOUT = 60.0
+"""Seconds a tournament match waits for its bots; an absent seat then forfeits (referee policy)."""
+OFFLINE_LIMIT = timedelta(minutes=2)
+"""How long a ladder or challenge match may wait for its bots to come online before it is cancelled."""
+
+
+def table_sizes(game: str) -> tuple[int, ...]:
+    """Returns the table sizes the ladder uses for ``game``: duels, or pods of 4 and 3 for multi-seat games."""
+    info = get_game(game).info
+    if info.max_seats <= 2:
+        return (2,)
+    sizes = tuple(n for n in (4, 3) if info.min_seats <= n <= info.max_seats)
+    return sizes or (info.min_seats,)
+
+
+@dataclass(frozen=True)
+class RoundReport:
+    """What one ladder round did."""
+
+    game: str
+    online: int
+    """Bots online with this game on some accepting referee."""
+    candidates: int
+    """Of those, versions with free capacity offered to the matchmaker."""
+    queued: list[int]
+    """Ids of the matches queued."""
+    silent_referees: list[str]
+    """Referees that did not answer ``ListBots``."""
+
+
+def _lock_game(game: str) -> None:
+    """Serialises ladder rounds of one game across workers (two rounds would book the same seats)."""
+    if connection.vendor == "postgresql":
+        key = int.from_bytes(hashlib.sha256(f"ladder:{game}".encode()).digest()[:8], "big", signed=True)
+        with connection.cursor() as cur:
+            cur.execute("SELECT pg_advisory_xact_lock(%s)", [key])
+
+
+def _home_referees(sessions: Sequence[Presence]) -> dict[str, tuple[str, int, int]]:
+    """Returns, per bot, the referee where it has the most free seats, those seats and its total seats there."""
+    per: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
+    for s in sessions:
+        slot = per[(s.bot_id, s.referee)]
+        slot[0] += s.free
+        slot[1] += s.max_matches
+    best: dict[str, tuple[str, int, int]] = {}
+    for (bot_id, referee), (free, total) in sorted(per.items()):
+        if bot_id not in best or free > best[bot_id][1]:
+            best[bot_id] = (referee, free, total)
+    return best
+
+
+def schedule_round(game: str, tick: str, *, now: datetime | None = None) -> RoundReport:
+    """Pairs the online bots of ``game`` with free capacity and queues their matches.
+
+    ``tick`` names this round (the task id): it seeds the matchmaker and makes the matches'
+    request ids, so running the same round twice queues nothing twice.
+
+    Raises:
+        OperationalError: the database failed (the task retries).
+    """
+    now = now or timezone.now()
+    sessions, silent = referee_client.presence(game)
+    home = _home_referees(sessions)
+    with transaction.atomic():
+        _lock_game(game)
+        bots = {
+            str(b.pk): b
+            for b in Bot.objects.filter(
+                pk__in=[int(k) for k in home if k.isdigit()], game=game, active=True, latest_version__isnull=False
+            ).select_related("latest_version")
+        }
+        # Seats promised to matches the referees have not seen yet (queued), or may not have
+        # assigned yet (running), use capacity the referee's count does not show.
+        load = {
+            row["bot_version__bot_id"]: (row["queued"], row["open"])
+            for row in MatchSeat.objects.filter(
+                match__status__in=[MatchStatus.QUEUED, MatchStatus.RUNNING], bot_version__bot_id__in=bots.keys()
+            )
+            .values("bot_version__bot_id")
+            .annotate(queued=Count("id", filter=Q(match__status=MatchStatus.QUEUED)), open=Count("id"))
+        }
+        versions = [b.latest_version_id for b in bots.values() if b.latest_version_id is not None]
+        ratings = {r.bot_version_id: r for r in Rating.objects.filter(game=game, bot_version_id__in=versions)}
+        by_referee: dict[str, list[Candidate]] = defaultdict(list)
+        for key, bot in bots.items():
+            referee, free, total = home[key]
+            version = bot.latest_version
+            assert version is not None
+            queued_seats, open_seats = load.get(bot.pk, (0, 0))
+            capacity = min(free - queued_seats, total - open_seats)
+            rating = ratings.get(version.pk)
+            by_referee[referee].append(
+                Candidate(
+                    version=BotVersionId(str(version.pk)),
+                    bot=BotId(key),
+                    rating=rating.elo if rating else INITIAL_ELO,
+                    deviation=rating.glicko_rd if rating else INITIAL_RD,
+                    games=rating.games if rating else 0,
+                    capacity=max(0, capacity),
+                    waiting_since=(rating.last_played if rating and rating.last_played else version.created),
+                )
+            )
+        config = MatchmakingConfig(
+            table_sizes=table_sizes(game),
+            passes=max(1, min(4, max((c.capacity for cs in by_referee.values() for c in cs), default=1))),
+        )
+        recent = [
+            RecentMatch(seats=tuple(BotVersionId(str(s.bot_version_id)) for s in m.seats.all()), played_at=m.created)
+            for m in Match.objects.filter(game=game, tournament__isnull=True, created__gte=now - config.rematch_window)
+            .order_by("-created")
+            .prefetch_related("seats")[:RECENT_LIMIT]
+        ]
+        rng = random.Random(int.from_bytes(hashlib.sha256(f"{game}:{tick}".encode()).digest()[:8], "big"))
+        versions_by_id = {str(b.latest_version_id): b.latest_version for b in bots.values()}
+        queued: list[int] = []
+        planned: list[ScheduledMatch] = []
+        for referee in sorted(by_referee):
+            planned.extend(make_matches(by_referee[referee], recent, now, rng, config))
+        for i, sm in enumerate(planned):
+            match = match_services.do_queue_match(
+                game,
+                [versions_by_id[v] for v in sm.seats],
+                rated=True,
+                seed=sm.seed,
+                request_id=f"ladder-{game}-{tick}-{i}"[:64],
+            )
+            queued.append(match.pk)
+    candidates = sum(1 for cs in by_referee.values() for c in cs if c.capacity > 0)
+    return RoundReport(game, len(home), candidates, queued, silent)
+
+
+class NoRefereeYet(Exception):
+    """No referee has every bot of the match connected yet; the start is retried later."""
+
+
+@dataclass(frozen=True)
+class StartReport:
+    """What one start attempt did."""
+
+    action: str
+    """``started`` (the referee accepted or already had it), ``final``, ``cancelled``, ``failed``."""
+    referee: str = ""
+    """The referee's address."""
+    detail: str = ""
+    """Why, for logs."""
+    bot_ids: tuple[str, ...] = ()
+    """The bots of the match, in seat order."""
+
+
+def choose_referee(game: str, bot_ids: Sequence[str], addresses: Sequence[str] | None = None) -> str | None:
+    """Returns the accepting referee where every bot of the match is connected with a free seat.
+
+    Among several, the one with the most free seats for the match's bots wins (ties: address order).
+
+    Raises:
+        RefereeUnavailable: no referee answered at all.
+    """
+    addresses = list(addresses if addresses is not None else referee_client.referee_addresses())
+    sessions, silent = referee_client.presence(game, addresses)
+    if len(silent) == len(addresses):
+        raise RefereeUnavailable(f"no referee answered: {', '.join(silent)}")
+    need = defaultdict(int)
+    for b in bot_ids:
+        need[b] += 1
+    best: tuple[int, str] | None = None
+    for address in addresses:
+        free: dict[str, int] = defaultdict(int)
+        for s in sessions:
+            if s.referee == address:
+                free[s.bot_id] += s.free
+        if all(free[b] >= n for b, n in need.items()):
+            score = min(free[b] for b in need)
+            if best is None or score > best[0]:
+                best = (score, address)
+    return best[1] if best else None
+
+
+def any_accepting_referee(addresses: Sequence[str] | None = None) -> str | None:
+    """Returns the first referee that accepts matches, or ``None``."""
+    for address in addresses if addresses is not None else referee_client.referee_addresses():
+        try:
+            accepting, _ = referee_client.list_bots(address)
+        except (RefereeUnavailable, RefereeRefused):
+            continue
+        if accepting:
+            return address
+    return None
+
+
+def start_queued(match_id: int, *, now: datetime | None = None) -> StartReport:
+    """Starts match ``match_id`` on a referee; safe to call any number of times.
+
+    Raises:
+        NoRefereeYet: the bots are not online on one referee yet (retry later).
+        RefereeUnavailable: the chosen referee did not answer (retry later; the reaper takes
+            over if it never does).
+        OperationalError: the database failed.
+    """
+    now = now or timezone.now()
+    match = Match.objects.filter(pk=match_id).first()
+    if match is None or match.is_final:
+        return StartReport("final", detail="unknown match" if match is None else f"already {match.status}")
+    seats = list(match.seats.select_related("bot_version__bot").order_by("seat"))
+    bot_ids = [str(s.bot_version.bot_id) for s in seats]
+    address = match.referee_id if match.status == MatchStatus.RUNNING else ""
+    if not address:
+        address = choose_referee(match.game, bot_ids) or ""
+        if not address:
+            if match.tournament_id is None:
+                if now - match.created > OFFLINE_LIMIT:
+                    match_services.do_cancel_match(match_id, "its bots were not online")
+                    return StartReport("cancelled", detail="bots offline", bot_ids=tuple(bot_ids))
+                raise NoRefereeYet(f"match {match_id}: bots {bot_ids} are not all online on one referee")
+            # A tournament game goes ahead: the referee's join timeout forfeits a bot that never comes.
+            address = any_accepting_referee() or ""
+            if not address:
+                raise RefereeUnavailable("no referee accepts matches")
+        try:
+            match = match_services.do_start_match(match_id, address)
+        except match_services.MatchAlreadyFinal as exc:
+            return StartReport("final", detail=str(exc))
+    kind = "tournament" if match.tournament_id else ("ladder" if match.rated else "challenge")
+    labels = {"kind": kind, "match": str(match.pk)}
+    if match.tournament_id:
+        labels["tournament"] = str(match.tournament_id)
+    try:
+        referee_client.start_match(
+            address,
+            request_id=match.request_id,
+            match_id=str(match.pk),
+            game=match.game,
+            bot_ids=bot_ids,
+            names=[s.bot_version.bot.name for s in seats],
+            config=match.config,
+            seed=match.seed,
+            join_timeout=TOURNAMENT_JOIN_TIMEOUT if match.tournament_id else LADDER_JOIN_TIMEOUT,
+            labels=labels,
+        )
+    except RefereeRefused as exc:
+        with contextlib.suppress(match_services.MatchAlreadyFinal):
+            match_services.do_fail_match(match_id, f"the referee refused the match: {exc}")
+        return StartReport("failed", address, str(exc), tuple(bot_ids))
+    return StartReport("started", address, bot_ids=tuple(bot_ids))

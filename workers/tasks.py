@@ -1,0 +1,150 @@
+"""The Celery tasks of the ladder: thin wrappers that take ids, refetch rows and are safe to run twice.
+
+| task | queue | does |
+| --- | --- | --- |
+| ``schedule_ladder_round(game)`` | scheduling | pairs online bots and queues ladder matches (``workers.scheduling``) |
+| ``start_match(match_id)`` | scheduling | starts a queued match on a referee holding its bots |
+| ``record_match(match_id)`` | recording | records a staged result once (``workers.recording``) |
+| ``advance_tournament(tournament_id)`` | scheduling | replays failed games, queues ready ones |
+| ``advance_tournaments()`` | scheduling | the beat's sweep: ``advance_tournament`` per running tournament |
+| ``reap_stuck_matches()`` | scheduling | the beat's safety net over unfinished matches |
+
+Every task retries only transient failures (database connection, a referee not answering) with
+exponential backoff and jitter; anything else is a bug and fails loudly. Tasks enqueue other
+tasks (after the transaction commits, through ``webapp.matches.dispatch`` or directly once
+their own writes are committed) and never wait on another task's result. Log lines carry
+``match_id``, ``bot_ids`` and the task id (the worker's task log format adds it).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from celery.utils.log import get_task_logger
+from django.db import InterfaceError, OperationalError
+
+from workers.celery import RECORDING, SCHEDULING, app
+from workers.referee_client import RefereeUnavailable
+
+log = get_task_logger(__name__)
+
+TRANSIENT: tuple[type[BaseException], ...] = (OperationalError, InterfaceError, RefereeUnavailable)
+"""Failures worth retrying: the database or a referee is briefly unreachable."""
+
+RETRY = {
+    "autoretry_for": TRANSIENT,
+    "retry_backoff": 1,
+    "retry_backoff_max": 30,
+    "retry_jitter": True,
+    "max_retries": 8,
+}
+"""Declarative retries with exponential backoff (1, 2, 4... up to 30 s, jittered)."""
+
+
+def _fields(**fields: Any) -> str:
+    return " ".join(f"{k}={v}" for k, v in fields.items())
+
+
+@app.task(name="workers.tasks.schedule_ladder_round", bind=True, **RETRY)
+def schedule_ladder_round(self: Any, game: str) -> list[int]:
+    """Queues the next ladder matches of ``game`` among the bots online with free capacity."""
+    from workers.scheduling import schedule_round
+
+    report = schedule_round(game, self.request.id or "manual")
+    if report.queued or report.silent_referees:
+        log.info(
+            "ladder round %s",
+            _fields(
+                game=game,
+                online=report.online,
+                candidates=report.candidates,
+                queued=len(report.queued),
+                match_ids=",".join(map(str, report.queued)) or "-",
+                silent_referees=",".join(report.silent_referees) or "-",
+            ),
+        )
+    return report.queued
+
+
+@app.task(name="workers.tasks.start_match", bind=True, **RETRY)
+def start_match(self: Any, match_id: int) -> str:
+    """Starts match ``match_id`` on a referee (no-op when it is final or already started there)."""
+    from workers.scheduling import NoRefereeYet, start_queued
+
+    try:
+        report = start_queued(match_id)
+    except NoRefereeYet as exc:
+        # The bots are not online together yet: look again soon; the start cancels itself
+        # after ``OFFLINE_LIMIT`` and the reaper re-sends a start that ran out of retries.
+        raise self.retry(exc=exc, countdown=min(30, 2 ** min(self.request.retries, 5)), max_retries=20) from exc
+    log.info(
+        "start %s",
+        _fields(
+            match_id=match_id,
+            action=report.action,
+            referee=report.referee or "-",
+            bot_ids=",".join(report.bot_ids) or "-",
+        ),
+    )
+    if report.detail and report.action != "started":
+        log.info("start detail %s", _fields(match_id=match_id, detail=repr(report.detail)))
+    return report.action
+
+
+@app.task(name="workers.tasks.run_match", bind=True, **RETRY)
+def run_match(self: Any, match_id: int) -> str:
+    """The web app's default dispatch name (``BRAWL_RUN_MATCH_TASK``); the same as :func:`start_match`."""
+    return str(start_match.run(match_id))
+
+
+@app.task(name="workers.tasks.record_match", bind=True, **RETRY)
+def record_match(self: Any, match_id: int) -> str:
+    """Records the staged result of ``match_id`` once: replay, seats, ratings, tournament progress."""
+    from workers.recording import record_staged
+
+    action = record_staged(match_id)
+    log.info("record %s", _fields(match_id=match_id, action=action))
+    return action
+
+
+@app.task(name="workers.tasks.advance_tournament", bind=True, **RETRY)
+def advance_tournament(self: Any, tournament_id: int) -> list[int]:
+    """Replays failed games of a running tournament and queues the games that are ready."""
+    from webapp.tournaments.services import do_advance_tournament
+
+    queued = [m.pk for m in do_advance_tournament(tournament_id)]
+    if queued:
+        log.info("tournament %s", _fields(tournament_id=tournament_id, queued=",".join(map(str, queued))))
+    return queued
+
+
+@app.task(name="workers.tasks.advance_tournaments", bind=True, **RETRY)
+def advance_tournaments(self: Any) -> int:
+    """Sends ``advance_tournament`` for every running tournament."""
+    from webapp.tournaments.models import Tournament, TournamentStatus
+
+    ids = list(Tournament.objects.filter(status=TournamentStatus.RUNNING).values_list("id", flat=True))
+    for tournament_id in ids:
+        advance_tournament.apply_async((tournament_id,), queue=SCHEDULING)
+    return len(ids)
+
+
+@app.task(name="workers.tasks.reap_stuck_matches", bind=True, **RETRY)
+def reap_stuck_matches(self: Any) -> dict[str, list[int]]:
+    """Records lost results, re-sends lost starts and replaces matches their referee lost."""
+    from workers.recording import reap
+
+    report = reap(
+        lambda mid: record_match.apply_async((mid,), queue=RECORDING),
+        lambda mid: start_match.apply_async((mid,), queue=SCHEDULING),
+    )
+    if report.any():
+        log.info(
+            "reaper %s",
+            _fields(
+                recorded=",".join(map(str, report.recorded)) or "-",
+                restarted=",".join(map(str, report.restarted)) or "-",
+                replaced=",".join(map(str, report.replaced)) or "-",
+            ),
+        )
+    return {"recorded": report.recorded, "restarted": report.restarted, "replaced": report.replaced}
