@@ -159,7 +159,7 @@ def _straight(m: BrawlMatch, st: Step, c: ChampState, away: bool) -> None:
         return
     path, blocked = straight_displacement(m, src.hex, c, st["value"], away=away)
     if path:
-        m.push([walk_step(c.id, path, "displace", src.id, then_damage=blocked)])
+        m.push([walk_step(c.id, path, "displace", src.id, then_damage=blocked, straight=True)])
     elif blocked:
         deal(m, [(c.id, blocked)], src.id)
 

@@ -205,7 +205,9 @@ def fear_destinations(m: BrawlMatch, target: ChampState, source: Hex, value: int
     return {c[2]: c[3] for c in candidates if c[0] == far and c[1] == longest}
 
 
-def walk_step(champ: str, path: Path, mode: str, source: str | None, *, then_damage: int = 0) -> Step:
+def walk_step(
+    champ: str, path: Path, mode: str, source: str | None, *, then_damage: int = 0, straight: bool = False
+) -> Step:
     """Builds a ``walk`` step: ``mode`` is ``move`` (traps on every hex entered), ``leap`` (Jump,
     Swoop, Place: only the last hex) or ``displace`` (Push, Pull, Fear, Force)."""
     return {
@@ -216,6 +218,7 @@ def walk_step(champ: str, path: Path, mode: str, source: str | None, *, then_dam
         "source": source,
         "i": 0,
         "then_damage": then_damage,
+        "straight": straight,
     }
 
 
@@ -236,7 +239,8 @@ def _walk(m: BrawlMatch, st: Step, choice: str | None) -> Pending | None:
         if c.hex is None and not (entering and i == 0):
             break
         if c.rooted and st["mode"] in ("move", "displace"):
-            if st["mode"] == "displace":
+            if st["straight"]:
+                # A Push or Pull stopped by Root: the hexes not moved are damage; Fear and Force just stop.
                 st["then_damage"] += len(path) - i
             break
         h = path[i]

@@ -140,3 +140,18 @@ def test_normal_movement_avoids_traps_when_a_trap_free_path_exists() -> None:
     )
     play(m, "std:move2:tavi:blue", "move:q2r-3")  # via q1r-2 (a trap) or q2r-2 (free)
     assert m.champs["tavi"].hex == (2, -3) and m.champs["tavi"].damage == 0 and (1, -2) in m.traps
+
+
+def test_a_push_stopped_by_a_root_trap_turns_the_rest_into_damage() -> None:
+    """A9 + Root (A15): a rooted champion cannot be moved, so the rest of the Push is 1 damage per hex."""
+    m = build(
+        {"durgan": {"seat": 0, "hex": (-1, -2)}, "tavi": {"seat": 1, "hex": (0, -2)}},
+        hands=[["dur3"], []],
+        traps={(1, -2): ("root", 0)},
+        chance=ScriptedChance.of(0),
+    )
+    play(m, "card:dur3", "move:stay", "target:tavi")
+    while m.to_move().kind == "trap_replace":  # type: ignore[union-attr]
+        play(m, ids(m)[0])
+    assert m.champs["tavi"].hex == (1, -2)
+    assert m.champs["tavi"].damage == 2  # strength 1 - defence 1, then 2 hexes of the Push 3 not moved
