@@ -55,7 +55,7 @@ class Match(models.Model):
     config = models.JSONField(default=dict, blank=True)
     """The game config, as validated by the engine's ``parse_config``."""
     time_control = models.JSONField(default=dict, blank=True)
-    """Referee time control for this match (``{"per_decision_ms", "bank_ms", "increment_ms"}``); empty for the default."""
+    """Referee time control (``{"per_decision_ms", "bank_ms", "increment_ms"}``); empty for the default."""
     seed = models.BigIntegerField()
     """Seed of the match's chance; with the config and decisions it reproduces the match."""
     status = models.CharField(max_length=16, choices=MatchStatus.choices, default=MatchStatus.QUEUED, db_index=True)
