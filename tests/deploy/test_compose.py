@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
-import pytest
 
 from referee.core.registry import game_names
 from referee.sdk.client import load_object
