@@ -133,7 +133,7 @@ def resolve(state: EventState, nodes: Sequence[Node], resolved: Resolved | None 
     seeds = {e.seed: e.id for e in state.entrants}
     by_id = {e.id: e.seed for e in state.entrants}
     grouped = reports_by_pairing(state)
-    withdrawn = set(state.withdrawn)
+    withdrawn = list(state.withdrawn)
     known_keys = {n.key for n in nodes} | set(out.results)
     for node in nodes:
         values: list[EntrantId | None] = []

@@ -228,7 +228,7 @@ class EventState:
 
     @property
     def withdrawn(self) -> dict[EntrantId, int]:
-        """Withdrawn entrants and the first round they are no longer paired in."""
+        """Withdrawn entrants, in the order they left, and the first round they are no longer paired in."""
         return {w.entrant: w.from_round for w in self.withdrawals}
 
 

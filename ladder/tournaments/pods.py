@@ -90,7 +90,7 @@ def schedule(state: EventState) -> Schedule:
             key = PairingKey(f"R{number}-P{board}")
             reports = grouped.get(key, [])
             pairing = Pairing(key, number, seats, 1, "main", sum(1 for r in reports if not r.forfeited))
-            outcome = series.resolve(pairing, reports, set(withdrawn))
+            outcome = series.resolve(pairing, reports, list(withdrawn))
             views.append(PairingView(pairing, outcome))
             open_round = open_round or outcome is None
             for seat, e in enumerate(seats):

@@ -67,7 +67,7 @@ def _all_rounds(state: EventState) -> list[list[tuple[EntrantId | None, EntrantI
 def schedule(state: EventState) -> Schedule:
     """Returns the pairings published so far (up to the first undecided round)."""
     grouped = reports_by_pairing(state)
-    withdrawn = set(state.withdrawn)
+    withdrawn = list(state.withdrawn)
     views: list[PairingView] = []
     byes: list[Bye] = []
     rounds = _all_rounds(state)

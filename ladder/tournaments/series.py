@@ -5,13 +5,14 @@ A drawn game counts for neither side, so a series can run out of games level: fo
 draws (round robin, Swiss) score it as a drawn pairing; elimination formats keep playing single
 deciding games until one side leads. A pod (three or more entrants) plays exactly one game and its
 ranks are the outcome. A report with forfeiters decides the pairing at once, and so does the
-withdrawal of a participant while a two-entrant pairing is undecided (a pod is still played by the
-others, and the report lists the absentee as a forfeiter).
+withdrawal of a participant while a two-entrant pairing is undecided: the participant who left
+first forfeits, so a later withdrawal of the other side never rewrites the result (a pod is still
+played by the others, and the report lists the absentee as a forfeiter).
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
 
 from ladder.ids import EntrantId
 from ladder.tournaments.common import Pairing, Report, SeriesOutcome, pod_points, two_player_points
@@ -20,7 +21,7 @@ from ladder.tournaments.common import Pairing, Report, SeriesOutcome, pod_points
 def resolve(
     pairing: Pairing,
     reports: Sequence[Report],
-    withdrawn: Collection[EntrantId] = (),
+    withdrawn: Sequence[EntrantId] = (),
     allow_draw: bool = True,
 ) -> SeriesOutcome | None:
     """Returns the pairing's outcome, or ``None`` while more games are needed.
@@ -28,7 +29,7 @@ def resolve(
     Args:
         pairing: the pairing.
         reports: its reports in arrival order (already validated against the pairing).
-        withdrawn: entrants who left the event.
+        withdrawn: entrants who left the event, in the order they left.
         allow_draw: whether a level series may end drawn (otherwise deciding games follow).
     """
     ids = pairing.participants
@@ -61,13 +62,15 @@ def _wins(ids: Sequence[EntrantId], reports: Sequence[Report]) -> tuple[int, ...
 
 
 def _withdrawal(
-    ids: Sequence[EntrantId], withdrawn: Collection[EntrantId], wins: tuple[int, ...] = ()
+    ids: Sequence[EntrantId], withdrawn: Sequence[EntrantId], wins: tuple[int, ...] = ()
 ) -> SeriesOutcome | None:
-    gone = tuple(e for e in ids if e in withdrawn)
-    if not gone:
+    # Only the participant who left first forfeits: the pairing was decided at that moment, and a
+    # later withdrawal of the other side must not rewrite it (the winner may already have played on).
+    first = next((e for e in withdrawn if e in ids), None)
+    if first is None:
         return None
-    ranks = tuple(len(ids) if e in gone else 1 for e in ids)
-    return _outcome(ids, ranks, gone, wins)
+    ranks = tuple(2 if e == first else 1 for e in ids)
+    return _outcome(ids, ranks, (first,), wins)
 
 
 def _outcome(

@@ -8,12 +8,14 @@ best left to an external engine such as bbpPairings). Each round:
    had a bye or a forfeit win (a win's worth of points without playing), worth
    ``EventConfig.bye_points``; if pairing the rest fails, the next candidate up is tried.
 3. From the top, each unpaired entrant takes the opponent preferred by (smallest score
-   difference, then the Dutch-style "top half meets bottom half" position in the score group),
+   difference, then no seat clash - both at the same seat difference of 2 or more -, then the
+   Dutch-style "top half meets bottom half" position in the score group),
    backtracking whenever the rest cannot be paired without a rematch. Round 1 is therefore
    1-5, 2-6, 3-7, 4-8 for eight entrants, as in the Dutch system.
-4. First seat goes to whoever had it less often, else to whoever did not have it last round, else
-   to the higher-listed entrant on odd boards and the lower-listed on even boards (FIDE's round-1
-   colour rule with the first seat drawn for seed 1).
+4. First seat goes to whoever has the lower seat difference (first seats minus second seats, as
+   FIDE's colour difference), else to whoever did not have it last round, else to the
+   higher-listed entrant on odd boards and the lower-listed on even boards (FIDE's round-1 colour
+   rule with the first seat drawn for seed 1).
 
 If no rematch-free pairing exists (small fields, many rounds) the event ends after the last
 complete round, as lichess does when its pairing engine finds none; :attr:`Schedule.note` says so.
@@ -24,7 +26,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from ladder.ids import EntrantId, PairingKey
 from ladder.tournaments import series
@@ -52,6 +54,7 @@ def pair_round(
     points: dict[EntrantId, float],
     met: set[frozenset[EntrantId]],
     no_bye: set[EntrantId],
+    seat_difference: Mapping[EntrantId, int] | None = None,
 ) -> tuple[list[tuple[EntrantId, EntrantId]], EntrantId | None] | None:
     """Pairs one round; returns ``(pairs, bye)`` or ``None`` if no rematch-free pairing exists.
 
@@ -60,15 +63,20 @@ def pair_round(
         points: points so far.
         met: pairs that already met.
         no_bye: entrants who may not receive the bye.
+        seat_difference: first seats minus second seats so far; two entrants with the same
+            difference of 2 or more are paired only if nothing else works, since one would reach 3.
     """
+    difference = seat_difference or {}
     index = {e: i for i, e in enumerate(order)}
     groups = Counter(points[e] for e in order)
     budget = [SEARCH_BUDGET]
     failed: set[frozenset[EntrantId]] = set()
 
-    def preference(top: EntrantId, other: EntrantId) -> tuple[float, int]:
+    def preference(top: EntrantId, other: EntrantId) -> tuple[bool, float, int]:
         ideal = index[top] + groups[points[top]] // 2
-        return (abs(points[top] - points[other]), abs(index[other] - ideal))
+        mine = difference.get(top, 0)
+        clash = mine == difference.get(other, 0) and abs(mine) >= 2
+        return (clash, abs(points[top] - points[other]), abs(index[other] - ideal))
 
     def match(rest: list[EntrantId]) -> list[tuple[EntrantId, EntrantId]] | None:
         if not rest:
@@ -107,7 +115,7 @@ def schedule(state: EventState) -> Schedule:
     seed_of = {e.id: e.seed for e in state.entrants}
     views: list[PairingView] = []
     byes: list[Bye] = []
-    first_seats: Counter[EntrantId] = Counter()
+    seat_difference: Counter[EntrantId] = Counter()
     last_first: set[EntrantId] = set()
     for number in range(1, planned_rounds(state) + 1):
         records = tally(views, byes, state.by_seed)
@@ -120,23 +128,24 @@ def schedule(state: EventState) -> Schedule:
         no_bye = {b.entrant for b in byes} | {
             e for e, r in records.items() if any(x.opponent is None and x.result == 1.0 for x in r.encounters)
         }
-        paired = pair_round(order, points, met, no_bye)
+        paired = pair_round(order, points, met, no_bye, seat_difference)
         if paired is None:
             return Schedule(tuple(views), tuple(byes), True, f"no rematch-free pairing exists for round {number}")
         pairs, bye = paired
         round_first: set[EntrantId] = set()
         open_round = False
         for board, (high, low) in enumerate(pairs, start=1):
-            first = _first_seat(high, low, board, first_seats, last_first)
+            first = _first_seat(high, low, board, seat_difference, last_first)
             seats = (high, low) if first == high else (low, high)
             key = PairingKey(f"R{number}-{board}")
             reports = grouped.get(key, [])
             games = sum(1 for r in reports if not r.forfeited)
             pairing = Pairing(key, number, seats, state.config.best_of, "main", games)
-            outcome = series.resolve(pairing, reports, set(withdrawn))
+            outcome = series.resolve(pairing, reports, list(withdrawn))
             views.append(PairingView(pairing, outcome))
             open_round = open_round or outcome is None
-            first_seats[first] += 1
+            seat_difference[first] += 1
+            seat_difference[low if first == high else high] -= 1
             round_first.add(first)
         if bye is not None:
             byes.append(Bye(number, bye, state.config.bye_points))
@@ -147,10 +156,10 @@ def schedule(state: EventState) -> Schedule:
 
 
 def _first_seat(
-    high: EntrantId, low: EntrantId, board: int, first_seats: Counter[EntrantId], last_first: set[EntrantId]
+    high: EntrantId, low: EntrantId, board: int, difference: Counter[EntrantId], last_first: set[EntrantId]
 ) -> EntrantId:
-    if first_seats[high] != first_seats[low]:
-        return high if first_seats[high] < first_seats[low] else low
+    if difference[high] != difference[low]:
+        return high if difference[high] < difference[low] else low
     if (high in last_first) != (low in last_first):
         return low if high in last_first else high
     return high if board % 2 == 1 else low

@@ -8,6 +8,8 @@ import json
 import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ladder.errors import ConflictError, InvalidEventError, InvalidResultError
 from ladder.ids import EntrantId, EventId, MatchId, PairingKey
@@ -26,6 +28,7 @@ from ladder.tournaments import (
     seed_by_rating,
     seed_manual,
     standings,
+    withdraw,
 )
 from tests.ladder.tournament_helpers import event, random_decider
 
@@ -112,3 +115,37 @@ def test_schedule_lists_decided_and_pending() -> None:
     state = record_result(state, Report(p.key, MatchId("m"), (1, 2)))
     views = schedule(state).pairings
     assert [v.outcome is not None for v in views] == [True, False]
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.sampled_from(list(Format)), st.integers(3, 14), st.integers(0, 2**32))
+def test_published_pairings_and_decided_outcomes_never_change(fmt: Format, n: int, seed: int) -> None:
+    # The worker relies on this: whatever happens later (results, forfeits, withdrawals), a pairing
+    # once published keeps its entrants, and an outcome once decided stays decided and the same.
+    rng = random.Random(seed)
+    decide = random_decider(rng, draw_chance=0.1)
+    state = event(fmt, n, best_of=1, rounds=4)
+    seen: dict[str, tuple[object, object]] = {}
+    for step in range(2000):
+        pending = next_pairings(state)
+        if not pending:
+            break
+        p = pending[rng.randrange(len(pending))]
+        roll = rng.random()
+        if roll < 0.05 and len(state.withdrawals) < n - 2:
+            state = withdraw(state, p.participants[rng.randrange(len(p.participants))])
+        elif roll < 0.1:
+            absent = p.participants[-1]
+            ranks = tuple(len(p.participants) if e == absent else 1 for e in p.participants)
+            state = record_result(state, Report(p.key, MatchId(f"s{step}"), ranks, (absent,)))
+        else:
+            state = record_result(state, Report(p.key, MatchId(f"s{step}"), decide(p, p.games_played)))
+        for view in schedule(state).pairings:
+            key = view.pairing.key
+            if key in seen:
+                participants, outcome = seen[key]
+                assert view.pairing.participants == participants
+                if outcome is not None:
+                    assert view.outcome == outcome
+            seen[key] = (view.pairing.participants, view.outcome)
+    assert is_finished(state)
