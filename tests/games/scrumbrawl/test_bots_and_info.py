@@ -1,0 +1,73 @@
+"""House bots, hidden information, determinism and a long soak (slow)."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from referee.core.bots import RandomPolicy
+from referee.core.chance import SeededChance
+from referee.core.conformance import run_conformance
+from referee.core.ids import Seat
+from referee.games.scrumbrawl import ScrumBrawl
+from referee.games.scrumbrawl.bots import HOUSE_BOTS, HeuristicPolicy
+from tests.games.scrumbrawl.test_conformance import ChipsNeverDecrease
+
+GAME = ScrumBrawl()
+
+
+def _duel(seed: int) -> bool:
+    """Plays heuristic against random (seats alternate); returns whether the heuristic ranked alone first."""
+    match = GAME.new_match(GAME.parse_config({}, 2), 2, SeededChance(seed))
+    h = seed % 2
+    bots = {h: HeuristicPolicy(seed), 1 - h: RandomPolicy(seed)}
+    while (decision := match.to_move()) is not None:
+        choice = bots[decision.seat].choose(decision, match.observe(decision.seat), match.legal_options())
+        match.apply(choice)
+    outcome = match.outcome()
+    assert outcome is not None
+    return outcome.ranks[h] == 1 and outcome.ranks[1 - h] == 2
+
+
+def test_house_bots_are_exported() -> None:
+    """The registry of house bots names random and heuristic."""
+    assert set(HOUSE_BOTS) == {"random", "heuristic"} and HOUSE_BOTS["random"] is RandomPolicy
+
+
+def test_heuristic_beats_random_in_at_least_80_percent_of_200_games() -> None:
+    """The heuristic bot plays the objective and beats random play (fixed seeds 0..199)."""
+    wins = sum(_duel(seed) for seed in range(200))
+    assert wins >= 160, f"heuristic won {wins} of 200"
+
+
+def test_spectator_sees_no_hand_and_a_seat_sees_only_its_own() -> None:
+    """Hidden information: observe(None) has no hand; observe(seat) shows that seat's hand only."""
+    match = GAME.new_match(GAME.parse_config({}, 2), 2, SeededChance(5))
+    assert match.observe(None)["hand"] == []
+    mine = {c["card"] for c in match.observe(Seat(0))["hand"]}
+    assert mine == set(match.hands[0]) and not mine & set(match.hands[1])
+
+
+def test_determinize_keeps_the_viewers_view_and_redeals_the_rest() -> None:
+    """determinize(viewer) keeps what the viewer sees and deals the other hands and the deck anew."""
+    match = GAME.new_match(GAME.parse_config({}, 2), 2, SeededChance(5))
+    other = match.determinize(Seat(0), SeededChance(99))
+    assert other.observe(Seat(0)) == match.observe(Seat(0))
+    assert other.deck != match.deck
+    assert sorted(other.deck + other.hands[1]) == sorted(match.deck + match.hands[1])
+
+
+@pytest.mark.slow
+def test_soak_thousands_of_games() -> None:
+    """Soak: thousands of seeded random games over every table size, with the invariants (slow)."""
+    start = time.perf_counter()
+    total = 0
+    for seats, config, games in [(2, {"max_rounds": 12}, 1500), (3, {"max_rounds": 8}, 600),
+                                 (4, {"max_rounds": 6}, 400), (4, {"teams": True, "max_rounds": 6}, 400),
+                                 (3, {"last_man_standing": True, "max_rounds": 8}, 200)]:
+        report = run_conformance(GAME, seats, range(10_000, 10_000 + games), config, invariants=[ChipsNeverDecrease()],
+                                 leak_every=50, determinism_every=50, replay_every=10)
+        total += report.games
+    print(f"soak: {total} games in {time.perf_counter() - start:.0f} s")
+    assert total == 3100
