@@ -44,6 +44,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from ladder.errors import InvalidResultError
+from ladder.history import RatingConfig, VersionRating
 from ladder.ids import BotId, BotVersionId
 from ladder.tournaments.pods import plan_pods
 
@@ -69,6 +70,27 @@ class Candidate:
     """How many tables it may join in this call (free match slots; 0 when busy)."""
     waiting_since: datetime
     """When it last finished a match or came online, whichever is later."""
+
+
+def candidate_from_rating(
+    rating: VersionRating,
+    bot: BotId,
+    capacity: int,
+    waiting_since: datetime,
+    now: datetime,
+    config: RatingConfig | None = None,
+) -> Candidate:
+    """Builds a candidate from a stored rating, with the deviation grown for idle time until ``now``."""
+    config = config or RatingConfig()
+    return Candidate(
+        version=rating.version,
+        bot=bot,
+        rating=rating.elo,
+        deviation=rating.deviation_at(now, config),
+        games=rating.games,
+        capacity=capacity,
+        waiting_since=waiting_since,
+    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -180,3 +180,16 @@ def test_no_starvation_in_simulation(n: int, sizes: tuple[int, ...], mirrored: b
                 assert missed[v] <= bound, f"{v} left out {missed[v]} ticks in a row"
         recent = [m for m in recent if now - m.played_at < config.rematch_window]
         recent += [RecentMatch(m.seats, now) for m in matches]
+
+
+def test_candidate_from_a_stored_rating_grows_its_deviation() -> None:
+    from ladder.glicko2 import Glicko2Rating
+    from ladder.history import VersionRating
+    from ladder.ids import GameName
+    from ladder.matchmaking import candidate_from_rating
+
+    rating = VersionRating(BotVersionId("v"), GameName("g"), 1600.0, 30, Glicko2Rating(1590, 60, 0.06), NOW)
+    later = NOW + timedelta(days=30)
+    c = candidate_from_rating(rating, BotId("b"), 2, NOW, later)
+    assert (c.rating, c.games, c.capacity) == (1600.0, 30, 2)
+    assert c.deviation == rating.deviation_at(later) > 60
