@@ -16,8 +16,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from referee.core.chance import SeededChance  # noqa: E402
-from referee.games.scrumbrawl import ScrumBrawl  # noqa: E402
+from referee.core.chance import SeededChance
+from referee.games.scrumbrawl import ScrumBrawl
 
 
 def play(games: int, seats: int, teams: bool) -> tuple[int, int, float]:
@@ -51,10 +51,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.profile:
         prof.disable()
         pstats.Stats(prof).sort_stats("tottime").print_stats(15)
-    print(f"scrumbrawl random-vs-random, {args.seats} seats{' (2v2)' if args.teams else ''}: {games} games, "
-          f"{decisions} decisions in {seconds:.2f} s")
-    print(f"  {games / seconds:.2f} games/s, {decisions / seconds:.0f} decisions/s, "
-          f"{decisions / games:.0f} decisions/game")
+    print(
+        f"scrumbrawl random-vs-random, {args.seats} seats{' (2v2)' if args.teams else ''}: {games} games, "
+        f"{decisions} decisions in {seconds:.2f} s"
+    )
+    print(
+        f"  {games / seconds:.2f} games/s, {decisions / seconds:.0f} decisions/s, "
+        f"{decisions / games:.0f} decisions/game"
+    )
     return 0
 
 

@@ -52,7 +52,13 @@ class ScrumBrawl(Game):
         if not INFO.min_seats <= seats <= INFO.max_seats:
             raise ConfigError(f"scrumbrawl takes 2 to 4 seats, got {seats!r}")
         cfg = {**_DEFAULTS, **raw}
-        for key in ("teams", "last_man_standing", "simple_rules", "simple_remove_alter_reality", "simple_remove_events"):
+        for key in (
+            "teams",
+            "last_man_standing",
+            "simple_rules",
+            "simple_remove_alter_reality",
+            "simple_remove_events",
+        ):
             if not isinstance(cfg[key], bool):
                 raise ConfigError(f"{key} must be true or false, got {cfg[key]!r}")
         for key, low in (("max_rounds", 1), ("portals", 0), ("deck_size", 0)):
@@ -148,8 +154,15 @@ def _first_turn(m: SBMatch, f: Frame) -> None:
 
 def _lms_options(m: SBMatch, f: Frame) -> list[Option]:
     seat = f["seat"]
-    return [Option(f"portal:{sq(edge_square(seat, i))}", "portal", f"portal on {sq(edge_square(seat, i))}",
-                   {"row": edge_square(seat, i)[0], "col": edge_square(seat, i)[1]}) for i in (10, 11)]
+    return [
+        Option(
+            f"portal:{sq(edge_square(seat, i))}",
+            "portal",
+            f"portal on {sq(edge_square(seat, i))}",
+            {"row": edge_square(seat, i)[0], "col": edge_square(seat, i)[1]},
+        )
+        for i in (10, 11)
+    ]
 
 
 @decision("lms_portal", "lms_portal", _lms_options, default="first")

@@ -30,29 +30,51 @@ def _aura_mage(m: SBMatch, c: Creature) -> list[Option]:
         for dst in creatures:
             if dst.id == src.id or dst.enchant or "resistant" in spec(dst).keywords:
                 continue
-            out.append(Option(f"magic:{c.id}:{src.id}:{dst.id}", "magic",
-                              f"Aura Mage moves {m.card_names[src.enchant]} from {src.name} to {dst.name}",
-                              {"creature": c.id, "target": src.id, "to": dst.id, "card": src.enchant}))
+            out.append(
+                Option(
+                    f"magic:{c.id}:{src.id}:{dst.id}",
+                    "magic",
+                    f"Aura Mage moves {m.card_names[src.enchant]} from {src.name} to {dst.name}",
+                    {"creature": c.id, "target": src.id, "to": dst.id, "card": src.enchant},
+                )
+            )
     return out
 
 
 def _chaos_mage(m: SBMatch, c: Creature) -> list[Option]:
-    return [Option(f"magic:{c.id}:{t.id}", "magic", f"Chaos Mage relocates {t.name}", {"creature": c.id, "target": t.id})
-            for t in sorted(m.creatures.values(), key=lambda x: x.id)]
+    return [
+        Option(f"magic:{c.id}:{t.id}", "magic", f"Chaos Mage relocates {t.name}", {"creature": c.id, "target": t.id})
+        for t in sorted(m.creatures.values(), key=lambda x: x.id)
+    ]
 
 
 def _transmuter(m: SBMatch, c: Creature) -> list[Option]:
     if m.transmuted:
         return []
     hand = [k for k in m.hands[c.owner] if m.card_names[k] in CONTENT.creatures and m.card_names[k] != "Revenant"]
-    return [Option(f"magic:{c.id}:{t.id}:{k}", "magic", f"Transmuter exchanges {t.name} with {m.card_names[k]}",
-                   {"creature": c.id, "target": t.id, "card": k, "card_name": m.card_names[k]})
-            for t in sorted(m.creatures.values(), key=lambda x: x.id) if t.id != c.id for k in hand]
+    return [
+        Option(
+            f"magic:{c.id}:{t.id}:{k}",
+            "magic",
+            f"Transmuter exchanges {t.name} with {m.card_names[k]}",
+            {"creature": c.id, "target": t.id, "card": k, "card_name": m.card_names[k]},
+        )
+        for t in sorted(m.creatures.values(), key=lambda x: x.id)
+        if t.id != c.id
+        for k in hand
+    ]
 
 
 def _stump(m: SBMatch, c: Creature) -> list[Option]:
-    return [Option(f"magic:{c.id}:{k}", "magic", f"Magic Stump attacks {m.card_names[k]}",
-                   {"creature": c.id, "card": k, "card_name": m.card_names[k]}) for k in enchantments_in_play(m)]
+    return [
+        Option(
+            f"magic:{c.id}:{k}",
+            "magic",
+            f"Magic Stump attacks {m.card_names[k]}",
+            {"creature": c.id, "card": k, "card_name": m.card_names[k]},
+        )
+        for k in enchantments_in_play(m)
+    ]
 
 
 MAGIC: dict[str, OptionGen] = {
@@ -102,7 +124,9 @@ def use_magic(m: SBMatch, c: Creature, opt: Option) -> None:
         else:
             m.roll("Transmuter", [(8, 1, 8)], {"s": "d8_gate", "upto": 4, "then": then})
     elif "magic_stump" in hooks:
-        m.roll("Magic Stump", [(8, 1, 8)], {"s": "d8_gate", "upto": 4, "then": {"s": "stump_destroys", "card": p["card"]}})
+        m.roll(
+            "Magic Stump", [(8, 1, 8)], {"s": "d8_gate", "upto": 4, "then": {"s": "stump_destroys", "card": p["card"]}}
+        )
 
 
 @step("d8_gate")
@@ -146,14 +170,28 @@ def _transmute(m: SBMatch, f: Frame) -> None:
     del m.creatures[t.id]
     if t.enchant:
         m.discard.append(t.enchant)
-    new = Creature(card, m.card_names[card], t.owner, t.pos, t.entered, None, None, t.steps, t.moved, t.done,
-                   t.attacked, t.maneuvered)
+    new = Creature(
+        card,
+        m.card_names[card],
+        t.owner,
+        t.pos,
+        t.entered,
+        None,
+        None,
+        t.steps,
+        t.moved,
+        t.done,
+        t.attacked,
+        t.maneuvered,
+    )
     m.creatures[card] = new
     for team in range(m.seats):
         if new.name in m.skins[team]:
             m.skins[team].remove(new.name)
-    m.emit("transmute", {"creature": t.id, "target": card, "name": new.name, "seat": seat,
-                         "row": t.pos[0], "col": t.pos[1]})
+    m.emit(
+        "transmute",
+        {"creature": t.id, "target": card, "name": new.name, "seat": seat, "row": t.pos[0], "col": t.pos[1]},
+    )
     if t.orb is not None:
         orb = t.orb
         m.carrier.pop(orb, None)

@@ -86,7 +86,7 @@ def place_portal(m: SBMatch, pid: str) -> None:
 
 @step("portal_lands")
 def _portal_lands(m: SBMatch, f: Frame) -> None:
-    pos: Pos = tuple(f["pos"])  # type: ignore[assignment]
+    pos: Pos = tuple(f["pos"])
     if m.portal_at(pos) is not None or m.loose_orb_at(pos) is not None or _carried_orb_at(m, pos):
         m.emit("reroll", {"detail": f"portal {f['pid']} onto an orb or portal", "row": pos[0], "col": pos[1]})
         place_portal(m, f["pid"])
@@ -122,7 +122,7 @@ def place_new_orb(m: SBMatch, name: str) -> None:
 
 @step("orb_lands")
 def _orb_lands(m: SBMatch, f: Frame) -> None:
-    pos: Pos = tuple(f["pos"])  # type: ignore[assignment]
+    pos: Pos = tuple(f["pos"])
     name = f["orb"]
     holder = m.at(pos)
     if m.portal_at(pos) is not None or m.loose_orb_at(pos) is not None or (holder is not None and holder.orb):

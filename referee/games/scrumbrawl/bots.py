@@ -83,8 +83,11 @@ class HeuristicPolicy:
 
         portals = [(p["row"], p["col"]) for p in obs["portals"] if p["owner"] != me]
         loose = [(o["row"], o["col"]) for o in obs["orbs"] if not o["carrier"]]
-        enemy_carriers = [(creatures[o["carrier"]]["row"], creatures[o["carrier"]]["col"])
-                          for o in obs["orbs"] if o["carrier"] in creatures and not friend(creatures[o["carrier"]]["owner"])]
+        enemy_carriers = [
+            (creatures[o["carrier"]]["row"], creatures[o["carrier"]]["col"])
+            for o in obs["orbs"]
+            if o["carrier"] in creatures and not friend(creatures[o["carrier"]]["owner"])
+        ]
         we_carry = any(o["carrier"] in creatures and friend(creatures[o["carrier"]]["owner"]) for o in obs["orbs"])
         best: tuple[float, str] = (0.0, "end")
 
@@ -124,7 +127,8 @@ class HeuristicPolicy:
         for o in by_kind.get("throw", []):
             c, t = creatures[o.params["creature"]], creatures[o.params["target"]]
             if portals and min(_dist((t["row"], t["col"]), p) for p in portals) + 2 < min(
-                    _dist((c["row"], c["col"]), p) for p in portals):
+                _dist((c["row"], c["col"]), p) for p in portals
+            ):
                 consider(25.0 + c["stats"]["T"] + t["stats"]["C"] - 10, o.id)
         for o in by_kind.get("fumble", []):
             t = creatures.get(o.params["creature"])

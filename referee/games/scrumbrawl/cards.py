@@ -73,8 +73,14 @@ def _alter_options(m: SBMatch, f: Frame) -> list[Option]:
             lo, hi = ref["bounds"][i]
             for delta in [*range(-value, 0), *range(1, value + 1)]:
                 if lo <= die + delta <= hi:
-                    opts.append(Option(f"alter:{card}:{i}:{delta:+d}", "alter", f"{m.card_names[card]}: die {i + 1} {delta:+d}",
-                                       {"card": card, "card_name": m.card_names[card], "die": i, "delta": delta}))
+                    opts.append(
+                        Option(
+                            f"alter:{card}:{i}:{delta:+d}",
+                            "alter",
+                            f"{m.card_names[card]}: die {i + 1} {delta:+d}",
+                            {"card": card, "card_name": m.card_names[card], "die": i, "delta": delta},
+                        )
+                    )
     return [*opts, Option("pass", "pass", "do not alter")] if opts else []
 
 
@@ -90,8 +96,17 @@ def _alter(m: SBMatch, f: Frame, opt: Option) -> None:
     ref = f["ref"]
     ref["dice"][i] += delta
     ref["natural"][i] = False
-    m.emit("alter", {"seat": seat, "card": card, "name": m.card_names[card], "dice": list(ref["dice"]),
-                     "values": [i, delta], "purpose": f["purpose"]})
+    m.emit(
+        "alter",
+        {
+            "seat": seat,
+            "card": card,
+            "name": m.card_names[card],
+            "dice": list(ref["dice"]),
+            "values": [i, delta],
+            "purpose": f["purpose"],
+        },
+    )
     f["queue"] = m.order_from((seat + 1) % m.seats)
 
 
@@ -104,8 +119,10 @@ def _dispel_window_options(m: SBMatch, f: Frame) -> list[Option]:
     if not cards:
         return []
     what = "the event" if f["ref"]["dispels"] % 2 == 0 else "the Dispel"
-    return [Option(f"dispel:{cards[0]}", "dispel", f"Dispel {what}", {"card": cards[0], "card_name": "Dispel"}),
-            Option("pass", "pass", "let it resolve")]
+    return [
+        Option(f"dispel:{cards[0]}", "dispel", f"Dispel {what}", {"card": cards[0], "card_name": "Dispel"}),
+        Option("pass", "pass", "let it resolve"),
+    ]
 
 
 @decision("dispel_window", "dispel", _dispel_window_options, default="pass", window=True)
@@ -175,8 +192,10 @@ def _fumble_options(m: SBMatch, f: Frame) -> list[Option]:
     cards = cards_of(m, seat, "Fumble")
     if not cards:
         return []
-    return [Option(f"fumble:{cards[0]}", "fumble", f"Fumble: {c.name} drops the orb", {"card": cards[0], "creature": c.id}),
-            Option("pass", "pass", "no Fumble")]
+    return [
+        Option(f"fumble:{cards[0]}", "fumble", f"Fumble: {c.name} drops the orb", {"card": cards[0], "creature": c.id}),
+        Option("pass", "pass", "no Fumble"),
+    ]
 
 
 @decision("fumble_window", "fumble", _fumble_options, default="pass", window=True)
@@ -200,8 +219,10 @@ def _revenant_options(m: SBMatch, f: Frame) -> list[Option]:
     cards = cards_of(m, seat, "Revenant")
     if not cards or count_of(m, seat) >= MAX_CREATURES:
         return []
-    return [Option(f"revenant:{cards[0]}", "revenant", "summon the Revenant", {"card": cards[0], "card_name": "Revenant"}),
-            Option("pass", "pass", "no Revenant")]
+    return [
+        Option(f"revenant:{cards[0]}", "revenant", "summon the Revenant", {"card": cards[0], "card_name": "Revenant"}),
+        Option("pass", "pass", "no Revenant"),
+    ]
 
 
 @decision("revenant_window", "revenant", _revenant_options, default="pass", window=True)
@@ -288,7 +309,9 @@ def _chaos(m: SBMatch, f: Frame) -> None:
 def _earthquake(m: SBMatch, f: Frame) -> None:
     m.emit("effect", {"name": "earthquake", "detail": f["cause"]})
     order = {s: i for i, s in enumerate(m.order_from(m.active))}
-    victims = sorted((c for c in m.creatures.values() if not has(m, c, "flying")), key=lambda c: (order.get(c.owner, 9), c.id))
+    victims = sorted(
+        (c for c in m.creatures.values() if not has(m, c, "flying")), key=lambda c: (order.get(c.owner, 9), c.id)
+    )
     for c in reversed(victims):
         m.roll(f"Earthquake {c.name}", [(8, 1, 8)], {"s": "doom_check", "cid": c.id, "upto": 4, "cause": "earthquake"})
 
@@ -306,15 +329,19 @@ def _fissure(m: SBMatch, f: Frame) -> None:
 
 @step("fissure_hit")
 def _fissure_hit(m: SBMatch, f: Frame) -> None:
-    r, c = f["pos"]
+    r, c = int(f["pos"][0]), int(f["pos"][1])
     m.emit("fissure", {"row": r, "col": c})
 
     def hit(p: tuple[int, int]) -> bool:
         return abs(p[0] - r) <= 1 or abs(p[1] - c) <= 1
 
-    _wipe(m, [x.id for x in m.creatures.values() if not has(m, x, "flying") and hit(x.pos)],
-          [o for o, p in m.orbs.items() if p is not None and hit(p)],
-          [pid for pid, p in m.portals.items() if hit(p)], "fissure")
+    _wipe(
+        m,
+        [x.id for x in m.creatures.values() if not has(m, x, "flying") and hit(x.pos)],
+        [o for o, p in m.orbs.items() if p is not None and hit(p)],
+        [pid for pid, p in m.portals.items() if hit(p)],
+        "fissure",
+    )
 
 
 def _wipe(m: SBMatch, cids: list[str], orbs: list[str], pids: list[str], cause: str) -> None:
@@ -358,10 +385,15 @@ def _strikes(m: SBMatch, f: Frame) -> None:
 @step("strike_square")
 def _strike_square(m: SBMatch, f: Frame) -> None:
     pos = tuple(f["pos"])
-    zone = {pos, *neighbours(pos)}  # type: ignore[arg-type]
+    zone = {pos, *neighbours(pos)}
     m.emit("lightning", {"row": pos[0], "col": pos[1]})
-    _wipe(m, [c.id for c in m.creatures.values() if c.pos in zone], [o for o, p in m.orbs.items() if p in zone],
-          [pid for pid, p in m.portals.items() if p in zone], "lightning")
+    _wipe(
+        m,
+        [c.id for c in m.creatures.values() if c.pos in zone],
+        [o for o, p in m.orbs.items() if p in zone],
+        [pid for pid, p in m.portals.items() if p in zone],
+        "lightning",
+    )
 
 
 def _gypsy(m: SBMatch, f: Frame) -> None:
@@ -378,7 +410,10 @@ def _gypsy(m: SBMatch, f: Frame) -> None:
             card = draw_card(m, seat)
             if card is None:
                 break
-            if CONTENT.card_type(m.card_names[card]) == "event" and CONTENT.events[m.card_names[card]].timing == "instant":
+            if (
+                CONTENT.card_type(m.card_names[card]) == "event"
+                and CONTENT.events[m.card_names[card]].timing == "instant"
+            ):
                 m.hands[seat].remove(card)
                 instants.append((seat, card))
     for seat, card in reversed(instants):
@@ -405,8 +440,11 @@ def _sacrifice(m: SBMatch, f: Frame) -> None:
 
 
 def _sacrifice_options(m: SBMatch, f: Frame) -> list[Option]:
-    return [Option(f"sacrifice:{c.id}", "sacrifice", f"sacrifice {c.name}", {"creature": c.id})
-            for c in sorted(m.creatures.values(), key=lambda c: c.id) if c.owner == f["seat"]]
+    return [
+        Option(f"sacrifice:{c.id}", "sacrifice", f"sacrifice {c.name}", {"creature": c.id})
+        for c in sorted(m.creatures.values(), key=lambda c: c.id)
+        if c.owner == f["seat"]
+    ]
 
 
 @decision("sacrifice", "sacrifice", _sacrifice_options, default="first")

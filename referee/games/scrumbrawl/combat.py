@@ -102,8 +102,11 @@ def killer_targets(m: SBMatch, x: Creature) -> list[Creature]:
     if x.orb != "Killer Orb" or is_stone(m, x):
         return []
     rng = stat(m, x, "R")
-    return [t for t in sorted(m.creatures.values(), key=lambda c: c.id)
-            if not m.friendly(t.owner, x.owner) and 0 < dist(t.pos, x.pos) <= rng]
+    return [
+        t
+        for t in sorted(m.creatures.values(), key=lambda c: c.id)
+        if not m.friendly(t.owner, x.owner) and 0 < dist(t.pos, x.pos) <= rng
+    ]
 
 
 def can_counter(m: SBMatch, t: Creature, x: Creature) -> bool:
@@ -148,11 +151,29 @@ def declare(m: SBMatch, x: Creature, t: Creature, mode: str, charge: Pos | None 
     x.attacked = True
     if not counter:
         x.steps = max(x.steps, stat(m, x, "M"))
-    m.emit("attack", {"creature": x.id, "target": t.id, "detail": mode + (" charge" if charge else ""),
-                      "result": "counter" if counter else "attack"})
-    e = m.push("engage", att=x.id, first=t.id, mode=mode, charge=list(charge) if charge else None,
-               counter=counter, left=spec(x).attacks, defenders=[], no_counter=[], frenzy_off=False,
-               seat=x.owner, nxt=t.id)
+    m.emit(
+        "attack",
+        {
+            "creature": x.id,
+            "target": t.id,
+            "detail": mode + (" charge" if charge else ""),
+            "result": "counter" if counter else "attack",
+        },
+    )
+    e = m.push(
+        "engage",
+        att=x.id,
+        first=t.id,
+        mode=mode,
+        charge=list(charge) if charge else None,
+        counter=counter,
+        left=spec(x).attacks,
+        defenders=[],
+        no_counter=[],
+        frenzy_off=False,
+        seat=x.owner,
+        nxt=t.id,
+    )
     if has(m, x, "frenzy"):
         m.roll("Frenzied Attack", [(8, 1, 8)], {"s": "frenzy", "e": e})
     if spec(x).variable_attacks:
@@ -225,9 +246,15 @@ def _next_targets(m: SBMatch, e: Frame) -> list[Creature]:
 
 def _attack_more_options(m: SBMatch, f: Frame) -> list[Option]:
     x = m.creatures[f["e"]["att"]]
-    opts = [Option(f"attack:{x.id}:{t.id}", "attack", f"{x.name} attacks {t.name} at {sq(t.pos)}",
-                   {"creature": x.id, "target": t.id, "row": t.pos[0], "col": t.pos[1]})
-            for t in _next_targets(m, f["e"])]
+    opts = [
+        Option(
+            f"attack:{x.id}:{t.id}",
+            "attack",
+            f"{x.name} attacks {t.name} at {sq(t.pos)}",
+            {"creature": x.id, "target": t.id, "row": t.pos[0], "col": t.pos[1]},
+        )
+        for t in _next_targets(m, f["e"])
+    ]
     return [*opts, Option("stop", "stop", "no more attacks")] if opts else []
 
 
@@ -242,8 +269,10 @@ def _attack_more(m: SBMatch, f: Frame, opt: Option) -> None:
 
 
 def _stone_options(m: SBMatch, f: Frame) -> list[Option]:
-    return [Option("stone", "stone", "turn to stone (+8 D)", {"creature": f["cid"]}),
-            Option("pass", "pass", "stay as you are", {"creature": f["cid"]})]
+    return [
+        Option("stone", "stone", "turn to stone (+8 D)", {"creature": f["cid"]}),
+        Option("pass", "pass", "stay as you are", {"creature": f["cid"]}),
+    ]
 
 
 @decision("stone", "stone", _stone_options, default="pass")
@@ -292,8 +321,18 @@ def _strike_resolve(m: SBMatch, f: Frame) -> None:
     nat1 = natural[0] and dice[0] == 1
     def_nat20 = natural[1] and dice[1] == 20
     hit = False if nat1 else (not def_nat20) if nat20 else a_total > d_total
-    m.emit("strike", {"creature": x.id, "target": t.id, "dice": list(dice), "attack_total": a_total,
-                      "defense_total": d_total, "result": "hit" if hit else "miss", "detail": f["mode"]})
+    m.emit(
+        "strike",
+        {
+            "creature": x.id,
+            "target": t.id,
+            "dice": list(dice),
+            "attack_total": a_total,
+            "defense_total": d_total,
+            "result": "hit" if hit else "miss",
+            "detail": f["mode"],
+        },
+    )
     if charge:
         e["no_counter"].append(t.id)
         m.push("charge_throw", tid=t.id, dir=e["charge"])
@@ -316,8 +355,10 @@ def _strike_resolve(m: SBMatch, f: Frame) -> None:
 
 
 def _wrest_options(m: SBMatch, f: Frame) -> list[Option]:
-    return [Option("damage", "damage", "deal the damage", {"creature": f["att"], "target": f["tid"]}),
-            Option("wrest", "wrest", "take the orb instead", {"creature": f["att"], "target": f["tid"]})]
+    return [
+        Option("damage", "damage", "deal the damage", {"creature": f["att"], "target": f["tid"]}),
+        Option("wrest", "wrest", "take the orb instead", {"creature": f["att"], "target": f["tid"]}),
+    ]
 
 
 @decision("wrest", "wrest", _wrest_options, default="damage")
@@ -343,7 +384,7 @@ def _wrest(m: SBMatch, f: Frame, opt: Option) -> None:
 def _killer_after(m: SBMatch, f: Frame) -> None:
     orb = f["orb"]
     t = m.creatures.get(f["tid"])
-    pos: Pos = tuple(f["pos"])  # type: ignore[assignment]
+    pos: Pos = tuple(f["pos"])
     m.last_control[orb] = (m.active, m.turn)
     if t is not None:
         m.orbs[orb] = t.pos
@@ -402,8 +443,10 @@ def _counter_options(m: SBMatch, f: Frame) -> list[Option]:
     t, x = m.creatures.get(f["cid"]), m.creatures.get(f["att"])
     if t is None or x is None or not can_counter(m, t, x):
         return []
-    return [Option("counter", "counter", f"{t.name} counterattacks {x.name}", {"creature": t.id, "target": x.id}),
-            Option("pass", "pass", "do not counterattack", {"creature": t.id, "target": x.id})]
+    return [
+        Option("counter", "counter", f"{t.name} counterattacks {x.name}", {"creature": t.id, "target": x.id}),
+        Option("pass", "pass", "do not counterattack", {"creature": t.id, "target": x.id}),
+    ]
 
 
 @decision("counter", "counter", _counter_options, default="counter")
@@ -416,7 +459,9 @@ def _counter(m: SBMatch, f: Frame, opt: Option) -> None:
 
 def contest(m: SBMatch, x: Creature, t: Creature, then: Frame) -> None:
     """A standard combat roll of ``x`` against ``t`` for a magic ability; ``then["hit"]`` tells the result."""
-    m.roll("magic combat roll", [(20, 1, None), (20, 1, None)], {"s": "contest", "att": x.id, "tid": t.id, "then": then})
+    m.roll(
+        "magic combat roll", [(20, 1, None), (20, 1, None)], {"s": "contest", "att": x.id, "tid": t.id, "then": then}
+    )
 
 
 @step("contest")
@@ -426,9 +471,24 @@ def _contest(m: SBMatch, f: Frame) -> None:
         return
     dice, nat = f["dice"], f["natural"]
     a_total, d_total = dice[0] + attack_value(m, x, t, "melee"), dice[1] + defense_value(m, t, x)
-    hit = False if nat[0] and dice[0] == 1 else (not (nat[1] and dice[1] == 20)) if nat[0] and dice[0] == 20 \
+    hit = (
+        False
+        if nat[0] and dice[0] == 1
+        else (not (nat[1] and dice[1] == 20))
+        if nat[0] and dice[0] == 20
         else a_total > d_total
-    m.emit("strike", {"creature": x.id, "target": t.id, "dice": list(dice), "attack_total": a_total,
-                      "defense_total": d_total, "result": "hit" if hit else "miss", "detail": "magic"})
+    )
+    m.emit(
+        "strike",
+        {
+            "creature": x.id,
+            "target": t.id,
+            "dice": list(dice),
+            "attack_total": a_total,
+            "defense_total": d_total,
+            "result": "hit" if hit else "miss",
+            "detail": "magic",
+        },
+    )
     if hit:
         m.stack.append(f["then"])

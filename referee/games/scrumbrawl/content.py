@@ -15,9 +15,7 @@ from typing import Any
 from referee.core.errors import ContentError
 
 COLORS = ("red", "blue", "green", "orange", "purple")
-KEYWORDS = frozenset(
-    {"flying", "strong", "weak", "adept", "resistant", "noncarrier", "aggressive", "venom"}
-)
+KEYWORDS = frozenset({"flying", "strong", "weak", "adept", "resistant", "noncarrier", "aggressive", "venom"})
 HOOKS = frozenset(
     {
         "magic_aura_mage",
@@ -222,7 +220,7 @@ def parse_creature(entry: dict[str, Any]) -> CreatureSpec:
         bonuses=tuple(bonuses),
         hooks=hooks,
         text=_need(entry, "text", str, where),
-        variable_attacks=variable,  # type: ignore[arg-type]
+        variable_attacks=variable,
         ground_only_range=bool(entry.get("ground_only_range", False)),
     )
 
@@ -263,7 +261,9 @@ def parse_content(creatures: Any, cards: Any, orbs: Any) -> Content:
                 raise ContentError(f"{where}: timing must be instant or played, got {timing!r}")
             events[e["name"]] = EventSpec(e["name"], timing, effects, e["text"])
         alter = {f"Alter Reality {v}": int(v) for v in cards["alter_reality"]}
-        orb_specs = {o["name"]: OrbSpec(o["name"], _mods(o["mods"], f"orb {o['name']!r}"), o["text"]) for o in orbs["orbs"]}
+        orb_specs = {
+            o["name"]: OrbSpec(o["name"], _mods(o["mods"], f"orb {o['name']!r}"), o["text"]) for o in orbs["orbs"]
+        }
         if len(orb_specs) != 8:
             raise ContentError(f"orbs: expected 8 orbs, got {len(orb_specs)}")
         deck = dict(cards["deck"])

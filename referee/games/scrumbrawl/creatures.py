@@ -93,14 +93,17 @@ def summon(m: SBMatch, card: str, seat: int, entered: int | None = None) -> None
         if m.card_names[card] in m.skins[team]:
             m.skins[team].remove(m.card_names[card])
             m.emit("skin_returned", {"seat": team, "name": m.card_names[card]})
-    place_2d20(m, m.card_names[card], {"s": "creature_lands", "cid": card, "seat": seat,
-                                       "entered": m.turn if entered is None else entered})
+    place_2d20(
+        m,
+        m.card_names[card],
+        {"s": "creature_lands", "cid": card, "seat": seat, "entered": m.turn if entered is None else entered},
+    )
 
 
 @step("creature_lands")
 def _creature_lands(m: SBMatch, f: Frame) -> None:
-    pos: Pos = tuple(f["pos"])  # type: ignore[assignment]
-    cid, seat = f["cid"], f["seat"]
+    pos: Pos = tuple(f["pos"])
+    cid, _seat = f["cid"], f["seat"]
     existing = m.creatures.get(cid)
     carried = existing.orb if existing is not None else None
     other = m.at(pos)
@@ -120,7 +123,7 @@ def _creature_lands(m: SBMatch, f: Frame) -> None:
 
 @step("creature_lands_after")
 def _creature_lands_after(m: SBMatch, f: Frame) -> None:
-    _land(m, f, tuple(f["pos"]))  # type: ignore[arg-type]
+    _land(m, f, tuple(f["pos"]))
 
 
 def _land(m: SBMatch, f: Frame, pos: Pos) -> None:
@@ -157,8 +160,10 @@ def _damage(m: SBMatch, f: Frame) -> None:
     if c is None:
         return
     src = m.creatures.get(f["source"]) if f["source"] else None
-    kills_enchanted = src is not None and f["cause"] == "combat" and (
-        has(m, src, "venom") or "imp_kills_enchanted" in spec(src).hooks
+    kills_enchanted = (
+        src is not None
+        and f["cause"] == "combat"
+        and (has(m, src, "venom") or "imp_kills_enchanted" in spec(src).hooks)
     )
     cursed = enchant_name(m, c) == "Aura of Cursing"
     if c.enchant and not kills_enchanted:
@@ -225,7 +230,11 @@ def _druid_place(m: SBMatch, f: Frame) -> None:
     if not free:
         if f["tries"] >= 16:
             return
-        m.roll("Druid placement", [(8, 1, 8)], {"s": "druid_place", "cid": c.id, "druid": druid.id, "tries": f["tries"] + 1})
+        m.roll(
+            "Druid placement",
+            [(8, 1, 8)],
+            {"s": "druid_place", "cid": c.id, "druid": druid.id, "tries": f["tries"] + 1},
+        )
         return
     old = c.pos
     c.pos = pos
@@ -253,8 +262,18 @@ def _destroy_final(m: SBMatch, f: Frame) -> None:
         return
     cause, killer_id = f["cause"], f["killer"]
     killer = m.creatures.get(killer_id) if killer_id else None
-    m.emit("destroyed", {"creature": c.id, "name": c.name, "seat": c.owner, "row": c.pos[0], "col": c.pos[1],
-                         "detail": cause, "target": killer_id or ""})
+    m.emit(
+        "destroyed",
+        {
+            "creature": c.id,
+            "name": c.name,
+            "seat": c.owner,
+            "row": c.pos[0],
+            "col": c.pos[1],
+            "detail": cause,
+            "target": killer_id or "",
+        },
+    )
     if c.enchant:
         m.discard.append(c.enchant)
         c.enchant = None
@@ -301,7 +320,7 @@ def _destroy_final(m: SBMatch, f: Frame) -> None:
 
 @step("drop_orb")
 def _drop_orb(m: SBMatch, f: Frame) -> None:
-    loose_orb(m, f["orb"], tuple(f["origin"]))  # type: ignore[arg-type]
+    loose_orb(m, f["orb"], tuple(f["origin"]))
 
 
 @step("relocate_orb")
@@ -321,13 +340,21 @@ def _remove_creature(m: SBMatch, f: Frame) -> None:
 
 def another_turn(m: SBMatch, c: Creature) -> None:
     """Gives ``c`` another turn now (Mordrock, Phoenix): its movement and actions are fresh."""
-    c.steps, c.moved, c.done, c.attacked, c.maneuvered, c.gazed, c.extra_turn = 0, False, False, False, False, False, False
+    c.steps, c.moved, c.done, c.attacked, c.maneuvered, c.gazed, c.extra_turn = (
+        0,
+        False,
+        False,
+        False,
+        False,
+        False,
+        False,
+    )
     m.emit("ability", {"creature": c.id, "name": c.name, "detail": "takes another turn"})
 
 
 @step("nork_explodes")
 def _nork(m: SBMatch, f: Frame) -> None:
-    pos: Pos = tuple(f["pos"])  # type: ignore[assignment]
+    pos: Pos = tuple(f["pos"])
     m.emit("ability", {"name": "The Nork", "detail": "explodes", "row": pos[0], "col": pos[1]})
     for n in reversed(neighbours(pos)):
         victim = m.at(n)

@@ -59,7 +59,9 @@ def step(name: str) -> Callable[[StepFn], StepFn]:
     return wrap
 
 
-def decision(name: str, kind: str, options: OptionsFn, default: str = "pass", window: bool = False) -> Callable[[ApplyFn], ApplyFn]:
+def decision(
+    name: str, kind: str, options: OptionsFn, default: str = "pass", window: bool = False
+) -> Callable[[ApplyFn], ApplyFn]:
     """Registers a decision under ``name`` with its option generator; decorates the apply function."""
 
     def wrap(fn: ApplyFn) -> ApplyFn:
@@ -221,8 +223,14 @@ class SBMatch(Match):
         must follow ``then`` before calling this.
         """
         self.stack.append(then)
-        self.push("do_roll", purpose=purpose, sides=[d[0] for d in dice],
-                  bounds=[[d[1], d[2] if d[2] is not None else 999] for d in dice], ref=then, alterable=alterable)
+        self.push(
+            "do_roll",
+            purpose=purpose,
+            sides=[d[0] for d in dice],
+            bounds=[[d[1], d[2] if d[2] is not None else 999] for d in dice],
+            ref=then,
+            alterable=alterable,
+        )
 
     def finish(self, outcome: Outcome) -> None:
         """Ends the match with ``outcome``."""
@@ -240,8 +248,13 @@ class SBMatch(Match):
         then["bounds"] = f["bounds"]
         self.emit("roll", {"purpose": f["purpose"], "dice": values, "seat": self.active})
         if f["alterable"]:
-            self.push("alter_window", queue=self.order_from(self.active), ref=then, purpose=f["purpose"],
-                      prompt="alter the roll?")
+            self.push(
+                "alter_window",
+                queue=self.order_from(self.active),
+                ref=then,
+                purpose=f["purpose"],
+                prompt="alter the roll?",
+            )
 
     def run(self) -> None:
         """Runs steps until a decision with legal options is on top, or the match ends."""

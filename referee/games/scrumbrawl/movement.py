@@ -79,7 +79,7 @@ def _move_go(m: SBMatch, f: Frame) -> None:
     c = m.creatures.get(f["cid"])
     if c is None or c.done:
         return
-    dest: Pos = tuple(f["dest"])  # type: ignore[assignment]
+    dest: Pos = tuple(f["dest"])
     cost = reachable(m, c).get(dest)
     if cost is None:
         return
@@ -88,8 +88,10 @@ def _move_go(m: SBMatch, f: Frame) -> None:
     c.pos = dest
     c.steps += cost
     c.moved = True
-    m.emit("move", {"creature": c.id, "from_row": old[0], "from_col": old[1], "row": dest[0], "col": dest[1],
-                    "values": [cost]})
+    m.emit(
+        "move",
+        {"creature": c.id, "from_row": old[0], "from_col": old[1], "row": dest[0], "col": dest[1], "values": [cost]},
+    )
     portal = m.portal_at(dest)
     if portal is not None:
         if c.orb is not None:

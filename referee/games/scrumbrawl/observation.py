@@ -25,14 +25,29 @@ def observe(m: SBMatch, viewer: Seat | None) -> dict[str, Any]:
     creatures = []
     for c in sorted(m.creatures.values(), key=lambda c: c.id):
         sp = spec(c)
-        creatures.append({
-            "id": c.id, "name": c.name, "color": sp.color, "owner": c.owner, "row": c.pos[0], "col": c.pos[1],
-            "enchantment": c.enchant or "", "enchantment_name": m.card_names[c.enchant] if c.enchant else "",
-            "orb": c.orb or "", "entered_turn": c.entered, "steps_used": c.steps, "moved": c.moved, "done": c.done,
-            "attacked": c.attacked, "stone": is_stone(m, c), "flying": has(m, c, "flying"),
-            "stats": {k: stat(m, c, k) for k in ("T", "C", "R", "M", "A", "D")},
-            "attacks": sp.attacks, "range_attack": sp.range_attack,
-        })
+        creatures.append(
+            {
+                "id": c.id,
+                "name": c.name,
+                "color": sp.color,
+                "owner": c.owner,
+                "row": c.pos[0],
+                "col": c.pos[1],
+                "enchantment": c.enchant or "",
+                "enchantment_name": m.card_names[c.enchant] if c.enchant else "",
+                "orb": c.orb or "",
+                "entered_turn": c.entered,
+                "steps_used": c.steps,
+                "moved": c.moved,
+                "done": c.done,
+                "attacked": c.attacked,
+                "stone": is_stone(m, c),
+                "flying": has(m, c, "flying"),
+                "stats": {k: stat(m, c, k) for k in ("T", "C", "R", "M", "A", "D")},
+                "attacks": sp.attacks,
+                "range_attack": sp.range_attack,
+            }
+        )
     orbs = []
     for name in sorted(m.orbs):
         pos = m.orbs[name]
@@ -42,11 +57,20 @@ def observe(m: SBMatch, viewer: Seat | None) -> dict[str, Any]:
     players = []
     for s in range(m.seats):
         t = m.team_of(s)
-        players.append({
-            "seat": s, "team": t, "hand_size": len(m.hands[s]), "blue_chips": m.blue[t], "red_chips": m.red[t],
-            "skins": list(m.skins[t]), "team_enchantments": [_card(m, k) for k in m.team_ench[s]],
-            "lms_chips": m.lms_chips[s], "eliminated": m.eliminated[s], "first_turn_done": m.first_turn_done[s],
-        })
+        players.append(
+            {
+                "seat": s,
+                "team": t,
+                "hand_size": len(m.hands[s]),
+                "blue_chips": m.blue[t],
+                "red_chips": m.red[t],
+                "skins": list(m.skins[t]),
+                "team_enchantments": [_card(m, k) for k in m.team_ench[s]],
+                "lms_chips": m.lms_chips[s],
+                "eliminated": m.eliminated[s],
+                "first_turn_done": m.first_turn_done[s],
+            }
+        )
     return {
         "viewer": -1 if viewer is None else int(viewer),
         "seats": m.seats,
@@ -59,8 +83,10 @@ def observe(m: SBMatch, viewer: Seat | None) -> dict[str, Any]:
         "last_man_standing": m.lms,
         "creatures": creatures,
         "orbs": orbs,
-        "portals": [{"id": p, "row": pos[0], "col": pos[1], "owner": m.portal_owner.get(p, -1)}
-                    for p, pos in sorted(m.portals.items())],
+        "portals": [
+            {"id": p, "row": pos[0], "col": pos[1], "owner": m.portal_owner.get(p, -1)}
+            for p, pos in sorted(m.portals.items())
+        ],
         "players": players,
         "hand": [] if viewer is None else [_card(m, k) for k in m.hands[int(viewer)]],
         "deck_size": len(m.deck),

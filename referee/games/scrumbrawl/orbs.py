@@ -155,8 +155,16 @@ def _catch(m: SBMatch, f: Frame) -> None:
         return
     orb = c.orb
     ok = t is not None and t.orb is None and f["dice"][0] <= f["need"]
-    m.emit("catch_roll", {"creature": c.id, "target": f["tid"], "dice": f["dice"], "total": f["need"],
-                          "result": "caught" if ok else "dropped"})
+    m.emit(
+        "catch_roll",
+        {
+            "creature": c.id,
+            "target": f["tid"],
+            "dice": f["dice"],
+            "total": f["need"],
+            "result": "caught" if ok else "dropped",
+        },
+    )
     if not ok or t is None:
         if t is not None:
             t.done = t.done or t.owner == m.active
@@ -249,8 +257,16 @@ def _shot(m: SBMatch, f: Frame) -> None:
         return
     orb = c.orb
     ok = f["dice"][0] <= f["need"] and f["pid"] in m.portals
-    m.emit("shot_roll", {"creature": c.id, "portal": f["pid"], "dice": f["dice"], "total": f["need"],
-                         "result": "goal" if ok else "miss"})
+    m.emit(
+        "shot_roll",
+        {
+            "creature": c.id,
+            "portal": f["pid"],
+            "dice": f["dice"],
+            "total": f["need"],
+            "result": "goal" if ok else "miss",
+        },
+    )
     if ok:
         m.push("goal", orb=orb, portal=f["pid"], seat=c.owner, how="throw")
         return
@@ -317,7 +333,10 @@ def _unstable(m: SBMatch, f: Frame) -> None:
     roll = f["dice"][0]
     if roll > 4:
         return
-    m.emit("ability", {"creature": c.id, "orb": "Unstable Orb", "detail": "explodes" if roll == 1 else "destroys its carrier"})
+    m.emit(
+        "ability",
+        {"creature": c.id, "orb": "Unstable Orb", "detail": "explodes" if roll == 1 else "destroys its carrier"},
+    )
     m.creatures[c.id].orb = None
     m.carrier.pop("Unstable Orb", None)
     m.orbs["Unstable Orb"] = None

@@ -20,7 +20,11 @@ def score_key(m: SBMatch, seat: int) -> tuple[int, ...]:
     """What ranks seats at the cap (higher is better): chips, blue chips, skins; LMS: chips left, survival."""
     t = m.team_of(seat)
     if m.lms:
-        return (0 if m.eliminated[seat] else 1, m.lms_chips[seat], m.elim_order.index(seat) if seat in m.elim_order else 99)
+        return (
+            0 if m.eliminated[seat] else 1,
+            m.lms_chips[seat],
+            m.elim_order.index(seat) if seat in m.elim_order else 99,
+        )
     return (m.blue[t] + m.red[t], m.blue[t], len(m.skins[t]))
 
 

@@ -22,8 +22,18 @@ from referee.games.scrumbrawl.creatures import (
 )
 from referee.games.scrumbrawl.engine import Creature, Frame, SBMatch, decision, step
 
-PHASES = ("turn_start", "start_checks", "orb_turn_start", "draw", "place", "act", "place_again", "discard",
-          "orb_turn_end", "advance")
+PHASES = (
+    "turn_start",
+    "start_checks",
+    "orb_turn_start",
+    "draw",
+    "place",
+    "act",
+    "place_again",
+    "discard",
+    "orb_turn_end",
+    "advance",
+)
 """The steps of one turn, in order."""
 
 
@@ -112,7 +122,10 @@ def _draw(m: SBMatch, f: Frame) -> None:
 def _redraw_options(m: SBMatch, f: Frame) -> list[Option]:
     if not m.deck and not m.discard:
         return []
-    return [Option("redraw", "redraw", "reveal, discard and draw four new cards"), Option("keep", "keep", "keep this hand")]
+    return [
+        Option("redraw", "redraw", "reveal, discard and draw four new cards"),
+        Option("keep", "keep", "keep this hand"),
+    ]
 
 
 @decision("redraw", "redraw", _redraw_options, default="redraw")
@@ -154,8 +167,14 @@ def _place_options(m: SBMatch, f: Frame) -> list[Option]:
             else:
                 for c in creatures:
                     if not c.enchant and "resistant" not in spec(c).keywords:
-                        out.append(Option(f"enchant:{card}:{c.id}", "enchant", f"{name} on {c.name}",
-                                          {"card": card, "card_name": name, "creature": c.id}))
+                        out.append(
+                            Option(
+                                f"enchant:{card}:{c.id}",
+                                "enchant",
+                                f"{name} on {c.name}",
+                                {"card": card, "card_name": name, "creature": c.id},
+                            )
+                        )
     out.extend(_dispel_options(m, seat))
     out.append(Option("end", "end", "end this phase"))
     return out
@@ -165,8 +184,15 @@ def _dispel_options(m: SBMatch, seat: int) -> list[Option]:
     d = cards.cards_of(m, seat, "Dispel")
     if not d:
         return []
-    return [Option(f"dispel:{d[0]}:{k}", "dispel", f"Dispel {m.card_names[k]}", {"card": d[0], "target": k,
-                   "card_name": m.card_names[k]}) for k in cards.enchantments_in_play(m)]
+    return [
+        Option(
+            f"dispel:{d[0]}:{k}",
+            "dispel",
+            f"Dispel {m.card_names[k]}",
+            {"card": d[0], "target": k, "card_name": m.card_names[k]},
+        )
+        for k in cards.enchantments_in_play(m)
+    ]
 
 
 @decision("place", "place", _place_options, default="end")
@@ -206,26 +232,59 @@ def creature_options(m: SBMatch, c: Creature) -> list[Option]:
         out.append(Option(prefix + s, "move", label + s, {"creature": c.id, "row": pos[0], "col": pos[1]}))
     if not c.attacked:
         for t, mode in combat.attack_targets(m, c):
-            out.append(Option(f"attack:{c.id}:{t.id}", "attack", f"{c.name} attacks {t.name} ({mode})",
-                              {"creature": c.id, "target": t.id, "choice": mode}))
+            out.append(
+                Option(
+                    f"attack:{c.id}:{t.id}",
+                    "attack",
+                    f"{c.name} attacks {t.name} ({mode})",
+                    {"creature": c.id, "target": t.id, "choice": mode},
+                )
+            )
         for t, d in combat.charge_options(m, c, reach):
-            out.append(Option(f"charge:{c.id}:{t.id}:{DIR_NAMES[d]}", "charge", f"{c.name} charges {t.name}",
-                              {"creature": c.id, "target": t.id, "direction": DIR_NAMES[d]}))
+            out.append(
+                Option(
+                    f"charge:{c.id}:{t.id}:{DIR_NAMES[d]}",
+                    "charge",
+                    f"{c.name} charges {t.name}",
+                    {"creature": c.id, "target": t.id, "direction": DIR_NAMES[d]},
+                )
+            )
         for t in combat.killer_targets(m, c):
-            out.append(Option(f"killer:{c.id}:{t.id}", "killer", f"{c.name} hurls the Killer Orb at {t.name}",
-                              {"creature": c.id, "target": t.id}))
+            out.append(
+                Option(
+                    f"killer:{c.id}:{t.id}",
+                    "killer",
+                    f"{c.name} hurls the Killer Orb at {t.name}",
+                    {"creature": c.id, "target": t.id},
+                )
+            )
     if c.orb is not None and can_carry(c):
         for t in orbs.throw_targets(m, c):
-            out.append(Option(f"throw:{c.id}:{t.id}", "throw", f"{c.name} throws to {t.name}",
-                              {"creature": c.id, "target": t.id}))
+            out.append(
+                Option(
+                    f"throw:{c.id}:{t.id}", "throw", f"{c.name} throws to {t.name}", {"creature": c.id, "target": t.id}
+                )
+            )
             if dist(t.pos, c.pos) == 1:
-                out.append(Option(f"handoff:{c.id}:{t.id}", "handoff", f"{c.name} hands off to {t.name}",
-                                  {"creature": c.id, "target": t.id}))
+                out.append(
+                    Option(
+                        f"handoff:{c.id}:{t.id}",
+                        "handoff",
+                        f"{c.name} hands off to {t.name}",
+                        {"creature": c.id, "target": t.id},
+                    )
+                )
         rng = stat(m, c, "R")
         for pid, pos in sorted(m.portals.items()):
             if dist(pos, c.pos) <= rng:
-                out.append(Option(f"shoot:{c.id}:{pid}", "shoot", f"{c.name} throws at portal {pid}",
-                                  {"creature": c.id, "portal": pid}))
+                out.append(
+                    Option(
+                        f"shoot:{c.id}:{pid}",
+                        "shoot",
+                        f"{c.name} throws at portal {pid}",
+                        {"creature": c.id, "portal": pid},
+                    )
+                )
     return out
 
 
@@ -241,8 +300,14 @@ def _act_options(m: SBMatch, f: Frame) -> list[Option]:
     if fumbles:
         for c in sorted(m.creatures.values(), key=lambda c: c.id):
             if orbs.can_be_fumbled(m, c):
-                out.append(Option(f"fumble:{fumbles[0]}:{c.id}", "fumble", f"Fumble on {c.name}",
-                                  {"card": fumbles[0], "creature": c.id}))
+                out.append(
+                    Option(
+                        f"fumble:{fumbles[0]}:{c.id}",
+                        "fumble",
+                        f"Fumble on {c.name}",
+                        {"card": fumbles[0], "creature": c.id},
+                    )
+                )
     out.append(Option("end", "end", "end the action phase"))
     return out
 
@@ -276,8 +341,18 @@ def _act(m: SBMatch, f: Frame, opt: Option) -> None:
         c.pos = (t.pos[0] - d[0], t.pos[1] - d[1])
         c.steps += cost
         c.moved = True
-        m.emit("move", {"creature": c.id, "from_row": old[0], "from_col": old[1], "row": c.pos[0], "col": c.pos[1],
-                        "values": [cost], "detail": "charge"})
+        m.emit(
+            "move",
+            {
+                "creature": c.id,
+                "from_row": old[0],
+                "from_col": old[1],
+                "row": c.pos[0],
+                "col": c.pos[1],
+                "values": [cost],
+                "detail": "charge",
+            },
+        )
         combat.declare(m, c, t, "melee", charge=d)
     elif kind == "throw":
         orbs.start_throw(m, c, m.creatures[p["target"]])
@@ -301,8 +376,10 @@ def _discard_options(m: SBMatch, f: Frame) -> list[Option]:
     seat = f["seat"]
     m.phase = "discard"
     hand = m.hands[seat]
-    out = [Option(f"discard:{k}", "discard", f"discard {m.card_names[k]}", {"card": k, "card_name": m.card_names[k]})
-           for k in hand]
+    out = [
+        Option(f"discard:{k}", "discard", f"discard {m.card_names[k]}", {"card": k, "card_name": m.card_names[k]})
+        for k in hand
+    ]
     if len(hand) <= 3:
         out.insert(0, Option("done", "done", "keep the rest"))
     return out

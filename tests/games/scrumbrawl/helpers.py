@@ -68,7 +68,7 @@ def build(
     m.base_orbs = max(1, len(m.orbs))
     m.active = active
     m.first_turn_done = [not first_turn] * seats
-    for name in reversed(PHASES[PHASES.index(phase):]):
+    for name in reversed(PHASES[PHASES.index(phase) :]):
         m.push(name, seat=active)
     m.run()
     return m, ids

@@ -63,11 +63,23 @@ def test_soak_thousands_of_games() -> None:
     """Soak: thousands of seeded random games over every table size, with the invariants (slow)."""
     start = time.perf_counter()
     total = 0
-    for seats, config, games in [(2, {"max_rounds": 12}, 1500), (3, {"max_rounds": 8}, 600),
-                                 (4, {"max_rounds": 6}, 400), (4, {"teams": True, "max_rounds": 6}, 400),
-                                 (3, {"last_man_standing": True, "max_rounds": 8}, 200)]:
-        report = run_conformance(GAME, seats, range(10_000, 10_000 + games), config, invariants=[ChipsNeverDecrease()],
-                                 leak_every=50, determinism_every=50, replay_every=10)
+    for seats, config, games in [
+        (2, {"max_rounds": 12}, 1500),
+        (3, {"max_rounds": 8}, 600),
+        (4, {"max_rounds": 6}, 400),
+        (4, {"teams": True, "max_rounds": 6}, 400),
+        (3, {"last_man_standing": True, "max_rounds": 8}, 200),
+    ]:
+        report = run_conformance(
+            GAME,
+            seats,
+            range(10_000, 10_000 + games),
+            config,
+            invariants=[ChipsNeverDecrease()],
+            leak_every=50,
+            determinism_every=50,
+            replay_every=10,
+        )
         total += report.games
     print(f"soak: {total} games in {time.perf_counter() - start:.0f} s")
     assert total == 3100

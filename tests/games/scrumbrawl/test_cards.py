@@ -32,12 +32,17 @@ def test_2_2_angel_wings_grants_flying_and_orb_harness_adept() -> None:
     assert has(m, m.creatures[yeti], "flying") and has(m, m.creatures[troll], "adept")
 
 
-@pytest.mark.parametrize(("ench", "stat_name", "value"), [("Bloodlust", "A", 7), ("Favor of the Gods", "D", 9),
-                                                          ("Precision", "T", 9)])
+@pytest.mark.parametrize(
+    ("ench", "stat_name", "value"), [("Bloodlust", "A", 7), ("Favor of the Gods", "D", 9), ("Precision", "T", 9)]
+)
 def test_2_2_team_enchantments_boost_own_and_teammates_creatures(ench: str, stat_name: str, value: int) -> None:
     """1.4.3 / 2.2: a team enchantment boosts the player's and the teammate's creatures, not the opponents'."""
-    m, (mine, mate, foe) = build([("Yeti", 0, (1, 1)), ("Yeti", 2, (5, 5)), ("Yeti", 1, (9, 9))], seats=4,
-                                 config={"teams": True}, team={0: [ench]})
+    m, (mine, mate, foe) = build(
+        [("Yeti", 0, (1, 1)), ("Yeti", 2, (5, 5)), ("Yeti", 1, (9, 9))],
+        seats=4,
+        config={"teams": True},
+        team={0: [ench]},
+    )
     assert stat(m, m.creatures[mine], stat_name) == value
     assert stat(m, m.creatures[mate], stat_name) == value
     assert stat(m, m.creatures[foe], stat_name) == value - 2
@@ -47,7 +52,10 @@ def test_1_5_2_enchant_any_creature_but_not_a_resistant_or_enchanted_one() -> No
     """1.5.2 / keywords: enchantments go on any player's creature, one per creature, never on a Resistant one."""
     m, (yeti, skel, imp, troll) = build(
         [("Yeti", 0, (1, 1)), ("Skeleton", 1, (5, 5)), ("Lightning Imp", 1, (9, 9)), ("Troll", 0, (3, 3))],
-        hands={0: ["Raging Valor"]}, enchant={3: "Morphous Armor"}, phase="place")
+        hands={0: ["Raging Valor"]},
+        enchant={3: "Morphous Armor"},
+        phase="place",
+    )
     k = card(m, 0, "Raging Valor")
     ids = option_ids(m)
     assert f"enchant:{k}:{yeti}" in ids and f"enchant:{k}:{skel}" in ids
@@ -56,7 +64,9 @@ def test_1_5_2_enchant_any_creature_but_not_a_resistant_or_enchanted_one() -> No
 
 def test_2_2_aura_of_cursing_damages_the_attacker() -> None:
     """2.2 Aura of Cursing: when the creature is damaged, the creature causing it is dealt one damage."""
-    m, (yeti, skel) = build([("Yeti", 0, (5, 5)), ("Skeleton", 1, (5, 6))], enchant={1: "Aura of Cursing"}, dice=[19, 1])
+    m, (yeti, skel) = build(
+        [("Yeti", 0, (5, 5)), ("Skeleton", 1, (5, 6))], enchant={1: "Aura of Cursing"}, dice=[19, 1]
+    )
     m.apply(f"attack:{yeti}:{skel}")
     assert yeti not in m.creatures and skel in m.creatures and m.skins == [[], []]
 
@@ -69,8 +79,9 @@ def test_2_2_aura_of_deflection_stops_ranged_attacks_from_a_distance() -> None:
 
 def test_2_2_frenzied_attack_adds_attacks_and_leaves_on_7_or_8() -> None:
     """2.2 Frenzied Attack: d8 on attack: 8 gives four more attacks, then the enchantment is removed."""
-    m, (yeti, golem) = build([("Yeti", 0, (5, 5)), ("Boulder Golem", 1, (5, 6))], enchant={0: "Frenzied Attack"},
-                             dice=[8, *([1, 1] * 5)])
+    m, (yeti, golem) = build(
+        [("Yeti", 0, (5, 5)), ("Boulder Golem", 1, (5, 6))], enchant={0: "Frenzied Attack"}, dice=[8, *([1, 1] * 5)]
+    )
     m.apply(f"attack:{yeti}:{golem}")
     for _ in range(4):
         m.apply(f"attack:{yeti}:{golem}")
@@ -79,7 +90,9 @@ def test_2_2_frenzied_attack_adds_attacks_and_leaves_on_7_or_8() -> None:
 
 def test_b4_sticky_fingers_carrier_cannot_be_fumbled() -> None:
     """B4 (engine decision): a Sticky Fingers carrier cannot be the target of Fumble."""
-    m, (yeti,) = build([("Yeti", 0, (5, 5))], carry={0: "Leather Orb"}, enchant={0: "Sticky Fingers"}, hands={0: ["Fumble"]})
+    m, (_yeti,) = build(
+        [("Yeti", 0, (5, 5))], carry={0: "Leather Orb"}, enchant={0: "Sticky Fingers"}, hands={0: ["Fumble"]}
+    )
     assert not [o for o in option_ids(m) if o.startswith("fumble")]
 
 
@@ -98,8 +111,9 @@ def test_1_5_3_alter_reality_limits_placement_rolls_to_the_arena() -> None:
 
 def test_1_5_3_alter_reality_keeps_d8_rolls_within_1_to_8() -> None:
     """1.5.3: loose-orb and ability rolls cannot be altered beyond 1..8."""
-    m, (chicken,) = build([("Chicken", 0, (5, 5))], hands={0: ["Alter Reality 5"]}, phase="turn_start",
-                          deck=["Troll"] * 3, dice=[7])
+    m, (chicken,) = build(
+        [("Chicken", 0, (5, 5))], hands={0: ["Alter Reality 5"]}, phase="turn_start", deck=["Troll"] * 3, dice=[7]
+    )
     ar = card(m, 0, "Alter Reality 5")
     deltas = sorted(o.params["delta"] for o in m.legal_options() if o.kind == "alter")
     assert deltas == [-5, -4, -3, -2, -1, 1]
@@ -117,8 +131,9 @@ def test_1_5_3_no_alter_reality_on_a_multi_option_event_roll() -> None:
 
 def test_alter_reality_pass_is_private() -> None:
     """Hidden information: passing an Alter Reality window is seen only by the passing seat."""
-    m, (yeti, skel) = build([("Yeti", 0, (5, 5)), ("Skeleton", 1, (5, 6))], hands={1: ["Alter Reality 2"]},
-                            dice=[19, 1])
+    m, (yeti, skel) = build(
+        [("Yeti", 0, (5, 5)), ("Skeleton", 1, (5, 6))], hands={1: ["Alter Reality 2"]}, dice=[19, 1]
+    )
     m.apply(f"attack:{yeti}:{skel}")
     decision = m.to_move()
     assert decision is not None and decision.seat == 1 and decision.kind == "alter_reality"
@@ -137,8 +152,9 @@ def test_2_3_dispel_removes_an_enchantment() -> None:
 
 def test_2_3_dispel_cancels_another_dispel() -> None:
     """2.3 Dispel: a Dispel can cancel another Dispel (the window goes only to a seat holding one)."""
-    m, (skel,) = build([("Skeleton", 1, (5, 5))], enchant={0: "Morphous Armor"}, hands={0: ["Dispel"], 1: ["Dispel"]},
-                       phase="place")
+    m, (skel,) = build(
+        [("Skeleton", 1, (5, 5))], enchant={0: "Morphous Armor"}, hands={0: ["Dispel"], 1: ["Dispel"]}, phase="place"
+    )
     ench = m.creatures[skel].enchant
     m.apply(f"dispel:{card(m, 0, 'Dispel')}:{ench}")
     decision = m.to_move()
@@ -149,8 +165,12 @@ def test_2_3_dispel_cancels_another_dispel() -> None:
 
 def test_2_3_dispel_cancels_an_instant_event_before_it_occurs() -> None:
     """2.3 Dispel: cancels an Instant Event after it is determined but before its dice."""
-    m, (yeti,) = build([("Yeti", 0, (5, 5))], hands={1: ["Dispel"]}, deck=["Earthquake", "Troll", "Troll", "Troll", "Troll"],
-                       phase="draw")
+    m, (yeti,) = build(
+        [("Yeti", 0, (5, 5))],
+        hands={1: ["Dispel"]},
+        deck=["Earthquake", "Troll", "Troll", "Troll", "Troll"],
+        phase="draw",
+    )
     decision = m.to_move()
     assert decision is not None and decision.kind == "dispel" and decision.seat == 1
     m.apply(f"dispel:{card(m, 1, 'Dispel')}")
@@ -171,8 +191,9 @@ def test_2_3_fumble_window_before_a_carrier_moves() -> None:
 
 def test_2_3_fumble_on_own_turn() -> None:
     """2.3 Fumble: playable during its owner's own turn on any carrier."""
-    m, (yeti, skel) = build([("Yeti", 0, (5, 5)), ("Skeleton", 1, (9, 9))], carry={1: "Leather Orb"},
-                            hands={0: ["Fumble"]}, dice=[2])
+    m, (_yeti, skel) = build(
+        [("Yeti", 0, (5, 5)), ("Skeleton", 1, (9, 9))], carry={1: "Leather Orb"}, hands={0: ["Fumble"]}, dice=[2]
+    )
     m.apply(f"fumble:{card(m, 0, 'Fumble')}:{skel}")
     assert m.orbs["Leather Orb"] == (8, 9)
 
@@ -183,8 +204,13 @@ def _instant(deck_event: str, creatures, dice, **kw):  # type: ignore[no-untyped
 
 def test_2_3_chaos_rerolls_portals_orbs_then_creatures() -> None:
     """2.3 Chaos: empty the Arena; new squares for portals, orbs, then creatures from the active player clockwise."""
-    m, (a, b) = _instant("Chaos", [("Yeti", 1, (5, 5)), ("Troll", 0, (9, 9))], [1, 1, 2, 2, 3, 3, 4, 4],
-                         portals={"p0": (10, 10)}, orbs={"Leather Orb": (12, 12)})
+    m, (a, b) = _instant(
+        "Chaos",
+        [("Yeti", 1, (5, 5)), ("Troll", 0, (9, 9))],
+        [1, 1, 2, 2, 3, 3, 4, 4],
+        portals={"p0": (10, 10)},
+        orbs={"Leather Orb": (12, 12)},
+    )
     assert m.portals == {"p0": (1, 1)} and m.orbs == {"Leather Orb": (2, 2)}
     assert m.creatures[b].pos == (3, 3) and m.creatures[a].pos == (4, 4)
 
@@ -197,22 +223,33 @@ def test_2_3_earthquake_destroys_non_flyers_on_1_to_4() -> None:
 
 def test_2_3_fissure_destroys_along_the_row_and_column() -> None:
     """2.3 Fissure: non-flying creatures, orbs and portals on and adjacent to the rolled row and column."""
-    m, (a, b, c) = _instant("Fissure", [("Yeti", 0, (5, 10)), ("Troll", 1, (15, 15)), ("Eagle", 1, (9, 5))],
-                            [9, 9, 20, 20], portals={"p0": (10, 1)})
+    m, (a, b, c) = _instant(
+        "Fissure",
+        [("Yeti", 0, (5, 10)), ("Troll", 1, (15, 15)), ("Eagle", 1, (9, 5))],
+        [9, 9, 20, 20],
+        portals={"p0": (10, 1)},
+    )
     assert a not in m.creatures and b in m.creatures and c in m.creatures and m.portals == {"p0": (20, 20)}
 
 
 def test_2_3_gypsy_bazaar_replaces_every_hand_with_three_cards() -> None:
     """2.3 Gypsy Bazaar: every hand is discarded and three new cards dealt to each player."""
-    m, _ = build(hands={0: ["Yeti"], 1: ["Fumble", "Alter Reality 2"]}, deck=["Gypsy Bazaar", *(["Troll"] * 8)], phase="draw")
+    m, _ = build(
+        hands={0: ["Yeti"], 1: ["Fumble", "Alter Reality 2"]}, deck=["Gypsy Bazaar", *(["Troll"] * 8)], phase="draw"
+    )
     assert len(m.hands[1]) == 3 and all(m.card_names[k] == "Troll" for k in m.hands[1])
     assert len(m.hands[0]) == 4
 
 
 def test_2_3_hailstorm_destroys_enchantments_on_1_to_6() -> None:
     """2.3 Hailstorm: each enchantment in play rolls d8; 1-6 destroys it."""
-    m, (a, b) = _instant("Hailstorm", [("Yeti", 0, (5, 5)), ("Troll", 1, (9, 9))], [6, 7, 1],
-                         enchant={0: "Raging Valor", 1: "Morphous Armor"}, team={1: ["Bloodlust"]})
+    m, (a, b) = _instant(
+        "Hailstorm",
+        [("Yeti", 0, (5, 5)), ("Troll", 1, (9, 9))],
+        [6, 7, 1],
+        enchant={0: "Raging Valor", 1: "Morphous Armor"},
+        team={1: ["Bloodlust"]},
+    )
     assert m.creatures[a].enchant is None and m.creatures[b].enchant is not None and m.team_ench[1] == []
 
 

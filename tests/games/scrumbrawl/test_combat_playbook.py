@@ -100,7 +100,8 @@ def test_2_5_5_minotaur_charge_miss_throws_yeti_off_the_arena_and_destroys_it() 
 
 def test_2_5_5_enchanted_charge_target_loses_enchantment_and_is_thrown() -> None:
     """2.5.5: "If Yeti was enchanted, it would lose the enchantment and be thrown backward"."""
-    m, (minotaur, yeti) = build([("Minotaur", 0, (10, 3)), ("Yeti", 1, (10, 8))], enchant={1: "Aura of Deflection"},
-                                dice=[15, 2])
+    m, (minotaur, yeti) = build(
+        [("Minotaur", 0, (10, 3)), ("Yeti", 1, (10, 8))], enchant={1: "Aura of Deflection"}, dice=[15, 2]
+    )
     m.apply(f"charge:{minotaur}:{yeti}:e")
     assert m.creatures[yeti].enchant is None and m.creatures[yeti].pos == (10, 10)

@@ -33,8 +33,9 @@ def test_1_6_3_b_natural_1_misses_whatever_the_totals() -> None:
 
 def test_1_6_3_b_an_altered_20_is_not_a_natural_20() -> None:
     """1.6.3 b / 1.5.3: altering a combat roll to 20 does not make an automatic hit."""
-    m, (skel, golem) = build([("Skeleton", 0, (5, 5)), ("Boulder Golem", 1, (5, 6))], hands={0: ["Alter Reality 2"]},
-                             dice=[18, 19])
+    m, (skel, golem) = build(
+        [("Skeleton", 0, (5, 5)), ("Boulder Golem", 1, (5, 6))], hands={0: ["Alter Reality 2"]}, dice=[18, 19]
+    )
     m.apply(f"attack:{skel}:{golem}")
     decision = m.to_move()
     assert decision is not None and decision.kind == "alter_reality" and decision.seat == 0
@@ -73,8 +74,9 @@ def test_1_6_3_c_carrier_cannot_attack_unless_adept() -> None:
     assert not [o for o in option_ids(m) if o.startswith("attack")]
     m, (chimera, skel) = build([("Chimera", 0, (5, 5)), ("Skeleton", 1, (5, 6))], carry={0: "Leather Orb"})
     assert f"attack:{chimera}:{skel}" in option_ids(m)
-    m, (yeti, skel) = build([("Yeti", 0, (5, 5)), ("Skeleton", 1, (5, 6))], carry={0: "Leather Orb"},
-                            enchant={0: "Orb Harness"})
+    m, (yeti, skel) = build(
+        [("Yeti", 0, (5, 5)), ("Skeleton", 1, (5, 6))], carry={0: "Leather Orb"}, enchant={0: "Orb Harness"}
+    )
     assert f"attack:{yeti}:{skel}" in option_ids(m)
 
 
@@ -87,12 +89,12 @@ def test_1_6_3_ranged_attack_reaches_range_x_and_no_further() -> None:
 
 def test_1_6_3_enchantment_is_a_hit_point_and_venom_ignores_it() -> None:
     """1.6.3 / keywords: damage removes an enchantment instead; Venom destroys the enchanted creature."""
-    m, (yeti, skel) = build([("Yeti", 0, (5, 5)), ("Skeleton", 1, (5, 6))], enchant={1: "Morphous Armor"},
-                            dice=[19, 1])
+    m, (yeti, skel) = build([("Yeti", 0, (5, 5)), ("Skeleton", 1, (5, 6))], enchant={1: "Morphous Armor"}, dice=[19, 1])
     m.apply(f"attack:{yeti}:{skel}")
     assert skel in m.creatures and m.creatures[skel].enchant is None
-    m, (spider, skel) = build([("Spider", 0, (5, 5)), ("Skeleton", 1, (5, 6))], enchant={1: "Morphous Armor"},
-                              dice=[19, 1])
+    m, (spider, skel) = build(
+        [("Spider", 0, (5, 5)), ("Skeleton", 1, (5, 6))], enchant={1: "Morphous Armor"}, dice=[19, 1]
+    )
     m.apply(f"attack:{spider}:{skel}")
     assert skel not in m.creatures
 
@@ -111,8 +113,9 @@ def test_b5_5_wrest_takes_the_orb_instead_of_damage_and_the_carrier_may_counter(
 
 def test_1_6_3_several_attacks_may_switch_target() -> None:
     """1.6.3: a creature with more attacks attacks again, the same creature or another in range."""
-    m, (hell, a, b) = build([("Hellspawn", 0, (5, 5)), ("Skeleton", 1, (5, 6)), ("Chicken", 1, (6, 5))],
-                            dice=[19, 1, 19, 1])
+    m, (hell, a, b) = build(
+        [("Hellspawn", 0, (5, 5)), ("Skeleton", 1, (5, 6)), ("Chicken", 1, (6, 5))], dice=[19, 1, 19, 1]
+    )
     m.apply(f"attack:{hell}:{a}")
     assert a not in m.creatures
     assert option_ids(m) == [f"attack:{hell}:{b}", "stop"]

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from referee.core.contract import Match
 from referee.core.conformance import run_conformance
+from referee.core.contract import Match
 from referee.games.scrumbrawl import ScrumBrawl
 from referee.games.scrumbrawl.engine import SBMatch
 from referee.wire import validator
@@ -52,8 +52,13 @@ CASES: list[tuple[str, int, dict[str, Any], int, bool]] = [
     ("4 players, proto-validated", 4, {"max_rounds": 3}, 10, True),
     ("2v2, proto-validated", 4, {"teams": True, "max_rounds": 3}, 10, True),
     ("last man standing, proto-validated", 3, {"last_man_standing": True, "max_rounds": 3}, 8, True),
-    ("simple rules, proto-validated", 2, {"simple_rules": True, "simple_remove_alter_reality": True,
-                                          "max_rounds": 5}, 8, True),
+    (
+        "simple rules, proto-validated",
+        2,
+        {"simple_rules": True, "simple_remove_alter_reality": True, "max_rounds": 5},
+        8,
+        True,
+    ),
     ("2 players", 2, {"max_rounds": 6}, 100, False),
     ("3 players", 3, {"max_rounds": 4}, 50, False),
     ("4 players", 4, {"max_rounds": 3}, 35, False),
@@ -66,8 +71,14 @@ def test_conformance(label: str, seats: int, config: dict[str, Any], games: int,
     """The conformance kit passes with the ScrumBrawl invariants; the first runs also parse every observation,
     option and event strictly into the proto messages (the costly part, so on fewer games)."""
     report = run_conformance(
-        GAME, seats, range(games), config, invariants=[ChipsNeverDecrease()],
-        validator=validator("scrumbrawl") if validate else None, leak_every=25, determinism_every=20,
+        GAME,
+        seats,
+        range(games),
+        config,
+        invariants=[ChipsNeverDecrease()],
+        validator=validator("scrumbrawl") if validate else None,
+        leak_every=25,
+        determinism_every=20,
     )
     assert report.games == games
     assert report.leak_checks > 0 and report.redeals_with_hidden_changes > 0

@@ -47,8 +47,10 @@ def test_2_1_colour_and_name_bonuses(attacker: str, defender: str, dice: list[in
     assert _strike(m) == totals
 
 
-@pytest.mark.parametrize(("name", "reach"), [("Amazon", 3), ("Centaur", 4), ("Lich", 3), ("Satyr", 3),
-                                             ("Tuatara", 2), ("Lightning Imp", 3), ("Dragon", 2)])
+@pytest.mark.parametrize(
+    ("name", "reach"),
+    [("Amazon", 3), ("Centaur", 4), ("Lich", 3), ("Satyr", 3), ("Tuatara", 2), ("Lightning Imp", 3), ("Dragon", 2)],
+)
 def test_2_1_range_attack_x(name: str, reach: int) -> None:
     """2.1 keywords: Range Attack X lets the creature attack from X squares away."""
     m, (a, near, far) = build([(name, 0, (10, 5)), ("Skeleton", 1, (10, 5 + reach)), ("Yeti", 1, (10 + reach + 1, 5))])
@@ -58,8 +60,11 @@ def test_2_1_range_attack_x(name: str, reach: int) -> None:
 
 def test_2_1_aura_mage_moves_an_opponents_enchantment_after_a_combat_roll() -> None:
     """2.1 Aura Mage / B5.6: from an opponent's creature it needs a won combat roll; any non-enchanted target."""
-    m, (mage, skel, yeti) = build([("Aura Mage", 0, (5, 5)), ("Skeleton", 1, (9, 9)), ("Yeti", 0, (1, 1))],
-                                  enchant={1: "Morphous Armor"}, dice=[19, 1])
+    m, (mage, skel, yeti) = build(
+        [("Aura Mage", 0, (5, 5)), ("Skeleton", 1, (9, 9)), ("Yeti", 0, (1, 1))],
+        enchant={1: "Morphous Armor"},
+        dice=[19, 1],
+    )
     m.apply(f"magic:{mage}:{skel}:{yeti}")
     assert m.creatures[yeti].enchant is not None and m.creatures[skel].enchant is None
     assert m.creatures[mage].done
@@ -67,16 +72,18 @@ def test_2_1_aura_mage_moves_an_opponents_enchantment_after_a_combat_roll() -> N
 
 def test_2_1_aura_mage_needs_no_roll_on_a_friendly_creature() -> None:
     """2.1 Aura Mage: no combat roll when taking the enchantment from a friendly creature."""
-    m, (mage, yeti, skel) = build([("Aura Mage", 0, (5, 5)), ("Yeti", 0, (1, 1)), ("Skeleton", 1, (9, 9))],
-                                  enchant={1: "Raging Valor"})
+    m, (mage, yeti, skel) = build(
+        [("Aura Mage", 0, (5, 5)), ("Yeti", 0, (1, 1)), ("Skeleton", 1, (9, 9))], enchant={1: "Raging Valor"}
+    )
     m.apply(f"magic:{mage}:{yeti}:{skel}")
     assert m.creatures[skel].enchant is not None and chance(m).remaining == 0
 
 
 def test_2_1_basilisk_gaze_when_starting_adjacent_ends_the_turn_on_1_to_4() -> None:
     """2.1 Basilisk: an opponent's creature starting its turn adjacent rolls d8; 1-4 its turn ends."""
-    m, (yeti, _) = build([("Yeti", 0, (5, 5)), ("Basilisk", 1, (5, 6))], phase="turn_start", deck=["Troll"] * 4,
-                         dice=[3])
+    m, (yeti, _) = build(
+        [("Yeti", 0, (5, 5)), ("Basilisk", 1, (5, 6))], phase="turn_start", deck=["Troll"] * 4, dice=[3]
+    )
     assert m.creatures[yeti].done
 
 
@@ -89,7 +96,9 @@ def test_2_1_basilisk_gaze_when_moving_next_to_it_once_per_turn() -> None:
 
 def test_2_1_strong_creature_ignores_the_heavy_orb() -> None:
     """2.1 Strong (Boulder Golem, Cyclops, Dragon, Fire and Frost Giant, Mordrock): Heavy Orb has no effect."""
-    m, (golem, yeti) = build([("Boulder Golem", 0, (5, 5)), ("Yeti", 0, (9, 9))], carry={0: "Heavy Orb", 1: "Leather Orb"})
+    m, (golem, yeti) = build(
+        [("Boulder Golem", 0, (5, 5)), ("Yeti", 0, (9, 9))], carry={0: "Heavy Orb", 1: "Leather Orb"}
+    )
     assert stat(m, m.creatures[golem], "M") == 2 and stat(m, m.creatures[golem], "R") == 9
     m, (yeti,) = build([("Yeti", 0, (5, 5))], carry={0: "Heavy Orb"})
     assert stat(m, m.creatures[yeti], "M") == 3 and stat(m, m.creatures[yeti], "R") == 4
@@ -105,14 +114,16 @@ def test_2_1_chicken_pecks_on_1_to_4_at_the_start_of_its_turn() -> None:
 
 def test_2_1_chaos_mage_relocates_an_opponent_after_a_combat_roll() -> None:
     """2.1 Chaos Mage: a won combat roll against an opponent relocates it (2d20); a carrier's orb is rolled too."""
-    m, (mage, skel) = build([("Chaos Mage", 0, (5, 5)), ("Skeleton", 1, (9, 9))], carry={1: "Leather Orb"},
-                            dice=[19, 1, 3, 4, 7, 8])
+    m, (mage, skel) = build(
+        [("Chaos Mage", 0, (5, 5)), ("Skeleton", 1, (9, 9))], carry={1: "Leather Orb"}, dice=[19, 1, 3, 4, 7, 8]
+    )
     m.apply(f"magic:{mage}:{skel}")
     assert m.creatures[skel].pos == (4, 3) and m.creatures[skel].orb is None and m.orbs["Leather Orb"] == (8, 7)
 
 
-@pytest.mark.parametrize(("name", "d8", "attacks"), [("Demoness", 1, 2), ("Demoness", 8, 5), ("Hydra", 4, 3),
-                                                     ("Hydra", 8, 6)])
+@pytest.mark.parametrize(
+    ("name", "d8", "attacks"), [("Demoness", 1, 2), ("Demoness", 8, 5), ("Hydra", 4, 3), ("Hydra", 8, 6)]
+)
 def test_2_1_variable_attacks_from_the_d8_table(name: str, d8: int, attacks: int) -> None:
     """2.1 Demoness and Hydra: the number of attacks is rolled on a d8 when attacking."""
     m, (a, d) = build([(name, 0, (5, 5)), ("Boulder Golem", 1, (5, 6))], dice=[d8, *([1, 1] * attacks)])
@@ -126,8 +137,9 @@ def test_2_1_variable_attacks_from_the_d8_table(name: str, d8: int, attacks: int
 
 def test_2_1_druid_saves_a_friendly_creature_and_places_it_adjacent() -> None:
     """2.1 Druid: a destroyed friendly creature survives on d8 1-4, placed next to the Druid (d8 placement)."""
-    m, (cent, skel, druid) = build([("Centipede", 0, (5, 5)), ("Skeleton", 1, (5, 6)), ("Druid", 1, (10, 10))],
-                                   dice=[14, 1, 2, 2])
+    m, (cent, skel, druid) = build(
+        [("Centipede", 0, (5, 5)), ("Skeleton", 1, (5, 6)), ("Druid", 1, (10, 10))], dice=[14, 1, 2, 2]
+    )
     m.apply(f"attack:{cent}:{skel}")
     assert skel in m.creatures and m.creatures[skel].pos == (9, 10) and m.skins[0] == []
     del druid
@@ -169,12 +181,14 @@ def test_2_1_leprechaun_adds_a_d8_when_defending() -> None:
 
 def test_2_1_lightning_imp_destroys_enchanted_and_storms_when_destroyed() -> None:
     """2.1 Lightning Imp: damage to an enchanted creature destroys it; destroyed, it conducts Lightning Storm."""
-    m, (imp, skel) = build([("Lightning Imp", 0, (5, 5)), ("Skeleton", 1, (5, 6))], enchant={1: "Morphous Armor"},
-                           dice=[19, 1])
+    m, (imp, skel) = build(
+        [("Lightning Imp", 0, (5, 5)), ("Skeleton", 1, (5, 6))], enchant={1: "Morphous Armor"}, dice=[19, 1]
+    )
     m.apply(f"attack:{imp}:{skel}")
     assert skel not in m.creatures
-    m, (cent, imp, skel) = build([("Centipede", 0, (5, 5)), ("Lightning Imp", 1, (5, 6)), ("Skeleton", 1, (15, 15))],
-                                 dice=[19, 1, 1, 15, 15])
+    m, (cent, imp, skel) = build(
+        [("Centipede", 0, (5, 5)), ("Lightning Imp", 1, (5, 6)), ("Skeleton", 1, (15, 15))], dice=[19, 1, 1, 15, 15]
+    )
     m.apply(f"attack:{cent}:{imp}")
     assert imp not in m.creatures and skel not in m.creatures
     assert m.skins[0] == ["Lightning Imp"], "no skin for the storm's victim"
@@ -182,8 +196,11 @@ def test_2_1_lightning_imp_destroys_enchanted_and_storms_when_destroyed() -> Non
 
 def test_2_1_magic_stump_root_attack_hits_ground_creatures_only_and_magic_destroys_enchantments() -> None:
     """2.1 Magic Stump: Ranged Root Attack 4 vs non-flying only; Magic: d8 1-4 destroys an enchantment."""
-    m, (stump, eagle, yeti) = build([("The Magic Stump", 0, (5, 5)), ("Eagle", 1, (5, 7)), ("Yeti", 1, (5, 9))],
-                                    enchant={2: "Raging Valor"}, dice=[3])
+    m, (stump, eagle, yeti) = build(
+        [("The Magic Stump", 0, (5, 5)), ("Eagle", 1, (5, 7)), ("Yeti", 1, (5, 9))],
+        enchant={2: "Raging Valor"},
+        dice=[3],
+    )
     ids = option_ids(m)
     assert f"attack:{stump}:{yeti}" in ids and f"attack:{stump}:{eagle}" not in ids
     ench = m.creatures[yeti].enchant
@@ -193,8 +210,11 @@ def test_2_1_magic_stump_root_attack_hits_ground_creatures_only_and_magic_destro
 
 def test_2_1_magic_stump_destroyed_may_cause_chaos_and_end_the_turn() -> None:
     """2.1 Magic Stump: destroyed, d8 1-4 conducts Chaos and ends the active player's turn."""
-    m, (cent, stump) = build([("Centipede", 0, (5, 5)), ("The Magic Stump", 1, (5, 6))], portals={"p0": (1, 1)},
-                             dice=[19, 1, 2, 10, 10, 3, 3])
+    m, (cent, stump) = build(
+        [("Centipede", 0, (5, 5)), ("The Magic Stump", 1, (5, 6))],
+        portals={"p0": (1, 1)},
+        dice=[19, 1, 2, 10, 10, 3, 3],
+    )
     m.apply(f"attack:{cent}:{stump}")
     assert m.portals == {"p0": (10, 10)} and m.creatures[cent].pos == (3, 3)
     assert m.phase == "discard"
@@ -210,8 +230,9 @@ def test_2_1_mordrock_takes_another_turn_after_destroying_an_opponent() -> None:
 
 def test_2_1_necromancer_takes_control_of_a_destroyed_creature() -> None:
     """2.1 Necromancer: any creature destroyed while you control fewer than three: d8 1-4 takes it (2d20)."""
-    m, (cent, skel, necro) = build([("Centipede", 0, (5, 5)), ("Skeleton", 1, (5, 6)), ("Necromancer", 0, (9, 9))],
-                                   dice=[19, 1, 3, 7, 8])
+    m, (cent, skel, necro) = build(
+        [("Centipede", 0, (5, 5)), ("Skeleton", 1, (5, 6)), ("Necromancer", 0, (9, 9))], dice=[19, 1, 3, 7, 8]
+    )
     m.apply(f"attack:{cent}:{skel}")
     assert m.creatures[skel].owner == 0 and m.creatures[skel].pos == (8, 7)
     assert m.skins[0] == [], "the raised creature's token leaves the skin pile"
@@ -220,8 +241,9 @@ def test_2_1_necromancer_takes_control_of_a_destroyed_creature() -> None:
 
 def test_2_1_nork_explodes_damaging_neighbours_and_destroying_adjacent_portals() -> None:
     """2.1 The Nork: destroyed, it deals 1 damage to adjacent creatures and destroys adjacent orbs and portals."""
-    m, (cent, nork) = build([("Centipede", 0, (5, 5)), ("The Nork", 1, (5, 6))], portals={"p0": (6, 7)},
-                            dice=[19, 1, 12, 12])
+    m, (cent, nork) = build(
+        [("Centipede", 0, (5, 5)), ("The Nork", 1, (5, 6))], portals={"p0": (6, 7)}, dice=[19, 1, 12, 12]
+    )
     m.apply(f"attack:{cent}:{nork}")
     assert cent not in m.creatures and m.portals == {"p0": (12, 12)}
 
@@ -245,8 +267,9 @@ def test_2_1_weak_creature_cannot_enter_the_heavy_orb_and_dies_sharing_it() -> N
 
 def test_2_1_revenant_enters_when_a_creature_is_killed_in_combat_and_scores_a_red_chip() -> None:
     """2.1 Revenant: played only when your creature is killed in combat; its kill gives a red chip and it leaves."""
-    m, (cent, skel) = build([("Centipede", 0, (5, 5)), ("Skeleton", 1, (5, 6))], hands={1: ["Revenant"]},
-                            dice=[19, 1, 5, 6])
+    m, (cent, skel) = build(
+        [("Centipede", 0, (5, 5)), ("Skeleton", 1, (5, 6))], hands={1: ["Revenant"]}, dice=[19, 1, 5, 6]
+    )
     m.apply(f"attack:{cent}:{skel}")
     decision = m.to_move()
     assert decision is not None and decision.kind == "revenant" and decision.seat == 1

@@ -7,7 +7,11 @@ from tests.games.scrumbrawl.helpers import build, chance, events, option_ids
 
 
 def _moves(m, cid: str) -> set[tuple[int, int]]:  # type: ignore[no-untyped-def]
-    return {(o.params["row"], o.params["col"]) for o in m.legal_options() if o.kind == "move" and o.params["creature"] == cid}
+    return {
+        (o.params["row"], o.params["col"])
+        for o in m.legal_options()
+        if o.kind == "move" and o.params["creature"] == cid
+    }
 
 
 def test_1_6_1_movement_is_straight_or_diagonal_up_to_M() -> None:
@@ -50,8 +54,7 @@ def test_1_6_2_moving_onto_an_orb_picks_it_up_and_stops_there() -> None:
 
 def test_1_6_2_c_carrying_the_orb_into_a_portal_scores_a_blue_chip_and_replaces_both() -> None:
     """1.6.2 c/d: carrying an orb into a portal scores; orb and portal leave and are rolled anew."""
-    m, (yeti,) = build([("Yeti", 0, (5, 5))], carry={0: "Leather Orb"}, portals={"p0": (5, 7)},
-                       dice=[1, 1, 20, 20])
+    m, (yeti,) = build([("Yeti", 0, (5, 5))], carry={0: "Leather Orb"}, portals={"p0": (5, 7)}, dice=[1, 1, 20, 20])
     m.apply(f"move:{yeti}:r5c7")
     assert m.blue[0] == 1
     assert m.portals == {"p0": (1, 1)}
@@ -101,7 +104,7 @@ def test_1_6_2_b_handoff_needs_no_roll_and_ends_the_carriers_turn() -> None:
 
 def test_1_6_2_carrier_cannot_throw_to_an_opponent_or_an_empty_square() -> None:
     """1.6.2: no throw to the opposing team (except the Killer Orb) and no intentional grounding."""
-    m, (yeti, _) = build([("Yeti", 0, (5, 5)), ("Skeleton", 1, (5, 7))], carry={0: "Leather Orb"})
+    m, (_yeti, _) = build([("Yeti", 0, (5, 5)), ("Skeleton", 1, (5, 7))], carry={0: "Leather Orb"})
     assert not [o for o in option_ids(m) if o.startswith(("throw", "handoff"))]
 
 
@@ -131,7 +134,11 @@ def test_1_6_2_loose_orb_rerolls_off_the_arena() -> None:
 
 def test_1_6_2_loose_orb_onto_a_portal_scores_for_the_last_controller() -> None:
     """1.6.2 c: a loose orb landing in a portal is a goal for the player who last controlled it this turn."""
-    m, (yeti, skel) = build([("Yeti", 0, (5, 5)), ("Skeleton", 0, (5, 9))], carry={0: "Leather Orb"},
-                            portals={"p0": (4, 9)}, dice=[20, 2, 1, 1, 20, 20])
+    m, (yeti, skel) = build(
+        [("Yeti", 0, (5, 5)), ("Skeleton", 0, (5, 9))],
+        carry={0: "Leather Orb"},
+        portals={"p0": (4, 9)},
+        dice=[20, 2, 1, 1, 20, 20],
+    )
     m.apply(f"throw:{yeti}:{skel}")
     assert m.blue[0] == 1

@@ -15,8 +15,9 @@ def test_2_4_chaos_orb_relocates_its_carrier_on_pick_up() -> None:
 
 def test_2_4_chaos_orb_relocates_its_carrier_at_the_start_of_its_turn() -> None:
     """2.4 Chaos Orb: at the beginning of the carrier's turn."""
-    m, (yeti,) = build([("Yeti", 0, (5, 5))], carry={0: "Chaos Orb"}, phase="turn_start", deck=["Troll"] * 4,
-                       dice=[3, 4])
+    m, (yeti,) = build(
+        [("Yeti", 0, (5, 5))], carry={0: "Chaos Orb"}, phase="turn_start", deck=["Troll"] * 4, dice=[3, 4]
+    )
     assert m.creatures[yeti].pos == (4, 3)
 
 
@@ -37,8 +38,7 @@ def test_2_4_heavy_orb_slows_and_grounds_its_carrier() -> None:
 def test_2_4_killer_orb_is_a_ranged_t_vs_d_attack() -> None:
     """2.4 Killer Orb: attack anything in throwing range, T against D; if the defender lives the orb is loose
     (d8) from it."""
-    m, (yeti, skel) = build([("Yeti", 0, (5, 5)), ("Skeleton", 1, (5, 10))], carry={0: "Killer Orb"},
-                            dice=[2, 10, 5])
+    m, (yeti, skel) = build([("Yeti", 0, (5, 5)), ("Skeleton", 1, (5, 10))], carry={0: "Killer Orb"}, dice=[2, 10, 5])
     m.apply(f"killer:{yeti}:{skel}")
     strike = events(m, "strike")[0].data
     assert (strike["attack_total"], strike["defense_total"]) == (9, 14)
@@ -83,11 +83,13 @@ def test_2_4_slippery_orb_fumbles_on_1_to_4_at_pick_up() -> None:
 def test_2_4_unstable_orb_explodes_on_1_and_destroys_its_carrier_on_2_to_4() -> None:
     """2.4 Unstable Orb: end of the controller's turn d8: 1 destroys carrier and neighbours; 2-4 the carrier,
     and the orb is relocated (2d20)."""
-    m, (yeti, skel) = build([("Yeti", 0, (5, 5)), ("Skeleton", 1, (5, 6))], carry={0: "Unstable Orb"},
-                            phase="orb_turn_end", dice=[1, 1, 1])
+    m, (yeti, skel) = build(
+        [("Yeti", 0, (5, 5)), ("Skeleton", 1, (5, 6))], carry={0: "Unstable Orb"}, phase="orb_turn_end", dice=[1, 1, 1]
+    )
     assert yeti not in m.creatures and skel not in m.creatures
-    m, (yeti, skel) = build([("Yeti", 0, (5, 5)), ("Skeleton", 1, (5, 6))], carry={0: "Unstable Orb"},
-                            phase="orb_turn_end", dice=[3, 9, 8])
+    m, (yeti, skel) = build(
+        [("Yeti", 0, (5, 5)), ("Skeleton", 1, (5, 6))], carry={0: "Unstable Orb"}, phase="orb_turn_end", dice=[3, 9, 8]
+    )
     assert yeti not in m.creatures and skel in m.creatures and m.orbs["Unstable Orb"] == (8, 9)
 
 

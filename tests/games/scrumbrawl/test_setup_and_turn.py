@@ -62,8 +62,9 @@ def test_1_5_1_summon_onto_an_orb_makes_a_carrier() -> None:
 
 def test_1_5_1_at_most_three_creatures_per_player() -> None:
     """1.5.1: no summon option while the player controls three creatures."""
-    m, _ = build([("Yeti", 0, (1, 1)), ("Troll", 0, (1, 3)), ("Lich", 0, (1, 5))], hands={0: ["Skeleton"]},
-                 phase="place")
+    m, _ = build(
+        [("Yeti", 0, (1, 1)), ("Troll", 0, (1, 3)), ("Lich", 0, (1, 5))], hands={0: ["Skeleton"]}, phase="place"
+    )
     assert not [o for o in option_ids(m) if o.startswith("summon")]
 
 
@@ -84,8 +85,11 @@ def test_1_2_first_turn_instant_event_is_discarded_and_replaced() -> None:
 
 def test_1_2_first_turn_redraw_until_a_creature() -> None:
     """1.2: with no creature in the first hand, the player may reveal, discard and draw four new cards."""
-    m, _ = build(deck=["Dispel", "Fumble", "Bloodlust", "Precision", "Yeti", "Troll", "Lich", "Skeleton"],
-                 phase="draw", first_turn=True)
+    m, _ = build(
+        deck=["Dispel", "Fumble", "Bloodlust", "Precision", "Yeti", "Troll", "Lich", "Skeleton"],
+        phase="draw",
+        first_turn=True,
+    )
     decision = m.to_move()
     assert decision is not None and decision.kind == "redraw"
     m.apply("redraw")

@@ -9,8 +9,13 @@ from tests.games.scrumbrawl.helpers import build, option_ids
 
 def test_1_8_teams_throw_to_a_teammates_creature_and_pool_chips() -> None:
     """1.8 / B7: in 2v2 a player may throw to a teammate's creature; chips are pooled per team."""
-    m, (yeti, mate, foe) = build([("Yeti", 0, (5, 5)), ("Fire Giant", 2, (5, 9)), ("Skeleton", 1, (5, 7))], seats=4,
-                                 config={"teams": True}, carry={0: "Leather Orb"}, dice=[1])
+    m, (yeti, mate, foe) = build(
+        [("Yeti", 0, (5, 5)), ("Fire Giant", 2, (5, 9)), ("Skeleton", 1, (5, 7))],
+        seats=4,
+        config={"teams": True},
+        carry={0: "Leather Orb"},
+        dice=[1],
+    )
     ids = option_ids(m)
     assert f"throw:{yeti}:{mate}" in ids and f"throw:{yeti}:{foe}" not in ids
     m.apply(f"throw:{yeti}:{mate}")
@@ -19,8 +24,9 @@ def test_1_8_teams_throw_to_a_teammates_creature_and_pool_chips() -> None:
 
 def test_1_8_team_victory_ranks_both_teammates_first() -> None:
     """1.8: the first team to three chips, one blue, wins; teammates share the rank."""
-    m, (yeti, skel) = build([("Yeti", 2, (5, 5)), ("Skeleton", 1, (5, 6))], seats=4, config={"teams": True},
-                            active=2, dice=[19, 1])
+    m, (yeti, skel) = build(
+        [("Yeti", 2, (5, 5)), ("Skeleton", 1, (5, 6))], seats=4, config={"teams": True}, active=2, dice=[19, 1]
+    )
     m.blue[0], m.red[0], m.skins[0] = 1, 1, ["Troll", "Lich"]
     m.apply(f"attack:{yeti}:{skel}")
     outcome = m.outcome()
@@ -46,8 +52,13 @@ def test_1_8_last_man_standing_portals_on_own_edge_and_chips_lost() -> None:
 
 def test_1_8_last_man_standing_elimination_and_last_player_wins() -> None:
     """1.8 Last Man Standing: at 0 chips a player is out (creatures and portal removed); the last one wins."""
-    m, (yeti, skel) = build([("Yeti", 0, (2, 10)), ("Skeleton", 1, (9, 9))], config={"last_man_standing": True},
-                            carry={0: "Leather Orb"}, portals={"p1": (1, 10)}, dice=[5, 5])
+    m, (yeti, skel) = build(
+        [("Yeti", 0, (2, 10)), ("Skeleton", 1, (9, 9))],
+        config={"last_man_standing": True},
+        carry={0: "Leather Orb"},
+        portals={"p1": (1, 10)},
+        dice=[5, 5],
+    )
     m.portal_owner = {"p1": 1}
     m.portal_home = {"p1": (1, 10)}
     m.lms_chips = [3, 1]
@@ -60,8 +71,9 @@ def test_1_8_last_man_standing_elimination_and_last_player_wins() -> None:
 def test_1_8_simple_rules_remove_complex_creatures_and_optionally_alter_reality_and_events() -> None:
     """1.8 Simple Rules: Transmuter, Chaos Mage and the Magic Stump leave the deck; AR cards and events optionally."""
     game = ScrumBrawl()
-    names = deck_names(game.parse_config({"simple_rules": True, "simple_remove_alter_reality": True,
-                                          "simple_remove_events": True}, 2))
+    names = deck_names(
+        game.parse_config({"simple_rules": True, "simple_remove_alter_reality": True, "simple_remove_events": True}, 2)
+    )
     assert "Transmuter" not in names and "Chaos Mage" not in names and "The Magic Stump" not in names
     assert not [n for n in names if n.startswith("Alter Reality")] and "Earthquake" not in names
     assert len(deck_names(game.parse_config({}, 2))) == 100
