@@ -127,7 +127,7 @@ def resolve(state: EventState, nodes: Sequence[Node], resolved: Resolved | None 
     """Resolves ``nodes`` in order from the state's reports (continuing ``resolved`` if given).
 
     Raises:
-        InvalidEventError: if a node refers to a node that comes later.
+        InvalidEventError: if a node refers to a node that does not exist.
     """
     out = resolved or Resolved([], {})
     seeds = {e.seed: e.id for e in state.entrants}

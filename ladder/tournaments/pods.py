@@ -131,11 +131,10 @@ def standings(state: EventState) -> tuple[Standing, ...]:
     plan = schedule(state)
     ids = state.by_seed
     records = tally(plan.pairings, plan.byes, ids)
-    byes = [b for b in plan.byes]
-    firsts = {e: sum(1 for x in records[e].encounters if x.result == 1.0 and x.opponent is None) for e in ids}
-    # Byes are recorded as wins by the tally; first places exclude them.
-    for b in byes:
-        firsts[b.entrant] -= 1
+    firsts: Counter[EntrantId] = Counter()
+    for view in plan.pairings:
+        if view.outcome is not None and view.outcome.winner_index is not None:
+            firsts[view.pairing.participants[view.outcome.winner_index]] += 1
     keys = {e: (records[e].points, pod_buchholz(e, plan.pairings, plan.byes, records), firsts[e]) for e in ids}
     order = sorted(ids, key=lambda e: (-keys[e][0], -keys[e][1], -keys[e][2]))
     return tuple(
