@@ -63,6 +63,8 @@ def knock_out(m: BrawlMatch, c: ChampState, source: str | None) -> None:
     c.damage = 0
     c.levelled = False
     c.defence_attack = 0
+    c.defence_turn = 0
+    c.rooted = False
     victim_team = team(m, c.seat)
     src = m.champs.get(source) if source else None
     if src is not None and team(m, src.seat) != victim_team:

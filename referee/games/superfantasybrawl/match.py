@@ -220,7 +220,8 @@ class BrawlMatch(Match):
     def __deepcopy__(self, memo: dict[int, Any]) -> BrawlMatch:
         other = copy.copy(self)
         for name, value in self.__dict__.items():
-            if name in ("content", "chance", "_events", "outcome_value"):
+            # Content and the outcome are immutable; events are frozen (the list is copied below).
+            if name in ("content", "_events", "outcome_value"):
                 continue
             setattr(other, name, copy.deepcopy(value, memo))
         other._events = list(self._events)

@@ -84,8 +84,8 @@ def observe(m: BrawlMatch, viewer: Seat | None) -> JSONDict:
 
 def determinize(m: BrawlMatch, viewer: Seat | None, chance: Chance) -> BrawlMatch:
     """Returns an independent copy in which everything hidden from ``viewer`` is re-dealt with ``chance``."""
-    other = copy.deepcopy(m)
-    other.chance = chance
+    # The memo swaps the match's chance for the new source instead of copying it.
+    other = copy.deepcopy(m, {id(m.chance): chance})
     for seat in range(m.seats):
         if viewer is not None and seat == viewer:
             keep = other.known_top[seat]
