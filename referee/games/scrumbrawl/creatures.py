@@ -129,6 +129,11 @@ def _creature_lands_after(m: SBMatch, f: Frame) -> None:
 def _land(m: SBMatch, f: Frame, pos: Pos) -> None:
     cid, seat = f["cid"], f["seat"]
     c = m.creatures.get(cid) or m.limbo.pop(cid, None)
+    if c is None and count_of(m, seat) >= MAX_CREATURES:
+        # Two triggers (Necromancer, Phoenix, Revenant) raced for the last stand: the later one fails.
+        m.discard.append(cid)
+        m.emit("removed", {"creature": cid, "name": m.card_names[cid], "detail": "no free stand"})
+        return
     if c is None:
         c = Creature(cid, m.card_names[cid], seat, pos, entered=f["entered"])
     m.creatures[cid] = c
@@ -306,7 +311,9 @@ def _destroy_final(m: SBMatch, f: Frame) -> None:
         follow.append({"s": "event_effect", "effect": "lightning_storm", "cause": "Lightning Imp"})
     if "stump_chaos" in hooks:
         follow.append({"s": "stump_roll"})
-    if "revenant" in hooks and cause != "revenant_done":
+    if cause in ("sacrifice", "lms"):
+        pass  # plain removal (FAQ B5.8): no return, no rebirth, no Necromancer
+    elif "revenant" in hooks:
         follow.append({"s": "revenant_return", "cid": c.id, "seat": c.owner})
     elif "phoenix_rebirth" in hooks:
         follow.append({"s": "phoenix_roll", "cid": c.id, "seat": c.owner})
