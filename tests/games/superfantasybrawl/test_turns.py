@@ -149,3 +149,27 @@ def test_turn_passes_to_the_other_seat_and_root_ends_with_the_turn() -> None:
     play(m, "end")
     assert m.active == 1 and not m.champs["tavi"].rooted
     assert h(1, -1) == "q1r-1"
+
+
+def test_option_counts_in_a_named_position() -> None:
+    """Counts (perft-style): the opening activation of a full team with a full hand and three ready cores."""
+    champs = {
+        "brannoc": {"seat": 0, "hex": (0, -4)},
+        "quill": {"seat": 0, "hex": (1, -4)},
+        "gloam": {"seat": 0, "hex": (2, -4)},
+        "tavi": {"seat": 1, "hex": (-4, 4)},
+    }
+    m = build(champs, hands=[["bra1", "bra6", "qui2", "glo3", "glo5"], []])
+    options = ids(m)
+    expected = (
+        ["card:bra1", "card:glo3", "card:glo5", "card:qui2"]  # the reaction bra6 is not offered
+        + [f"std:{a}:{c}" for a in ("blue", "yellow", "red") for c in ("brannoc", "quill", "gloam")]
+        + [f"std:move2:{c}:{k}" for k in ("red", "yellow", "blue") for c in ("brannoc", "quill", "gloam")]
+        + ["end"]
+    )
+    assert sorted(options) == sorted(expected), sorted(set(options) ^ set(expected))
+    assert len(options) == 23
+    play(m, "card:bra1")
+    moves = ids(m)
+    # Brannoc on q0r-4 with Move 1: q-1r-3, q0r-3 and stay (allies on q1r-4 can be passed but not ended on).
+    assert moves == ["move:stay", "move:q-1r-3", "move:q0r-3"], moves
