@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -22,8 +23,9 @@ from tests.conformance.tinygame import TinyGame
 
 register(TinyGame())
 
-GAMES = ["tinygame"]
-"""Games every referee test runs on; the real games join this list once their engines land."""
+GAMES = [g for g in os.environ.get("BRAWL_REFEREE_GAMES", "tinygame").split(",") if g]
+"""Games every referee test runs on: ``tinygame`` by default; set ``BRAWL_REFEREE_GAMES`` (comma
+separated, e.g. ``tinygame,scrumbrawl,superfantasybrawl``) to run them on the real games too."""
 
 FAST = TimeSettings(
     decision_time=0.5, bank_time=1.0, max_overrun=0.25, max_strikes=3, reconnect_grace=1.0, max_rtt_credit=0.05

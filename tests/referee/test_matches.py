@@ -11,7 +11,7 @@ import asyncio
 
 import pytest
 
-from referee.core import EVERYONE, Event, Seat, SeededChance, get_game
+from referee.core import EVERYONE, Event, SeededChance, get_game
 from referee.core.replay import verify
 from referee.server import codec
 from referee.server.match import MatchState
@@ -40,12 +40,14 @@ def test_concurrent_full_matches_all_finish_and_verify(game: str) -> None:
     asyncio.run(scenario())
 
 
-def _observation_at(game: str, replay, decision_number: int, seat: Seat):  # type: ignore[no-untyped-def]
+def _replayed(game: str, replay):  # type: ignore[no-untyped-def]
+    """Yields (decision number, match) while re-playing ``replay`` step by step."""
     g = get_game(game)
     match = g.new_match(g.parse_config(replay.config, len(replay.seats)), len(replay.seats), SeededChance(replay.seed))
-    for d in replay.decisions[:decision_number]:
+    yield 0, match
+    for n, d in enumerate(replay.decisions, 1):
         match.apply(d.option_id)
-    return match
+        yield n, match
 
 
 @pytest.mark.parametrize("game", GAMES)
@@ -68,33 +70,38 @@ def test_bots_and_spectators_are_sent_only_what_they_may_see(game: str) -> None:
             watchers = [asyncio.create_task(watch(r)) for r in runners[:4]]
             await asyncio.wait_for(asyncio.gather(*(r.wait() for r in runners)), 60)
             await asyncio.wait_for(asyncio.gather(*watchers), 5)
-            replays = {r.match_id: r.replay for r in runners}
             assert all(r.state is MatchState.SUCCEEDED for r in runners)
 
-            checked = 0
+            turns: dict[tuple[str, int], list] = {}  # type: ignore[type-arg]
             for turn in RecordingBot.turns:
-                replay = replays[turn.match_id]
-                assert replay is not None
-                match = _observation_at(game, replay, turn.decision_number, turn.seat)
-                allowed = codec.payload_data(codec.observation(game, match.observe(turn.seat)))
-                assert turn.observation == allowed
-                assert turn.decision.seat == turn.seat == match.to_move().seat  # type: ignore[union-attr]
-                assert [o.id for o in turn.options] == [o.id for o in match.legal_options()]
-                for ev in turn.events:
-                    full = match.events(ev.index, EVERYONE)[0]
-                    assert full.visible(turn.seat), f"event {ev.index} ({ev.kind}) is hidden from seat {turn.seat}"
-                checked += 1
-            assert checked > 100
-
-            spectator_events: dict[str, list[tuple[int, str, object]]] = {}
+                turns.setdefault((turn.match_id, turn.decision_number), []).append(turn)
+            views: dict[tuple[str, int], list] = {}  # type: ignore[type-arg]
             for runner, msg in watched:
-                match = _observation_at(game, runner.replay, msg.decision_count, Seat(0))
-                assert codec.payload_data(msg.observation) == codec.payload_data(
-                    codec.observation(game, match.observe(None))
-                )
-                spectator_events.setdefault(runner.match_id, []).extend(
-                    (e.index, e.kind, codec.payload_data(e)) for e in msg.events
-                )
+                views.setdefault((runner.match_id, msg.decision_count), []).append(msg)
+            checked = 0
+            spectator_events: dict[str, list[tuple[int, str, object]]] = {}
+            for r in runners:
+                for n, match in _replayed(game, r.replay):
+                    for turn in turns.get((r.match_id, n), []):
+                        allowed = codec.payload_data(codec.observation(game, match.observe(turn.seat)))
+                        assert turn.observation == allowed
+                        assert turn.decision.seat == turn.seat == match.to_move().seat
+                        assert [o.id for o in turn.options] == [o.id for o in match.legal_options()]
+                        for ev in turn.events:
+                            full = match.events(ev.index, EVERYONE)[0]
+                            assert full.visible(turn.seat), (
+                                f"event {ev.index} ({ev.kind}) is hidden from seat {turn.seat}"
+                            )
+                            assert ev.data == codec.payload_data(codec.event(game, full))
+                        checked += 1
+                    for msg in views.get((r.match_id, n), []):
+                        public = codec.payload_data(codec.observation(game, match.observe(None)))
+                        assert codec.payload_data(msg.observation) == public
+                        spectator_events.setdefault(r.match_id, []).extend(
+                            (e.index, e.kind, codec.payload_data(e)) for e in msg.events
+                        )
+            assert checked == len(RecordingBot.turns) > 100
+
             for runner in runners[:4]:
                 public = [Event(e["i"], e["kind"], e["data"]) for e in runner.replay.events]
                 expected = [(e.index, e.kind, codec.payload_data(codec.event(game, e))) for e in public]
