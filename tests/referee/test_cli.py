@@ -1,0 +1,137 @@
+"""``brawl referee`` and ``brawl bot run`` as processes: tokens file, replays dir, SIGTERM.
+
+Partitions: two SDK bots in their own processes play a match started through the API on a
+referee process; the replay lands in --replays and verifies; SIGTERM stops the referee cleanly.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import grpc
+from brawl.referee.v1 import referee_pb2, referee_pb2_grpc
+
+from referee.core.replay import Replay, verify
+from tests.referee.harness import FAST
+
+ROOT = Path(__file__).resolve().parents[2]
+ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
+BRAWL = [sys.executable, "-m", "referee.cli"]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_referee_and_bot_processes_play_and_stop_cleanly(tmp_path: Path) -> None:
+    tokens = tmp_path / "tokens.json"
+    token = {}
+    for bot in ("alice", "bob"):
+        out = subprocess.run(
+            [*BRAWL, "referee", "token", "--tokens", str(tokens), "--bot-id", bot],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+            env=ENV,
+        )
+        token[bot] = out.stdout.strip()
+    port = free_port()
+    address = f"127.0.0.1:{port}"
+    # The referee process registers tinygame through a tiny wrapper module, as a deployment would
+    # register an extra game; the product games need nothing.
+    wrapper = tmp_path / "referee_with_tinygame.py"
+    wrapper.write_text(
+        "import sys\nfrom referee.core import register\nfrom tests.conformance.tinygame import TinyGame\n"
+        "from referee.cli import main\nregister(TinyGame())\nsys.exit(main())\n"
+    )
+    referee = subprocess.Popen(
+        [
+            sys.executable,
+            str(wrapper),
+            "referee",
+            "--listen",
+            address,
+            "--tokens",
+            str(tokens),
+            "--replays",
+            str(tmp_path / "replays"),
+            "--grace",
+            "2",
+        ],
+        cwd=ROOT,
+        env=ENV,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    bots = [
+        subprocess.Popen(
+            [
+                *BRAWL,
+                "bot",
+                "run",
+                "tests.referee.bots:FirstBot",
+                "--server",
+                address,
+                "--token",
+                token[b],
+                "--games",
+                "tinygame",
+                "--matches",
+                "1",
+            ],
+            cwd=ROOT,
+            env=ENV,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        for b in ("alice", "bob")
+    ]
+    try:
+
+        async def start() -> str:
+            async with grpc.aio.insecure_channel(address) as channel:
+                await asyncio.wait_for(channel.channel_ready(), 20)
+                api = referee_pb2_grpc.RefereeServiceStub(channel)
+                resp = await api.StartMatch(
+                    referee_pb2.StartMatchRequest(
+                        request_id="cli-1",
+                        game="tinygame",
+                        seed=4,
+                        time_control=FAST.to_proto(),
+                        seats=[referee_pb2.Seat(bot_id="alice"), referee_pb2.Seat(bot_id="bob")],
+                        join_timeout_seconds=30,
+                    )
+                )
+                return str(resp.match.match_id)
+
+        match_id = asyncio.run(start())
+        for p in bots:
+            assert p.wait(timeout=60) == 0, p.stdout.read() if p.stdout else ""
+        replay_file = tmp_path / "replays" / f"{match_id}.json.gz"
+        for _ in range(50):
+            if replay_file.exists():
+                break
+            asyncio.run(asyncio.sleep(0.1))
+        replay = Replay.load(replay_file)
+        verify(replay)
+        assert replay.seats == ["alice", "bob"] and not replay.incidents
+    finally:
+        for p in bots:
+            if p.poll() is None:
+                p.kill()
+        referee.send_signal(signal.SIGTERM)
+        status = referee.wait(timeout=20)
+    log = referee.stdout.read() if referee.stdout else ""
+    assert status == 0, log
+    assert "stopping" in log and "bot alice connected" in log
