@@ -14,7 +14,7 @@ from typing import Any
 from referee.core.chance import Chance
 from referee.core.contract import Game, JSONDict, Option
 from referee.core.errors import ConfigError
-from referee.games.scrumbrawl import abilities, cards, combat, movement, orbs, scoring, turn  # noqa: F401 (registers steps)
+from referee.games.scrumbrawl import abilities, cards, combat, draft, movement, orbs, scoring, turn  # noqa: F401 (registers steps)
 from referee.games.scrumbrawl.board import draw_orb, edge_square, place_new_orb, place_portal, sq
 from referee.games.scrumbrawl.content import CONTENT
 from referee.games.scrumbrawl.engine import INFO, Frame, SBMatch, decision, step
@@ -26,6 +26,7 @@ _DEFAULTS: dict[str, Any] = {
     "max_rounds": 40,
     "teams": False,
     "last_man_standing": False,
+    "creature_draft": False,
     "simple_rules": False,
     "simple_remove_alter_reality": False,
     "simple_remove_events": False,
@@ -117,6 +118,9 @@ def setup(m: SBMatch) -> None:
     m.chance.shuffle(deck)
     if m.config["deck_size"]:
         deck = deck[: m.config["deck_size"]]
+    creatures = [k for k in deck if m.card_names[k] in CONTENT.creatures]
+    if m.config["creature_draft"]:
+        deck = [k for k in deck if k not in set(creatures)]
     m.deck = deck
     m.orb_deck = sorted(CONTENT.orbs)
     m.chance.shuffle(m.orb_deck)
@@ -131,6 +135,8 @@ def setup(m: SBMatch) -> None:
     else:
         for i in reversed(range(n)):
             m.push("setup_portal", pid=f"p{i}")
+    if m.config["creature_draft"]:
+        draft.start_draft(m, creatures)
     m.emit("setup", {"values": [m.seats, n, len(deck)]})
 
 

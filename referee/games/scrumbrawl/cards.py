@@ -49,8 +49,9 @@ def play_from_hand(m: SBMatch, seat: int, card: str) -> None:
 
 
 def _passed(m: SBMatch, f: Frame, what: str) -> None:
-    seat = f["queue"][0]
-    m.emit("pass", {"seat": seat, "detail": what}, to=[seat])
+    # No event, not even a private one: event indices are global, so a private "pass" would leave a
+    # gap in everyone else's log showing that some seat was offered the window, i.e. held the card.
+    del what
     if len(f["queue"]) > 1:
         f["queue"].pop(0)
     else:

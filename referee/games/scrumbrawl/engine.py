@@ -119,6 +119,11 @@ class SBMatch(Match):
         self.discard: list[str] = []
         self.hands: list[list[str]] = [[] for _ in range(seats)]
         self.personal: list[list[str]] = [[] for _ in range(seats)]
+        """Creature Draft: each seat's face-down personal creature deck."""
+        self.piles: list[list[str]] = []
+        """Creature Draft: the face-up piles still to be drafted."""
+        self.draw_from = "main"
+        """Creature Draft: the deck the next card is drawn from."""
         self.orb_deck: list[str] = []
         self.orbs: dict[str, Pos | None] = {}
         """Orbs in play: a loose orb's square, or ``None`` when a creature carries it."""

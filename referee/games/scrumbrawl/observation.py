@@ -69,6 +69,7 @@ def observe(m: SBMatch, viewer: Seat | None) -> dict[str, Any]:
                 "lms_chips": m.lms_chips[s],
                 "eliminated": m.eliminated[s],
                 "first_turn_done": m.first_turn_done[s],
+                "creature_deck_size": len(m.personal[s]),
             }
         )
     return {
@@ -92,4 +93,6 @@ def observe(m: SBMatch, viewer: Seat | None) -> dict[str, Any]:
         "deck_size": len(m.deck),
         "orb_deck_size": len(m.orb_deck),
         "discard": [_card(m, k) for k in m.discard],
+        "creature_deck": [] if viewer is None else [_card(m, k) for k in sorted(m.personal[int(viewer)])],
+        "draft_piles": [{"cards": [_card(m, k) for k in pile]} for pile in m.piles],
     }

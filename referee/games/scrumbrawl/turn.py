@@ -76,7 +76,20 @@ def _peck(m: SBMatch, f: Frame) -> None:
 
 
 def draw_card(m: SBMatch, seat: int) -> str | None:
-    """Draws the top card into ``seat``'s hand (the discard pile is reshuffled when the deck is empty)."""
+    """Draws the top card into ``seat``'s hand (the discard pile is reshuffled when the deck is empty).
+
+    In the Creature Draft the card comes from the seat's creature deck when ``m.draw_from`` says so.
+    """
+    if m.draw_from == "creatures" and m.personal[seat]:
+        m.draw_from = "main"
+        card = m.personal[seat].pop(0)
+        m.hands[seat].append(card)
+        m.emit("draw", {"seat": seat, "detail": "creatures"})
+        m.emit("drew", {"seat": seat, "card": card, "name": m.card_names[card]}, to=[seat])
+        return card
+    if not m.deck and m.personal[seat] and not m.discard:
+        m.draw_from = "creatures"
+        return draw_card(m, seat)
     if not m.deck:
         if not m.discard:
             return None
@@ -103,6 +116,11 @@ def _draw(m: SBMatch, f: Frame) -> None:
     seat = m.active
     first = not m.first_turn_done[seat]
     while len(m.hands[seat]) < 4:
+        if m.personal[seat] and not f.get("chosen") and (m.deck or m.discard):
+            m.push("draw", seat=seat, chosen=True)
+            m.push("draw_source", seat=seat, prompt="draw from which deck?")
+            return
+        f["chosen"] = False
         card = draw_card(m, seat)
         if card is None:
             break

@@ -8,6 +8,7 @@ decrease except in Last Man Standing, every game ends).
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 import pytest
@@ -25,7 +26,8 @@ class ChipsNeverDecrease:
     """Game-specific invariants, kept per match (chip history needs memory)."""
 
     def __init__(self) -> None:
-        self.seen: dict[int, list[int]] = {}
+        # Weak keys: a finished match's id() may be reused by the next one.
+        self.seen: weakref.WeakKeyDictionary[Match, list[int]] = weakref.WeakKeyDictionary()
 
     def __call__(self, match: Match) -> None:
         assert isinstance(match, SBMatch)
@@ -40,10 +42,10 @@ class ChipsNeverDecrease:
         if match.lms:
             return
         chips = [b + r for b, r in zip(match.blue, match.red, strict=True)]
-        before = self.seen.get(id(match))
+        before = self.seen.get(match)
         if before is not None and len(before) == len(chips):
             assert all(a >= b for a, b in zip(chips, before, strict=True)), f"chips decreased: {before} -> {chips}"
-        self.seen[id(match)] = chips
+        self.seen[match] = chips
 
 
 CASES: list[tuple[str, int, dict[str, Any], int, bool]] = [
@@ -52,6 +54,7 @@ CASES: list[tuple[str, int, dict[str, Any], int, bool]] = [
     ("4 players, proto-validated", 4, {"max_rounds": 3}, 10, True),
     ("2v2, proto-validated", 4, {"teams": True, "max_rounds": 3}, 10, True),
     ("last man standing, proto-validated", 3, {"last_man_standing": True, "max_rounds": 3}, 8, True),
+    ("creature draft, proto-validated", 2, {"creature_draft": True, "max_rounds": 4}, 6, True),
     (
         "simple rules, proto-validated",
         2,

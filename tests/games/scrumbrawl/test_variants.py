@@ -86,3 +86,24 @@ def test_deck_size_is_a_parameter() -> None:
     assert len(m.deck) + len(m.hands[0]) + len(m.discard) <= 60
     cfg = game.parse_config({"deck_counts": {"Dispel": 10}}, 2)
     assert deck_names(cfg).count("Dispel") == 10
+
+
+def test_b8_creature_draft_piles_snake_order_and_keep_ten() -> None:
+    """B8 Creature Draft: 12 piles (ten of 4, two of 5); the first drafter plays last; each keeps 10 creatures;
+    the main deck holds the other cards; a player chooses which deck each card is drawn from."""
+    game = ScrumBrawl()
+    m = game.new_match(game.parse_config({"creature_draft": True}, 2), 2, SeededChance(4))
+    assert sorted(len(p) for p in m.piles) == [4] * 10 + [5] * 2
+    assert len(m.deck) == 50, "the main deck is the 50 other cards"
+    order = []
+    while (decision := m.to_move()) is not None and decision.kind == "draft":
+        order.append(int(decision.seat))
+        m.apply(m.legal_options()[0].id)
+    assert order == [1, 0, 0, 1, 1, 0, 0, 1, 1, 0, 0, 1]
+    while (decision := m.to_move()) is not None and decision.kind == "release":
+        m.apply(m.legal_options()[0].id)
+    assert [len(p) for p in m.personal] == [10, 10]
+    decision = m.to_move()
+    assert decision is not None and decision.kind == "draw_source" and decision.seat == 0
+    m.apply("draw:creatures")
+    assert len(m.personal[0]) == 9 and len(m.hands[0]) == 1

@@ -99,7 +99,7 @@ class CardView(_message.Message):
     def __init__(self, card: _Optional[str] = ..., name: _Optional[str] = ..., type: _Optional[str] = ...) -> None: ...
 
 class PlayerView(_message.Message):
-    __slots__ = ("seat", "team", "hand_size", "blue_chips", "red_chips", "skins", "team_enchantments", "lms_chips", "eliminated", "first_turn_done")
+    __slots__ = ("seat", "team", "hand_size", "blue_chips", "red_chips", "skins", "team_enchantments", "lms_chips", "eliminated", "first_turn_done", "creature_deck_size")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     TEAM_FIELD_NUMBER: _ClassVar[int]
     HAND_SIZE_FIELD_NUMBER: _ClassVar[int]
@@ -110,6 +110,7 @@ class PlayerView(_message.Message):
     LMS_CHIPS_FIELD_NUMBER: _ClassVar[int]
     ELIMINATED_FIELD_NUMBER: _ClassVar[int]
     FIRST_TURN_DONE_FIELD_NUMBER: _ClassVar[int]
+    CREATURE_DECK_SIZE_FIELD_NUMBER: _ClassVar[int]
     seat: int
     team: int
     hand_size: int
@@ -120,10 +121,17 @@ class PlayerView(_message.Message):
     lms_chips: int
     eliminated: bool
     first_turn_done: bool
-    def __init__(self, seat: _Optional[int] = ..., team: _Optional[int] = ..., hand_size: _Optional[int] = ..., blue_chips: _Optional[int] = ..., red_chips: _Optional[int] = ..., skins: _Optional[_Iterable[str]] = ..., team_enchantments: _Optional[_Iterable[_Union[CardView, _Mapping]]] = ..., lms_chips: _Optional[int] = ..., eliminated: _Optional[bool] = ..., first_turn_done: _Optional[bool] = ...) -> None: ...
+    creature_deck_size: int
+    def __init__(self, seat: _Optional[int] = ..., team: _Optional[int] = ..., hand_size: _Optional[int] = ..., blue_chips: _Optional[int] = ..., red_chips: _Optional[int] = ..., skins: _Optional[_Iterable[str]] = ..., team_enchantments: _Optional[_Iterable[_Union[CardView, _Mapping]]] = ..., lms_chips: _Optional[int] = ..., eliminated: _Optional[bool] = ..., first_turn_done: _Optional[bool] = ..., creature_deck_size: _Optional[int] = ...) -> None: ...
+
+class DraftPile(_message.Message):
+    __slots__ = ("cards",)
+    CARDS_FIELD_NUMBER: _ClassVar[int]
+    cards: _containers.RepeatedCompositeFieldContainer[CardView]
+    def __init__(self, cards: _Optional[_Iterable[_Union[CardView, _Mapping]]] = ...) -> None: ...
 
 class Observation(_message.Message):
-    __slots__ = ("viewer", "seats", "active_seat", "turn", "round", "max_rounds", "phase", "teams", "last_man_standing", "creatures", "orbs", "portals", "players", "hand", "deck_size", "orb_deck_size", "discard")
+    __slots__ = ("viewer", "seats", "active_seat", "turn", "round", "max_rounds", "phase", "teams", "last_man_standing", "creatures", "orbs", "portals", "players", "hand", "deck_size", "orb_deck_size", "discard", "creature_deck", "draft_piles")
     VIEWER_FIELD_NUMBER: _ClassVar[int]
     SEATS_FIELD_NUMBER: _ClassVar[int]
     ACTIVE_SEAT_FIELD_NUMBER: _ClassVar[int]
@@ -141,6 +149,8 @@ class Observation(_message.Message):
     DECK_SIZE_FIELD_NUMBER: _ClassVar[int]
     ORB_DECK_SIZE_FIELD_NUMBER: _ClassVar[int]
     DISCARD_FIELD_NUMBER: _ClassVar[int]
+    CREATURE_DECK_FIELD_NUMBER: _ClassVar[int]
+    DRAFT_PILES_FIELD_NUMBER: _ClassVar[int]
     viewer: int
     seats: int
     active_seat: int
@@ -158,7 +168,9 @@ class Observation(_message.Message):
     deck_size: int
     orb_deck_size: int
     discard: _containers.RepeatedCompositeFieldContainer[CardView]
-    def __init__(self, viewer: _Optional[int] = ..., seats: _Optional[int] = ..., active_seat: _Optional[int] = ..., turn: _Optional[int] = ..., round: _Optional[int] = ..., max_rounds: _Optional[int] = ..., phase: _Optional[str] = ..., teams: _Optional[bool] = ..., last_man_standing: _Optional[bool] = ..., creatures: _Optional[_Iterable[_Union[CreatureView, _Mapping]]] = ..., orbs: _Optional[_Iterable[_Union[OrbView, _Mapping]]] = ..., portals: _Optional[_Iterable[_Union[PortalView, _Mapping]]] = ..., players: _Optional[_Iterable[_Union[PlayerView, _Mapping]]] = ..., hand: _Optional[_Iterable[_Union[CardView, _Mapping]]] = ..., deck_size: _Optional[int] = ..., orb_deck_size: _Optional[int] = ..., discard: _Optional[_Iterable[_Union[CardView, _Mapping]]] = ...) -> None: ...
+    creature_deck: _containers.RepeatedCompositeFieldContainer[CardView]
+    draft_piles: _containers.RepeatedCompositeFieldContainer[DraftPile]
+    def __init__(self, viewer: _Optional[int] = ..., seats: _Optional[int] = ..., active_seat: _Optional[int] = ..., turn: _Optional[int] = ..., round: _Optional[int] = ..., max_rounds: _Optional[int] = ..., phase: _Optional[str] = ..., teams: _Optional[bool] = ..., last_man_standing: _Optional[bool] = ..., creatures: _Optional[_Iterable[_Union[CreatureView, _Mapping]]] = ..., orbs: _Optional[_Iterable[_Union[OrbView, _Mapping]]] = ..., portals: _Optional[_Iterable[_Union[PortalView, _Mapping]]] = ..., players: _Optional[_Iterable[_Union[PlayerView, _Mapping]]] = ..., hand: _Optional[_Iterable[_Union[CardView, _Mapping]]] = ..., deck_size: _Optional[int] = ..., orb_deck_size: _Optional[int] = ..., discard: _Optional[_Iterable[_Union[CardView, _Mapping]]] = ..., creature_deck: _Optional[_Iterable[_Union[CardView, _Mapping]]] = ..., draft_piles: _Optional[_Iterable[_Union[DraftPile, _Mapping]]] = ...) -> None: ...
 
 class OptionParams(_message.Message):
     __slots__ = ("card", "card_name", "creature", "target", "die", "delta", "row", "col", "choice", "portal", "to", "direction")
