@@ -8,7 +8,7 @@ from __future__ import annotations
 import gzip
 
 from django.db.models import BooleanField as BoolField
-from django.db.models import Case, Exists, OuterRef, Prefetch, Q, QuerySet, Value, When
+from django.db.models import Case, Prefetch, Q, QuerySet, Value, When
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
@@ -66,30 +66,25 @@ def filter_matches(qs: QuerySet[Match], params: dict[str, str]) -> QuerySet[Matc
             qs = qs.filter(rated=params["rated"] == "true")
         if params.get("tournament"):
             qs = qs.filter(tournament_id=int(params["tournament"]))
+        # Seat filters are written as ``id IN (SELECT match_id ...)`` so PostgreSQL starts from the
+        # seat index of the bot instead of testing every match with a correlated EXISTS.
         if params.get("bot"):
             bot = int(params["bot"])
-            qs = qs.filter(Exists(MatchSeat.objects.filter(match=OuterRef("pk"), bot_version__bot_id=bot)))
-            if params.get("result") in ("win", "loss", "draw"):
-                mine = MatchSeat.objects.filter(match=OuterRef("pk"), bot_version__bot_id=bot)
-                if params["result"] == "win":
-                    qs = qs.filter(Exists(mine.filter(rank=1))).exclude(
-                        Exists(MatchSeat.objects.filter(match=OuterRef("pk"), rank=1).exclude(bot_version__bot_id=bot))
-                    )
-                elif params["result"] == "draw":
-                    qs = qs.filter(Exists(mine.filter(rank=1))).filter(
-                        Exists(MatchSeat.objects.filter(match=OuterRef("pk"), rank=1).exclude(bot_version__bot_id=bot))
-                    )
-                else:
-                    qs = qs.filter(Exists(mine.filter(rank__gt=1)))
+            mine = MatchSeat.objects.filter(bot_version__bot_id=bot)
+            qs = qs.filter(pk__in=mine.values("match_id"))
+            result = params.get("result")
+            if result in ("win", "draw"):
+                others_first = MatchSeat.objects.filter(rank=1).exclude(bot_version__bot_id=bot).values("match_id")
+                qs = qs.filter(pk__in=mine.filter(rank=1).values("match_id"))
+                qs = qs.exclude(pk__in=others_first) if result == "win" else qs.filter(pk__in=others_first)
+            elif result == "loss":
+                qs = qs.filter(pk__in=mine.filter(rank__gt=1).values("match_id"))
         if params.get("opponent"):
             opp = int(params["opponent"])
-            qs = qs.filter(Exists(MatchSeat.objects.filter(match=OuterRef("pk"), bot_version__bot_id=opp)))
+            qs = qs.filter(pk__in=MatchSeat.objects.filter(bot_version__bot_id=opp).values("match_id"))
         if params.get("owner"):
-            qs = qs.filter(
-                Exists(
-                    MatchSeat.objects.filter(match=OuterRef("pk"), bot_version__bot__owner__username=params["owner"])
-                )
-            )
+            owned = MatchSeat.objects.filter(bot_version__bot__owner__username=params["owner"])
+            qs = qs.filter(pk__in=owned.values("match_id"))
     except ValueError as exc:
         raise ValidationError({"detail": f"bad filter value: {exc}"}) from exc
     return qs
