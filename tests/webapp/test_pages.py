@@ -115,7 +115,7 @@ def test_create_bot_shows_token_once(author) -> None:
     token_row = BotToken.objects.get(bot=bot)
     start = html.index('id="bot-token">') + len('id="bot-token">')
     token = html[start : html.index("</pre>", start)]
-    assert token.startswith(token_row.prefix) and "shown once" in html
+    assert token.startswith(token_row.prefix) and "shown once" in html and r["Cache-Control"] == "no-store"
     assert token not in c.get(f"/me/bots/{bot.pk}/").content.decode()
     assert token not in c.get("/me/bots/").content.decode()
 

@@ -262,8 +262,15 @@ def create_bot(request: HttpRequest) -> HttpResponse:
         except APIException as exc:
             form.add_error(None, str(exc.detail))
         else:
-            return render(request, "pages/token_once.html", {"bot": bot, "token": token.token, "created": True})
+            return token_page(request, bot, token.token, created=True)
     return render(request, "pages/create_bot.html", {"form": form})
+
+
+def token_page(request: HttpRequest, bot: Bot, token: str, *, created: bool) -> HttpResponse:
+    """The one page that ever shows a plain token; no cache may keep it."""
+    response = render(request, "pages/token_once.html", {"bot": bot, "token": token, "created": created})
+    response["Cache-Control"] = "no-store"
+    return response
 
 
 def _own_bot(request: HttpRequest, bot_id: int) -> Bot:
@@ -303,7 +310,7 @@ def bot_action(request: HttpRequest, bot_id: int, verb: str) -> HttpResponse:
     try:
         if verb == "rotate-token":
             token = bot_services.do_issue_token(bot, revoke_others=True)
-            return render(request, "pages/token_once.html", {"bot": bot, "token": token.token, "created": False})
+            return token_page(request, bot, token.token, created=False)
         if verb == "revoke-tokens":
             n = bot_services.do_revoke_all_tokens(bot)
             messages.info(request, f"Revoked {n} token(s).")

@@ -39,9 +39,17 @@
     }
     el("line", { x1: L, x2: L, y1: T, y2: H - B, "class": "axis" }, svg);
     el("line", { x1: L, x2: W - R, y1: H - B, y2: H - B, "class": "axis" }, svg);
-    el("text", { x: L, y: H - 8 }, svg).textContent = new Date(t0).toISOString().slice(0, 10);
-    el("text", { x: W - R, y: H - 8, "text-anchor": "end" }, svg).textContent = new Date(t1).toISOString().slice(0, 10);
+    // Dates for long ranges, date and time (UTC) for short ones.
+    function stamp(t) { var iso = new Date(t).toISOString(); return t1 - t0 < 2 * 86400000 ? iso.slice(5, 16).replace("T", " ") : iso.slice(0, 10); }
+    el("text", { x: L, y: H - 8 }, svg).textContent = stamp(t0);
+    el("text", { x: W - R, y: H - 8, "text-anchor": "end" }, svg).textContent = stamp(t1);
     var wantPeak = box.getAttribute("data-peak") === "1";
+    // End labels are placed top to bottom at least 12 units apart so they never overlap.
+    var labelY = {}, lastY = -Infinity;
+    series.map(function (s, n) { return { n: n, y: s.points.length ? y(s.points[s.points.length - 1][1]) : null }; })
+      .filter(function (e) { return e.y !== null; })
+      .sort(function (a, b) { return a.y - b.y; })
+      .forEach(function (e) { lastY = Math.max(e.y, lastY + 12); labelY[e.n] = lastY; });
     series.forEach(function (s, n) {
       if (!s.points.length) return;
       var color = COLORS[n % COLORS.length];
@@ -49,7 +57,7 @@
       if (pts.length === 1) pts.push(pts[0]);
       el("polyline", { points: pts.join(" "), fill: "none", stroke: color, "stroke-width": 1.8, "class": "series" }, svg);
       var last = s.points[s.points.length - 1];
-      el("text", { x: W - R + 6, y: y(last[1]) + 4, fill: color, style: "fill:" + color }, svg).textContent = s.name + " " + Math.round(last[1]);
+      el("text", { x: W - R + 6, y: labelY[n] + 4, fill: color, style: "fill:" + color }, svg).textContent = s.name + " " + Math.round(last[1]);
       if (wantPeak) {
         var peak = s.points.reduce(function (a, b) { return b[1] > a[1] ? b : a; });
         el("circle", { cx: x(Date.parse(peak[0])), cy: y(peak[1]), r: 4, fill: "#d9412b", "class": "peak" }, svg);
