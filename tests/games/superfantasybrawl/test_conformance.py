@@ -38,7 +38,7 @@ def _invariants(match: object) -> None:
         assert cards == 6 * len(m.champs), "cards were lost or duplicated"
 
 
-@pytest.mark.parametrize(("seats", "seeds", "wired"), [(2, range(0, 120), 15), (4, range(1000, 1060), 8)])
+@pytest.mark.parametrize(("seats", "seeds", "wired"), [(2, range(0, 160), 15), (4, range(1000, 1090), 8)])
 def test_conformance_on_seeded_random_games(seats: int, seeds: range, wired: int) -> None:
     """Conformance kit, first ``wired`` games with strict proto validation, the rest without (for speed)."""
     seeds_list = list(seeds)
