@@ -23,12 +23,12 @@ from typing import Any
 import grpc
 from brawl.bot.v1 import bot_pb2
 from brawl.referee.v1 import referee_pb2, referee_pb2_grpc
-from google.protobuf import json_format
 from google.protobuf.message import DecodeError
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from referee.core.ids import BotId
+from referee.server import codec
 from referee.server.auth import TokenStore
 from referee.server.hub import AlreadyExistsError, BotSession, Referee, RefereeSettings, StartError
 from referee.server.match import STATE_PROTO, MatchState, SeatSpec, loop_time
@@ -189,7 +189,8 @@ class RefereeServicer(referee_pb2_grpc.RefereeServiceServicer):
             runner = self.referee.start_match(
                 game=request.game,
                 seats=[_seat_spec(s) for s in request.seats],
-                config=json_format.MessageToDict(request.config),
+                # Struct numbers are doubles: struct_data gives integral ones back as int (round_cap: 15).
+                config=codec.struct_data(request.config),
                 seed=request.seed,
                 time_control=request.time_control if request.HasField("time_control") else None,
                 match_id=request.match_id,
