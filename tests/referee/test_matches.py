@@ -15,8 +15,12 @@ from referee.core import EVERYONE, Event, SeededChance, get_game
 from referee.core.replay import verify
 from referee.server import codec
 from referee.server.match import MatchState
+from referee.server.timecontrol import TimeSettings
 from tests.referee.bots import FirstBot, RecordingBot
 from tests.referee.harness import GAMES, referee_env
+
+CALM = TimeSettings(decision_time=5.0, bank_time=60.0)
+"""Happy-path matches must not time out even on a loaded machine; fault tests use short clocks."""
 
 
 @pytest.mark.parametrize("game", GAMES)
@@ -25,10 +29,10 @@ def test_concurrent_full_matches_all_finish_and_verify(game: str) -> None:
         async with referee_env() as env:
             env.connect(FirstBot, "a", games=[game])
             env.connect(FirstBot, "b", games=[game])
-            runners = [env.start(game, ["a", "b"] if n % 2 else ["b", "a"], seed=n) for n in range(12)]
-            runners.append(env.start(game, ["a", "house:random"], seed=99))
-            runners.append(env.start(game, ["house:random", "house:random"], seed=98))
-            runners.append(env.start(game, ["a", "a"], seed=97))  # one bot in both seats
+            runners = [env.start(game, ["a", "b"] if n % 2 else ["b", "a"], seed=n, time=CALM) for n in range(12)]
+            runners.append(env.start(game, ["a", "house:random"], seed=99, time=CALM))
+            runners.append(env.start(game, ["house:random", "house:random"], seed=98, time=CALM))
+            runners.append(env.start(game, ["a", "a"], seed=97, time=CALM))  # one bot in both seats
             await asyncio.wait_for(asyncio.gather(*(r.wait() for r in runners)), 60)
             for r in runners:
                 assert r.state is MatchState.SUCCEEDED, (r.match_id, r.error, r.replay and r.replay.incidents)
@@ -59,7 +63,8 @@ def test_bots_and_spectators_are_sent_only_what_they_may_see(game: str) -> None:
             env.connect(RecordingBot, "rec", games=[game])
             env.connect(FirstBot, "other", games=[game])
             runners = [
-                env.start(game, ["rec", "other"] if n % 2 else ["other", "rec"], seed=100 + n) for n in range(16)
+                env.start(game, ["rec", "other"] if n % 2 else ["other", "rec"], seed=100 + n, time=CALM)
+                for n in range(16)
             ]
             watched = []
 
