@@ -275,3 +275,52 @@ def test_b3_sacrifice_each_player_removes_one_of_its_creatures() -> None:
     m.apply(f"sacrifice:{a}")
     m.apply(f"sacrifice:{b}")
     assert not m.creatures
+
+
+def test_2_3_fumble_window_after_a_carrier_completes_its_move() -> None:
+    """2.3 Fumble: on an opponent's turn, after a carrier completes its move."""
+    m, (yeti,) = build([("Yeti", 0, (5, 5))], carry={0: "Leather Orb"}, hands={1: ["Fumble"]}, dice=[8])
+    m.apply(f"move:{yeti}:r5c8")
+    m.apply("pass")
+    decision = m.to_move()
+    assert decision is not None and decision.kind == "fumble"
+    m.apply(f"fumble:{card(m, 1, 'Fumble')}")
+    assert m.creatures[yeti].pos == (5, 8) and m.orbs["Leather Orb"] == (6, 9)
+
+
+def test_2_3_fumble_window_as_a_creature_gains_the_orb() -> None:
+    """2.3 Fumble: on an opponent's turn, as a creature gains possession of an orb."""
+    m, (yeti,) = build([("Yeti", 0, (5, 5))], orbs={"Leather Orb": (5, 6)}, hands={1: ["Fumble"]}, dice=[2])
+    m.apply(f"move:{yeti}:r5c6")
+    decision = m.to_move()
+    assert decision is not None and decision.kind == "fumble"
+    m.apply(f"fumble:{card(m, 1, 'Fumble')}")
+    assert m.creatures[yeti].orb is None and m.orbs["Leather Orb"] == (4, 6)
+
+
+def test_2_3_fumble_window_before_a_throw() -> None:
+    """2.3 Fumble: on an opponent's turn, before an attempted throw (no catch roll follows)."""
+    m, (yeti, giant) = build(
+        [("Yeti", 0, (5, 5)), ("Fire Giant", 0, (5, 9))], carry={0: "Leather Orb"}, hands={1: ["Fumble"]}, dice=[7]
+    )
+    m.apply(f"throw:{yeti}:{giant}")
+    decision = m.to_move()
+    assert decision is not None and decision.kind == "fumble"
+    m.apply(f"fumble:{card(m, 1, 'Fumble')}")
+    assert m.orbs["Leather Orb"] == (6, 5) and m.creatures[giant].orb is None and chance(m).remaining == 0
+
+
+def test_2_2_precision_adds_to_the_throw() -> None:
+    """2.2 Precision: +2 T for friendly creatures, so a catch needing T + C succeeds two higher."""
+    m, (yeti, skel) = build(
+        [("Yeti", 0, (5, 5)), ("Skeleton", 0, (5, 9))], carry={0: "Leather Orb"}, team={0: ["Precision"]}, dice=[11]
+    )
+    m.apply(f"throw:{yeti}:{skel}")
+    assert m.creatures[skel].orb == "Leather Orb"
+
+
+def test_2_2_angel_wings_lets_a_creature_fly_over_others() -> None:
+    """2.2 Angel Wings: the creature flies (passes over creatures) with +2 M."""
+    walls = [(4, 4), (4, 5), (4, 6), (5, 4), (5, 6), (6, 4), (6, 5), (6, 6)]
+    m, ids = build([("Yeti", 0, (5, 5)), *[("Skeleton", 1, p) for p in walls]], enchant={0: "Angel Wings"})
+    assert f"move:{ids[0]}:r5c11" in option_ids(m)
