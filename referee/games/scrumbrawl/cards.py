@@ -285,14 +285,15 @@ def _chaos(m: SBMatch, f: Frame) -> None:
     pids = sorted(m.portals)
     orbs = sorted(m.orbs)
     order = {s: i for i, s in enumerate(m.order_from(m.active))}
-    creatures = sorted(m.creatures.values(), key=lambda c: (order.get(c.owner, 9), c.id))
+    # A Chaos inside a Chaos (a Magic Stump crushed by a placement) also takes the creatures still waiting.
+    creatures = sorted([*m.creatures.values(), *m.limbo.values()], key=lambda c: (order.get(c.owner, 9), c.id))
     m.portals.clear()
     for orb in orbs:
         m.orbs[orb] = None
     m.carrier.clear()
     for c in creatures:
         c.orb = None
-        m.limbo[c.id] = m.creatures.pop(c.id)
+        m.limbo[c.id] = m.creatures.pop(c.id, c)
     for orb in orbs:
         del m.orbs[orb]
     for c in reversed(creatures):

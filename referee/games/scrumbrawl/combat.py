@@ -148,8 +148,8 @@ def charge_options(m: SBMatch, x: Creature, reach: dict[Pos, int]) -> list[tuple
 
 def declare(m: SBMatch, x: Creature, t: Creature, mode: str, charge: Pos | None = None, counter: bool = False) -> None:
     """Schedules ``x``'s attacks, the first on ``t``; then the counterattacks."""
-    x.attacked = True
     if not counter:
+        x.attacked = True
         x.steps = max(x.steps, stat(m, x, "M"))
     m.emit(
         "attack",
