@@ -89,10 +89,10 @@ def _bloodied_enemies(m: BrawlMatch, side: int, p: dict[str, Any]) -> bool:
     return n >= int(p.get("count", 2))
 
 
-@condition("unbroken")
-def _unbroken(m: BrawlMatch, side: int, p: dict[str, Any]) -> bool:
-    mine = [c for c in m.champs.values() if team(m, c.seat) == side]
-    return all(c.hex is not None and not bloodied(m, c) for c in mine)
+@condition("enemy_on_gate")
+def _enemy_on_gate(m: BrawlMatch, side: int, p: dict[str, Any]) -> bool:
+    n = sum(1 for c in m.champs.values() if team(m, c.seat) != side and c.hex is None)
+    return n >= int(p.get("count", 1))
 
 
 @condition("control_row")

@@ -47,7 +47,7 @@ CHALLENGE_KINDS = (
     "control_zones",
     "enemy_half",
     "bloodied_enemies",
-    "unbroken",
+    "enemy_on_gate",
     "control_row",
 )
 TRAP_KINDS = ("damage", "root", "stun")

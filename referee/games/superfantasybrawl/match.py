@@ -124,6 +124,8 @@ class BrawlMatch(Match):
                 self.emit("deck_reshuffled", {"seat": seat, "count": len(self.decks[seat])})
             drawn.append(self.decks[seat].pop())
             self.known_top[seat] = max(0, self.known_top[seat] - 1)
+        if not drawn:
+            return
         self.hands[seat].extend(drawn)
         self.emit("draw", {"seat": seat, "count": len(drawn)})
         self.emit("drew", {"seat": seat, "cards": drawn}, frozenset({seat}))

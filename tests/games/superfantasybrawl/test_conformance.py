@@ -60,7 +60,7 @@ def test_conformance_with_drafts(selection: str) -> None:
 
 @pytest.mark.slow
 @pytest.mark.timeout(7200)
-@pytest.mark.parametrize(("seats", "seeds"), [(2, range(10_000, 12_000)), (4, range(20_000, 21_000))])
+@pytest.mark.parametrize(("seats", "seeds"), [(2, range(10_000, 11_500)), (4, range(20_000, 20_700))])
 def test_conformance_soak_thousands_of_games(seats: int, seeds: range) -> None:
     """Thousands of seeded random games, 2 and 4 players (run with -m slow)."""
     start = time.perf_counter()

@@ -173,3 +173,14 @@ def test_option_counts_in_a_named_position() -> None:
     moves = ids(m)
     # Brannoc on q0r-4 with Move 1: q-1r-3, q0r-3 and stay (allies on q1r-4 can be passed but not ended on).
     assert moves == ["move:stay", "move:q-1r-3", "move:q0r-3"], moves
+
+
+def test_an_empty_seat_challenge_needs_an_enemy_out_of_action() -> None:
+    """A8 'and others': challenge ch10 is met while an enemy champion waits on its Gate."""
+    m = build(
+        {"brannoc": {"seat": 0, "hex": (0, -4)}, "tavi": {"seat": 1, "hex": None}},
+        track=[None, "ch10", None, None],
+        start="turn",
+        round=2,
+    )
+    assert m.vp == [1, 0]
