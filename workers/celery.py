@@ -25,7 +25,7 @@ import os
 from pathlib import Path
 
 from celery import Celery
-from kombu import Queue
+from kombu import Exchange, Queue
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "webapp.settings")
 # A process that imports the workers' app is part of a Celery deployment: matches the web app
@@ -127,7 +127,11 @@ app.conf.update(
     result_serializer="json",
     task_ignore_result=True,
     task_default_queue=SCHEDULING,
-    task_queues=(Queue(SCHEDULING), Queue(RECORDING)),
+    # Each queue has its own exchange and routing key: queues sharing a binding would each get a
+    # copy of every message.
+    task_queues=tuple(Queue(q, Exchange(q, type="direct"), routing_key=q) for q in (SCHEDULING, RECORDING)),
+    task_default_exchange=SCHEDULING,
+    task_default_routing_key=SCHEDULING,
     task_routes={
         "workers.tasks.record_match": {"queue": RECORDING},
         "workers.tasks.*": {"queue": SCHEDULING},

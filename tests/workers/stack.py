@@ -1,0 +1,178 @@
+"""The ladder's processes for tests and the benchmark: a referee, a bot farm, Celery workers.
+
+Every component is a real subprocess started with ``python -m referee.cli ...`` (the ``brawl``
+command) in its own process group, logging to a file under the stack's directory, so a test can
+SIGKILL one and read what it did. The caller supplies the environment (``DATABASE_URL`` of a
+database it created, ``REDIS_URL`` of a Redis database it owns).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def free_port() -> int:
+    """Returns a TCP port free on the loopback interface now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wait_until(check: Callable[[], Any], timeout: float, what: str, interval: float = 0.2) -> Any:
+    """Polls ``check`` until it returns something truthy; returns it.
+
+    Raises:
+        TimeoutError: ``timeout`` seconds passed first; the message says what was awaited.
+    """
+    deadline = time.monotonic() + timeout
+    while True:
+        value = check()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"timed out after {timeout:g} s waiting for {what}")
+        time.sleep(interval)
+
+
+class Stack:
+    """A set of supervised subprocesses sharing one environment.
+
+    Args:
+        directory: Where logs, the bot spec and the beat schedule go.
+        env: Extra environment for every process.
+    """
+
+    def __init__(self, directory: Path, env: dict[str, str]) -> None:
+        self.directory = directory
+        self.env = {
+            **os.environ,
+            "PYTHONPATH": str(REPO),
+            "PYTHONUNBUFFERED": "1",
+            "DJANGO_SETTINGS_MODULE": "webapp.settings",
+            "BRAWL_VAR_DIR": str(directory),
+            **env,
+        }
+        self.procs: dict[str, subprocess.Popen[bytes]] = {}
+        self.referee_address = ""
+
+    def log(self, name: str) -> str:
+        """Returns what process ``name`` has logged so far."""
+        path = self.directory / f"{name}.log"
+        return path.read_text(errors="replace") if path.exists() else ""
+
+    def spawn(self, name: str, argv: Sequence[str], env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
+        """Starts ``argv`` as process ``name`` in a new process group."""
+        out = open(self.directory / f"{name}.log", "ab")  # noqa: SIM115 - the child owns it
+        proc = subprocess.Popen(
+            list(argv),
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env={**self.env, **(env or {})},
+            cwd=REPO,
+            start_new_session=True,
+        )
+        out.close()
+        self.procs[name] = proc
+        return proc
+
+    def brawl(self, name: str, *args: str, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
+        """Starts a ``brawl`` subcommand as process ``name``."""
+        return self.spawn(name, [sys.executable, "-m", "referee.cli", *args], env)
+
+    def start_referee(self, name: str = "referee", port: int = 0) -> str:
+        """Starts the ladder referee and waits until it accepts connections; returns its address."""
+        port = port or free_port()
+        address = f"127.0.0.1:{port}"
+        self.brawl(name, "ladder-referee", "--listen", address, "--grace", "2")
+
+        def up() -> bool:
+            self._alive(name)
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                    return True
+            except OSError:
+                return False
+
+        wait_until(up, 60, f"{name} to listen on {address}")
+        self.referee_address = address
+        self.env["BRAWL_REFEREES"] = address
+        return address
+
+    def start_bots(self, entries: list[dict[str, Any]], name: str = "bots") -> None:
+        """Starts a bot farm process for ``entries`` (``bot``, ``token``, ``max_matches``)."""
+        spec = self.directory / f"{name}.json"
+        spec.write_text(json.dumps(entries))
+        self.spawn(name, [sys.executable, "-m", "tests.workers.botfarm", "--server", self.referee_address, str(spec)])
+
+    def start_worker(
+        self, name: str, *, concurrency: int = 2, beat: bool = False, queues: str = "", pool: str = "prefork"
+    ) -> None:
+        """Starts ``brawl worker`` as process ``name`` and waits until Celery says it is ready."""
+        args = ["worker", f"--concurrency={concurrency}", f"--pool={pool}", f"--hostname={name}@%h"]
+        if beat:
+            args.append("--beat")
+        if queues:
+            args.append(f"--queues={queues}")
+        self.brawl(name, *args)
+
+        def ready() -> bool:
+            self._alive(name)
+            return " ready." in self.log(name)
+
+        wait_until(ready, 90, f"worker {name} to be ready")
+
+    def _alive(self, name: str) -> None:
+        proc = self.procs[name]
+        if proc.poll() is not None:
+            raise RuntimeError(f"{name} exited with status {proc.returncode}:\n{self.log(name)[-4000:]}")
+
+    def kill(self, name: str, sig: int = signal.SIGKILL) -> None:
+        """Sends ``sig`` to process ``name``'s whole group (children included) and waits for it to exit."""
+        proc = self.procs.pop(name)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, sig)
+        self._reap(proc)
+
+    def terminate(self, name: str) -> None:
+        """Asks process ``name`` to stop (SIGTERM to it alone: a Celery worker finishes its tasks) and waits."""
+        proc = self.procs.pop(name)
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(proc.pid, signal.SIGTERM)
+        self._reap(proc)
+
+    @staticmethod
+    def _reap(proc: subprocess.Popen[bytes]) -> None:
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+    def stop(self) -> None:
+        """Stops every process: SIGTERM, then SIGKILL after a few seconds, newest first."""
+        for name in reversed(list(self.procs)):
+            proc = self.procs[name]
+            if proc.poll() is None:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(proc.pid, signal.SIGTERM)
+        deadline = time.monotonic() + 10
+        for name in reversed(list(self.procs)):
+            proc = self.procs.pop(name)
+            try:
+                proc.wait(timeout=max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
