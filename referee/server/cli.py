@@ -23,6 +23,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     parser.add_argument("--replays", type=Path, metavar="DIR", help="write replays here (default: keep in memory)")
     parser.add_argument("--grace", type=float, default=30.0, help="seconds running matches get on shutdown")
     parser.add_argument("--max-message-bytes", type=int, default=RefereeSettings.max_message_bytes)
+    parser.add_argument("--redis", metavar="URL", help="relay seats with other referees through this Redis")
     parser.add_argument("-v", "--verbose", action="store_true")
     parser.set_defaults(func=cmd_referee)
     sub = parser.add_subparsers(dest="referee_command", metavar="ACTION")
@@ -44,7 +45,7 @@ def cmd_referee(args: argparse.Namespace) -> int:
         print("warning: no --tokens file; no bot can connect (house bots only)", file=sys.stderr)
     sink: ResultSink = FileResultSink(args.replays) if args.replays else MemoryResultSink()
     settings = RefereeSettings(max_message_bytes=args.max_message_bytes)
-    asyncio.run(serve(args.listen, tokens=tokens, sink=sink, settings=settings, grace=args.grace))
+    asyncio.run(serve(args.listen, tokens=tokens, sink=sink, settings=settings, grace=args.grace, relay_url=args.redis))
     return 0
 
 

@@ -19,7 +19,7 @@ import uuid
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from brawl.bot.v1 import bot_pb2
 
@@ -32,6 +32,9 @@ from referee.server.auth import BotIdentity, TokenStore
 from referee.server.match import MatchHooks, MatchRunner, MatchState, SeatLink, SeatSpec, loop_time, new_match_id
 from referee.server.sinks import ResultSink
 from referee.server.timecontrol import defaults_for
+
+if TYPE_CHECKING:
+    from referee.server.relay import RedisRelay
 
 log = logging.getLogger(__name__)
 
@@ -161,6 +164,8 @@ class Referee:
     sessions: dict[str, BotSession] = field(default_factory=dict)
     matches: dict[MatchId, _Entry] = field(default_factory=dict)
     accepting: bool = True
+    relay: RedisRelay | None = None
+    """Seat relay to other referees (``None``: this referee only plays bots connected to it)."""
     _requests: dict[str, MatchId] = field(default_factory=dict)
     _orphans: dict[BotId, set[tuple[MatchId, Seat]]] = field(default_factory=dict)
     _finished_order: deque[MatchId] = field(default_factory=deque)
@@ -289,6 +294,12 @@ class Referee:
         if isinstance(link, BotSession):
             link.seats -= {k for k in link.seats if k[0] == runner.match_id}
             self._assign_all()
+            self._presence_changed()
+        elif self.relay is not None:
+            from referee.server.relay import RelayLink
+
+            if isinstance(link, RelayLink):
+                self.relay.release(link)
 
     async def wait_all(self, timeout: float | None = None) -> None:
         """Waits for every running match to end."""
@@ -322,6 +333,7 @@ class Referee:
         cap = max(1, min(hello.max_matches or 1, self.settings.max_matches_per_session))
         session = BotSession(identity, frozenset(allowed), cap)
         self.sessions[session.link_id] = session
+        self._presence_changed()
         for match_id, seat in sorted(self._orphans.pop(identity.bot_id, set())):
             runner = self.get(match_id)
             if runner is None or runner.is_over() or not self._plays(session, runner.name):
@@ -343,12 +355,34 @@ class Referee:
             if runner is not None and not runner.is_over():
                 self._orphans.setdefault(session.identity.bot_id, set()).add((match_id, seat))
                 runner.detach(session)
+        if self.relay is not None:
+            self.relay.session_closed(session)
         session.seats.clear()
+        self._presence_changed()
+
+    def orphan(self, bot_id: BotId, match_id: MatchId, seat: Seat) -> None:
+        """Marks a seat as waiting for ``bot_id`` to come back (to any referee)."""
+        self._orphans.setdefault(bot_id, set()).add((match_id, seat))
+
+    def _presence_changed(self) -> None:
+        if self.relay is not None:
+            asyncio.get_running_loop().create_task(self.relay.publish_presence())
+
+    def session_for(self, bot_id: BotId, game: str) -> BotSession | None:
+        """Returns the local session of ``bot_id`` with the most free seats for ``game``, if any."""
+        candidates = [
+            s
+            for s in self.sessions.values()
+            if s.identity.bot_id == bot_id and s.free > 0 and not s.closed and self._plays(s, game)
+        ]
+        return max(candidates, key=lambda s: s.free) if candidates else None
 
     def route_answer(self, session: BotSession, answer: bot_pb2.Answer, received_at: float) -> None:
         """Hands an answer to its match; unknown matches get an Error back."""
         runner = self.get(answer.match_id)
         if runner is None or not any(k[0] == answer.match_id for k in session.seats):
+            if self.relay is not None and self.relay.forward_answer(session, answer):
+                return
             session.send(
                 bot_pb2.ConnectResponse(
                     error=bot_pb2.Error(
@@ -372,14 +406,11 @@ class Referee:
             bot_id = st.spec.bot_id
             if bot_id is None:
                 continue
-            candidates = [
-                s
-                for s in self.sessions.values()
-                if s.identity.bot_id == bot_id and s.free > 0 and not s.closed and self._plays(s, runner.name)
-            ]
-            if not candidates:
+            session = self.session_for(bot_id, runner.name)
+            if session is None:
+                if self.relay is not None:
+                    self.relay.want_seat(runner, st.seat, bot_id)
                 continue
-            session = max(candidates, key=lambda s: s.free)
             session.seats.add((runner.match_id, st.seat))
             runner.attach(st.seat, session)
 

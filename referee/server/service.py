@@ -293,6 +293,8 @@ class RefereeServer:
     async def start(self) -> int:
         """Starts serving; returns the bound port."""
         await self.server.start()
+        if self.referee.relay is not None:
+            await self.referee.relay.start()
         for name in ("", BOT_SERVICE, REFEREE_SERVICE):
             await self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
         return self.port
@@ -305,6 +307,8 @@ class RefereeServer:
         for session in list(self.referee.sessions.values()):
             session.close()
         await self.server.stop(1.0)
+        if self.referee.relay is not None:
+            await self.referee.relay.stop()
 
 
 def server_options(settings: RefereeSettings) -> list[tuple[str, Any]]:
@@ -325,14 +329,23 @@ def create_server(
     tokens: TokenStore,
     sink: ResultSink,
     settings: RefereeSettings | None = None,
+    relay_url: str | None = None,
+    relay_prefix: str = "brawl",
 ) -> RefereeServer:
     """Builds a referee server bound to ``address`` (``"127.0.0.1:0"`` picks a free port).
+
+    With ``relay_url`` (a Redis URL) the referee publishes its bots' presence and plays seats
+    whose bots are connected to other referees (see :mod:`referee.server.relay`).
 
     Raises:
         RuntimeError: the address cannot be bound.
     """
     settings = settings or RefereeSettings()
     referee = Referee(tokens=tokens, sink=sink, settings=settings)
+    if relay_url:
+        from referee.server.relay import RedisRelay
+
+        referee.relay = RedisRelay(referee, relay_url, prefix=relay_prefix)
     server = grpc.aio.server(options=server_options(settings))
     server.add_generic_rpc_handlers((BotServicer(referee).handler(),))
     generated: Any = referee_pb2_grpc  # generated code carries no annotations
@@ -355,9 +368,10 @@ async def serve(
     sink: ResultSink,
     settings: RefereeSettings | None = None,
     grace: float = 30.0,
+    relay_url: str | None = None,
 ) -> None:
     """Runs a referee until SIGINT or SIGTERM, then stops gracefully."""
-    rs = create_server(address, tokens=tokens, sink=sink, settings=settings)
+    rs = create_server(address, tokens=tokens, sink=sink, settings=settings, relay_url=relay_url)
     port = await rs.start()
     log.info("referee listening on %s (port %d)", address, port)
     stop = asyncio.Event()

@@ -1,0 +1,324 @@
+"""Several referees: bot presence and seat relay between referee processes through Redis.
+
+A match runs on one referee (its *origin*). When a seat's bot is connected to another referee (a
+*host*), the origin claims the seat from the host and plays it through a :class:`RelayLink`: the
+match runner sees one more :class:`~referee.server.match.SeatLink`, whose messages travel over the
+host's Redis stream to the bot's session, and whose answers come back over the origin's stream.
+
+Redis keys (``prefix`` defaults to ``brawl``):
+
+- ``<prefix>:presence:<bot_id>:<referee_id>``: JSON ``{"free": seats, "games": [...]}`` with a
+  10 s TTL, refreshed every 2 s and whenever sessions change;
+- ``<prefix>:relay:<referee_id>``: the stream each referee reads; entries carry a type ``t``:
+  ``claim``/``claimed``/``refused`` (seat placement), ``to_bot`` (a serialised
+  ``ConnectResponse`` for a hosted seat), ``answer`` (a serialised ``Answer`` back to the origin),
+  ``detached`` (the hosted bot's stream ended).
+
+What it does not do: it does not choose where a match runs (the worker calls the referee it
+likes; that referee becomes the origin), and a referee that dies takes its matches with it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import uuid
+from typing import TYPE_CHECKING, Any
+
+import redis.asyncio as aioredis
+from brawl.bot.v1 import bot_pb2
+
+from referee.core.ids import BotId, MatchId, Seat
+
+if TYPE_CHECKING:
+    from referee.server.hub import BotSession, Referee
+    from referee.server.match import MatchRunner
+
+log = logging.getLogger(__name__)
+
+Fields = dict[str, str | bytes]
+"""One Redis stream entry."""
+
+PRESENCE_TTL = 10
+"""Seconds a presence entry lives without a refresh."""
+
+
+class RelayLink:
+    """The origin's link to a seat whose bot is connected to another referee."""
+
+    def __init__(self, relay: RedisRelay, host: str, match_id: MatchId, seat: Seat, credit: float) -> None:
+        self.link_id = f"relay-{host}-{match_id}-{seat}"
+        self.host = host
+        self.match_id = match_id
+        self.seat = seat
+        self._relay = relay
+        self._credit = credit
+
+    def send(self, message: bot_pb2.ConnectResponse) -> None:
+        """Queues the message for the host referee."""
+        self._relay.post(
+            self.host,
+            {"t": "to_bot", "match": self.match_id, "seat": str(int(self.seat)), "data": message.SerializeToString()},
+        )
+
+    def rtt_credit(self, cap: float) -> float:
+        """The bot's round trip to its host plus the relay's, measured at claim time."""
+        return min(cap, self._credit)
+
+
+class RedisRelay:
+    """Presence and seat relay for one referee. See the module docstring.
+
+    Args:
+        referee: The local referee hub.
+        url: The Redis URL.
+        referee_id: This referee's id (random by default).
+        prefix: Key prefix, so several deployments (or tests) share one Redis.
+    """
+
+    def __init__(
+        self, referee: Referee, url: str = "redis://127.0.0.1:6379/0", referee_id: str = "", prefix: str = "brawl"
+    ) -> None:
+        self.referee = referee
+        self.redis: aioredis.Redis = aioredis.Redis.from_url(url)
+        self.id = referee_id or uuid.uuid4().hex[:12]
+        self.prefix = prefix
+        self.stream = f"{prefix}:relay:{self.id}"
+        self.links: dict[tuple[MatchId, Seat], RelayLink] = {}
+        """Origin side: seats of local matches played through another referee."""
+        self.hosted: dict[tuple[MatchId, Seat], tuple[str, BotSession]] = {}
+        """Host side: seats of remote matches played by a local session, with their origin."""
+        self._claims: dict[str, asyncio.Future[dict[str, str]]] = {}
+        self._claiming: set[tuple[MatchId, Seat]] = set()
+        self._outbox: asyncio.Queue[tuple[str, Fields]] = asyncio.Queue()
+        self._tasks: list[asyncio.Task[None]] = []
+
+    # ----- lifecycle ---------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Starts the reader, writer and presence tasks."""
+        await self.redis.ping()
+        self._tasks = [
+            asyncio.create_task(self._read(), name="relay-read"),
+            asyncio.create_task(self._write(), name="relay-write"),
+            asyncio.create_task(self._presence_loop(), name="relay-presence"),
+        ]
+
+    async def stop(self) -> None:
+        """Stops the tasks and removes this referee's presence."""
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        with contextlib.suppress(Exception):
+            keys = [k async for k in self.redis.scan_iter(f"{self.prefix}:presence:*:{self.id}")]
+            if keys:
+                await self.redis.delete(*keys)
+            await self.redis.delete(self.stream)
+        await self.redis.aclose()
+
+    def post(self, referee_id: str, fields: Fields) -> None:
+        """Queues a stream entry for ``referee_id`` (sent in order by the writer task)."""
+        self._outbox.put_nowait((referee_id, fields))
+
+    async def _write(self) -> None:
+        while True:
+            target, fields = await self._outbox.get()
+            try:
+                entry: Any = fields
+                await self.redis.xadd(f"{self.prefix}:relay:{target}", entry, maxlen=10_000, approximate=True)
+            except Exception:
+                log.exception("relay: cannot post to %s", target)
+
+    # ----- presence ----------------------------------------------------------------------
+
+    async def publish_presence(self) -> None:
+        """Writes this referee's free seats per connected bot."""
+        per_bot: dict[BotId, dict[str, Any]] = {}
+        for s in self.referee.sessions.values():
+            entry = per_bot.setdefault(s.identity.bot_id, {"free": 0, "games": set()})
+            entry["free"] += max(0, s.free)
+            entry["games"] |= set(s.games) or set(s.identity.games) or {"*"}
+        pipe = self.redis.pipeline()
+        for bot_id, entry in per_bot.items():
+            value = json.dumps({"free": entry["free"], "games": sorted(entry["games"])})
+            pipe.set(f"{self.prefix}:presence:{bot_id}:{self.id}", value, ex=PRESENCE_TTL)
+        await pipe.execute()
+
+    async def _presence_loop(self) -> None:
+        while True:
+            try:
+                await self.publish_presence()
+            except Exception:
+                log.exception("relay: presence update failed")
+            await asyncio.sleep(2.0)
+
+    async def find_host(self, bot_id: BotId, game: str) -> str | None:
+        """Returns another referee where ``bot_id`` has a free seat for ``game``, most free first."""
+        best: tuple[int, str] | None = None
+        async for key in self.redis.scan_iter(f"{self.prefix}:presence:{bot_id}:*"):
+            host = key.decode().rsplit(":", 1)[1]
+            if host == self.id:
+                continue
+            raw = await self.redis.get(key)
+            if raw is None:
+                continue
+            entry = json.loads(raw)
+            fits = entry["free"] > 0 and ("*" in entry["games"] or game in entry["games"])
+            if fits and (best is None or entry["free"] > best[0]):
+                best = (entry["free"], host)
+        return best[1] if best else None
+
+    # ----- origin side -------------------------------------------------------------------
+
+    def want_seat(self, runner: MatchRunner, seat: Seat, bot_id: BotId) -> None:
+        """Starts claiming ``seat`` from another referee, unless a claim is already running."""
+        key = (runner.match_id, seat)
+        if key in self._claiming or key in self.links:
+            return
+        self._claiming.add(key)
+        asyncio.get_running_loop().create_task(self._claim(runner, seat, bot_id))
+
+    async def _claim(self, runner: MatchRunner, seat: Seat, bot_id: BotId) -> None:
+        key = (runner.match_id, seat)
+        try:
+            # Keep trying while the seat waits: the bot may connect somewhere a little later.
+            while not runner.is_over() and (runner.seats[seat].link is None):
+                host = await self.find_host(bot_id, runner.name)
+                if host is not None:
+                    claim = uuid.uuid4().hex
+                    fut: asyncio.Future[dict[str, str]] = asyncio.get_running_loop().create_future()
+                    self._claims[claim] = fut
+                    sent = asyncio.get_running_loop().time()
+                    self.post(
+                        host,
+                        {
+                            "t": "claim",
+                            "claim": claim,
+                            "match": runner.match_id,
+                            "seat": str(int(seat)),
+                            "bot": bot_id,
+                            "game": runner.name,
+                            "origin": self.id,
+                        },
+                    )
+                    try:
+                        reply = await asyncio.wait_for(fut, 2.0)
+                    except TimeoutError:
+                        reply = {"t": "refused"}
+                    finally:
+                        self._claims.pop(claim, None)
+                    if reply.get("t") == "claimed" and runner.seats[seat].link is None and not runner.is_over():
+                        relay_rtt = asyncio.get_running_loop().time() - sent
+                        credit = relay_rtt + float(reply.get("rtt", "0"))
+                        link = RelayLink(self, host, runner.match_id, seat, credit)
+                        self.links[key] = link
+                        runner.attach(seat, link)
+                        return
+                await asyncio.sleep(0.25)
+        finally:
+            self._claiming.discard(key)
+
+    def release(self, link: RelayLink) -> None:
+        """Forgets a relay link whose match no longer needs it."""
+        self.links.pop((link.match_id, link.seat), None)
+
+    # ----- host side ---------------------------------------------------------------------
+
+    def forward_answer(self, session: BotSession, answer: bot_pb2.Answer) -> bool:
+        """Sends a local bot's answer to the origin of its match; ``False`` if not hosted here."""
+        for (match_id, _seat), (origin, hosted_by) in self.hosted.items():
+            if match_id == answer.match_id and hosted_by is session:
+                self.post(origin, {"t": "answer", "match": match_id, "data": answer.SerializeToString()})
+                return True
+        return False
+
+    def session_closed(self, session: BotSession) -> None:
+        """Tells origins that a hosted bot's stream ended."""
+        for key, (origin, hosted_by) in list(self.hosted.items()):
+            if hosted_by is session:
+                del self.hosted[key]
+                self.post(origin, {"t": "detached", "match": key[0], "seat": str(int(key[1]))})
+
+    def _host_claim(self, f: dict[str, str]) -> None:
+        bot_id, game, origin = BotId(f["bot"]), f["game"], f["origin"]
+        match_id, seat = MatchId(f["match"]), Seat(int(f["seat"]))
+        session = self.referee.session_for(bot_id, game)
+        if session is None:
+            self.post(origin, {"t": "refused", "claim": f["claim"]})
+            return
+        session.seats.add((match_id, seat))
+        self.hosted[(match_id, seat)] = (origin, session)
+        rtt = session.rtt_credit(1.0)
+        self.post(origin, {"t": "claimed", "claim": f["claim"], "rtt": f"{rtt:.6f}"})
+
+    # ----- the reader --------------------------------------------------------------------
+
+    async def _read(self) -> None:
+        last = "$"
+        while True:
+            try:
+                batches: Any = await self.redis.xread({self.stream: last}, block=1000, count=100)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("relay: read failed")
+                await asyncio.sleep(0.5)
+                continue
+            for _stream, entries in batches or []:
+                for entry_id, raw in entries:
+                    last = entry_id
+                    try:
+                        self._dispatch({k.decode(): v for k, v in raw.items()})
+                    except Exception:
+                        log.exception("relay: bad entry %r", raw)
+
+    def _dispatch(self, raw: dict[str, bytes]) -> None:
+        t = raw["t"].decode()
+        if t == "to_bot":
+            key = (MatchId(raw["match"].decode()), Seat(int(raw["seat"])))
+            hosted = self.hosted.get(key)
+            if hosted is None:
+                return
+            msg = bot_pb2.ConnectResponse.FromString(raw["data"])
+            hosted[1].send(msg)
+            if msg.WhichOneof("message") == "match_end":
+                del self.hosted[key]
+                hosted[1].seats.discard(key)
+                self.referee.on_session_ready()
+                asyncio.get_running_loop().create_task(self.publish_presence())
+            return
+        if t == "answer":
+            match_id = MatchId(raw["match"].decode())
+            runner = self.referee.get(match_id)
+            answer = bot_pb2.Answer.FromString(raw["data"])
+            if runner is None:
+                return
+            # The answer names no seat: it is for the seat to move, or stale (any link reports it).
+            pending = runner.pending
+            link = self.links.get((match_id, pending.decision.seat)) if pending is not None else None
+            if link is None:
+                link = next((v for (mid, _), v in self.links.items() if mid == match_id), None)
+            if link is not None:
+                runner.submit(link, answer)
+            return
+        text = {k: v.decode() for k, v in raw.items() if k != "data"}
+        if t == "claim":
+            self._host_claim(text)
+        elif t in ("claimed", "refused"):
+            fut = self._claims.get(text["claim"])
+            if fut is not None and not fut.done():
+                fut.set_result(text)
+        elif t == "detached":
+            key = (MatchId(text["match"]), Seat(int(text["seat"])))
+            link = self.links.pop(key, None)
+            runner = self.referee.get(key[0])
+            if link is not None and runner is not None:
+                runner.detach(link)
+                bot_id = runner.seats[key[1]].spec.bot_id
+                if bot_id is not None:
+                    self.referee.orphan(bot_id, key[0], key[1])
+                    self.want_seat(runner, key[1], bot_id)
