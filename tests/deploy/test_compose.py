@@ -143,6 +143,13 @@ def test_referee_ports_agree_between_command_healthcheck_proxy_and_workers() -> 
     assert len(upstreams) == len(workers_see) == len(referees)
 
 
+def test_referees_get_time_to_drain_before_compose_kills_them() -> None:
+    for name, svc in services().items():
+        if name.startswith("referee-"):
+            grace = float(option(svc["command"], "--grace"))
+            assert float(svc["stop_grace_period"].removesuffix("s")) > grace, name
+
+
 def test_web_ports_agree_between_command_healthcheck_and_proxy() -> None:
     web = services()["web"]
     port = port_of(option(web["command"], "--addr"))

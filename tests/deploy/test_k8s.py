@@ -9,11 +9,14 @@ HPAs, Ingresses, envFrom, secretKeyRef, volumes).
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 from pathlib import Path
 from typing import Any
 
 import kubernetes_validate
 import pytest
+import yaml
 
 from referee.core.registry import game_names
 from referee.sdk.client import load_object
@@ -288,3 +291,21 @@ def test_house_bots_play_every_game_with_real_classes() -> None:
         games |= set(args.games)
         assert [v["name"] for v in c["env"]] == ["BRAWL_TOKEN"]
     assert games == set(game_names())
+
+
+def test_kustomize_renders_exactly_the_listed_manifests(tmp_path: Path) -> None:
+    # `kubectl kustomize` renders offline (no cluster); kubectl comes with the machine image.
+    kubectl = shutil.which("kubectl")
+    assert kubectl, "kubectl is missing (it renders the kustomization offline)"
+    result = subprocess.run(
+        [kubectl, "kustomize", str(K8S)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env={"PATH": "/usr/bin:/bin:/usr/local/bin", "HOME": str(tmp_path)},
+    )
+    assert result.returncode == 0, result.stderr
+    rendered = {(o["kind"], o["metadata"]["name"]) for o in yaml.safe_load_all(result.stdout) if o}
+    expected = {(o["kind"], o["metadata"]["name"]) for name, o in k8s_objects() if name not in NOT_APPLIED_BY_KUSTOMIZE}
+    assert rendered == expected
