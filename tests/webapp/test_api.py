@@ -319,3 +319,17 @@ def test_token_auth_header_works(author, make_bot) -> None:
     client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
     assert client.get("/api/v1/me/").json()["username"] == "alice"
     assert client_for(None).get("/api/v1/me/").status_code in (401, 403)
+
+
+def test_frames_have_their_own_rate(anon, rated_match) -> None:
+    from webapp.matches.views import FramesThrottle
+
+    old = FramesThrottle.THROTTLE_RATES
+    FramesThrottle.THROTTLE_RATES = {**old, "frames": "2/hour"}
+    try:
+        codes = [anon.get(f"/api/v1/matches/{rated_match.pk}/frames/").status_code for _ in range(3)]
+        limited = anon.get(f"/api/v1/matches/{rated_match.pk}/frames/")
+    finally:
+        FramesThrottle.THROTTLE_RATES = old
+    assert codes == [200, 200, 429] and limited.json()["retry_after"] > 0
+    assert anon.get(f"/api/v1/matches/{rated_match.pk}/").status_code == 200

@@ -186,3 +186,34 @@ def test_static_assets_are_served_by_the_app(client) -> None:
     for asset in ["webapp/js/viewer.js", "webapp/js/chart.js", "webapp/css/site.css"]:
         r = client.get(f"/static/{asset}")
         assert r.status_code == 200, asset
+
+
+def test_admin_actions_go_through_the_services(organizer, make_bot, author, other) -> None:
+    from webapp.tournaments.models import Tournament, TournamentEntrant
+
+    organizer.is_superuser = True
+    organizer.save(update_fields=["is_superuser"])
+    c = logged_in(organizer)
+    tour = t_services.do_create_tournament(organizer, name="Admin Cup", game=GAME, format="single_elim")
+    url = "/admin/tournaments/tournament/"
+    c.post(url, {"action": "open_registration", "_selected_action": [tour.pk]})
+    entries = [
+        t_services.do_register_entrant(tour, make_bot(u, f"adm{i}").latest_version)
+        for i, u in enumerate((author, other))
+    ]
+    c.post("/admin/tournaments/tournamententrant/", {"action": "approve", "_selected_action": [e.pk for e in entries]})
+    assert TournamentEntrant.objects.filter(tournament=tour, approved=True).count() == 2
+    c.post(url, {"action": "start", "_selected_action": [tour.pk]})
+    assert Tournament.objects.get(pk=tour.pk).status == "running"
+    refused = c.post(url, {"action": "resume", "_selected_action": [tour.pk]}, follow=True)
+    assert "needs paused" in refused.content.decode()
+    queued = Match.objects.get(tournament=tour)
+    c.post("/admin/matches/match/", {"action": "cancel", "_selected_action": [queued.pk]})
+    assert Match.objects.get(pk=queued.pk).status == "cancelled"
+
+
+def test_logout_and_api_redoc(author, client) -> None:
+    c = logged_in(author)
+    assert c.post("/accounts/logout/").status_code == 302
+    assert c.get("/me/bots/").status_code == 302
+    assert client.get("/api/redoc/").status_code == 200

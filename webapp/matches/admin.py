@@ -3,8 +3,11 @@
 # Django and DRF declare options as mutable class attributes (Meta.fields, permission_classes, list_display).
 # ruff: noqa: RUF012
 
-from django.contrib import admin
+from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import HttpRequest
 
+from webapp.matches import services
 from webapp.matches.models import Match, MatchSeat
 
 
@@ -22,6 +25,17 @@ class MatchAdmin(admin.ModelAdmin):
     readonly_fields = ["request_id", "created"]
     exclude = ["replay_gz"]
     inlines = [MatchSeatInline]
+    actions = ["cancel"]
+
+    @admin.action(description="Cancel (matches not yet final)")
+    def cancel(self, request: HttpRequest, queryset: QuerySet[Match]) -> None:
+        done = 0
+        for match in queryset:
+            if match.is_final:
+                continue
+            services.do_cancel_match(match.pk, f"cancelled by {request.user} in the admin")
+            done += 1
+        self.message_user(request, f"cancelled {done} match(es)", messages.SUCCESS)
 
 
 @admin.register(MatchSeat)
