@@ -16,6 +16,7 @@ import re
 import sys
 import tomllib
 from importlib import metadata
+from typing import Any
 
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
@@ -27,7 +28,7 @@ DEVELOPMENT_ONLY = {"referee/protogen.py": "regenerates the protobuf code (grpc_
 """Modules of ours that only a developer runs, whose imports the image need not satisfy."""
 
 
-def pyproject() -> dict[str, object]:
+def pyproject() -> dict[str, Any]:
     with (REPO / "pyproject.toml").open("rb") as fh:
         return tomllib.load(fh)
 
@@ -62,7 +63,7 @@ def test_multi_stage_on_python_3_11_slim() -> None:
     assert list(stages()) == ["build", "runtime"]
     for name, body in stages().items():
         assert body[0][1].startswith("${PYTHON_IMAGE} AS "), name
-    assert pyproject()["project"]["requires-python"] == ">=3.11"  # type: ignore[index]
+    assert pyproject()["project"]["requires-python"] == ">=3.11"
 
 
 def test_runtime_runs_as_a_fixed_non_root_user() -> None:
@@ -81,15 +82,15 @@ def test_entry_point_is_the_brawl_script() -> None:
     runtime = stages()["runtime"]
     [entrypoint] = [json.loads(rest) for word, rest in runtime if word == "ENTRYPOINT"]
     assert entrypoint == ["brawl"]
-    assert pyproject()["project"]["scripts"] == {"brawl": "referee.cli:main"}  # type: ignore[index]
+    assert pyproject()["project"]["scripts"] == {"brawl": "referee.cli:main"}
     assert any(word == "COPY" and rest == "--from=build /opt/brawl /opt/brawl" for word, rest in runtime)
 
 
 def test_build_copies_every_package_and_the_build_files() -> None:
     copied = {source for word, rest in stages()["build"] if word == "COPY" for source in rest.split()[:-1]}
-    tool = pyproject()["tool"]["setuptools"]  # type: ignore[index]
-    roots = {pattern.rstrip("*") for pattern in tool["packages"]["find"]["include"]}  # type: ignore[index]
-    package_dirs = {tool["package-dir"].get(root, root).split("/")[0] for root in roots}  # type: ignore[index]
+    tool = pyproject()["tool"]["setuptools"]
+    roots = {pattern.rstrip("*") for pattern in tool["packages"]["find"]["include"]}
+    package_dirs = {tool["package-dir"].get(root, root).split("/")[0] for root in roots}
     assert package_dirs | {"pyproject.toml", "README.md"} == copied
     ignored = (DEPLOY / "Dockerfile.dockerignore").read_text(encoding="utf-8").splitlines()
     allowed = {line[1:].removesuffix("/**") for line in ignored if line.startswith("!")}
@@ -106,8 +107,8 @@ def test_exposed_ports_are_the_ones_the_services_listen_on() -> None:
 
 def declared_distributions() -> set[str]:
     """Returns the distributions ``pip install .`` brings: the dependencies and all of theirs."""
-    deps = pyproject()["project"]["dependencies"]  # type: ignore[index]
-    todo = [Requirement(text) for text in deps]  # type: ignore[union-attr]
+    deps = pyproject()["project"]["dependencies"]
+    todo = [Requirement(text) for text in deps]
     seen: set[tuple[str, frozenset[str]]] = set()
     while todo:
         req = todo.pop()
