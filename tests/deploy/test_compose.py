@@ -215,3 +215,14 @@ def test_caddy_exposes_only_the_bot_and_health_services_to_bots() -> None:
         line.split() for line in CADDYFILE.read_text(encoding="utf-8").splitlines() if "@bot_grpc path" in line
     ]
     assert matcher[2:] == ["/brawl.bot.v1.BotService/*", "/grpc.health.v1.Health/*"]
+
+
+def test_env_example_lists_exactly_the_variables_compose_reads() -> None:
+    import re
+
+    used = set(re.findall(r"\$\{(\w+)", COMPOSE.read_text(encoding="utf-8")))
+    example = COMPOSE.parent / "env.example"
+    listed = {line.split("=", 1)[0] for line in example.read_text(encoding="utf-8").splitlines() if "=" in line}
+    listed = {name for name in listed if not name.startswith("#")}
+    assert used == listed
+    assert all(line.endswith("=") for line in example.read_text().splitlines() if line.startswith("SECRET_KEY"))
