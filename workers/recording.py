@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -49,6 +50,23 @@ MAX_MATCH_TIME = timedelta(hours=2)
 """A match running longer than this is cancelled on its referee and replaced."""
 QUEUE_GRACE = timedelta(seconds=20)
 """How long a queued match may wait before its start is sent again (the first message may be lost)."""
+
+
+def _seconds(name: str, default: timedelta) -> timedelta:
+    """Returns the duration in environment variable ``name`` (seconds), or ``default``."""
+    raw = os.environ.get(name, "")
+    return timedelta(seconds=float(raw)) if raw else default
+
+
+def limits() -> dict[str, timedelta]:
+    """Returns the reaper's deadlines; ``BRAWL_REAPER_<NAME>`` (seconds) overrides each."""
+    return {
+        "start_grace": _seconds("BRAWL_REAPER_START_GRACE", START_GRACE),
+        "result_grace": _seconds("BRAWL_REAPER_RESULT_GRACE", RESULT_GRACE),
+        "silence": _seconds("BRAWL_REAPER_SILENCE", SILENCE_DEADLINE),
+        "max_match_time": _seconds("BRAWL_REAPER_MAX_MATCH_TIME", MAX_MATCH_TIME),
+        "queue_grace": _seconds("BRAWL_REAPER_QUEUE_GRACE", QUEUE_GRACE),
+    }
 
 
 def record_staged(match_id: int) -> str:
@@ -139,6 +157,7 @@ def reap(
         OperationalError: the database failed.
     """
     now = now or timezone.now()
+    deadline = limits()
     report = ReapReport()
     running = list(Match.objects.filter(status=MatchStatus.RUNNING).order_by("id"))
     by_referee: dict[str, list[Match]] = defaultdict(list)
@@ -146,23 +165,23 @@ def reap(
         if match.has_replay:
             send_record(match.pk)
             report.recorded.append(match.pk)
-        elif match.started_at is None or now - match.started_at > START_GRACE:
+        elif match.started_at is None or now - match.started_at > deadline["start_grace"]:
             by_referee[match.referee_id].append(match)
     for address, matches in by_referee.items():
         for match in matches:
-            reason = _lost_reason(address, match, now)
+            reason = _lost_reason(address, match, now, deadline)
             if reason and replace_lost(match.pk, reason) is not None:
                 log.warning("match replaced match_id=%s referee=%s reason=%s", match.pk, address, reason)
                 report.replaced.append(match.pk)
-    for match_id in Match.objects.filter(status=MatchStatus.QUEUED, created__lt=now - QUEUE_GRACE).values_list(
-        "id", flat=True
-    ):
+    for match_id in Match.objects.filter(
+        status=MatchStatus.QUEUED, created__lt=now - deadline["queue_grace"]
+    ).values_list("id", flat=True):
         send_start(match_id)
         report.restarted.append(match_id)
     return report
 
 
-def _lost_reason(address: str, match: Match, now: datetime) -> str:
+def _lost_reason(address: str, match: Match, now: datetime, deadline: dict[str, timedelta]) -> str:
     """Returns why ``match`` will never report, or ``""`` when it may still."""
     if not address:
         return "it has no referee"
@@ -170,18 +189,18 @@ def _lost_reason(address: str, match: Match, now: datetime) -> str:
     try:
         remote = referee_client.get_match(address, str(match.pk))
     except (RefereeUnavailable, RefereeRefused) as exc:
-        if now - started > SILENCE_DEADLINE:
+        if now - started > deadline["silence"]:
             return f"referee {address} has not answered: {exc}"
         return ""
     if remote is None:
         return f"referee {address} does not know the match"
     if remote.state in referee_client.ENDED:
         ended = remote.end_time.ToDatetime(tzinfo=now.tzinfo) if remote.HasField("end_time") else started
-        if now - ended > RESULT_GRACE:
+        if now - ended > deadline["result_grace"]:
             return f"referee {address} ended the match but its result never arrived"
         return ""
-    if now - started > MAX_MATCH_TIME:
+    if now - started > deadline["max_match_time"]:
         with contextlib.suppress(RefereeUnavailable, RefereeRefused):
             referee_client.cancel_match(address, str(match.pk), "ran past the ladder's time limit")
-        return f"ran longer than {MAX_MATCH_TIME}"
+        return f"ran longer than {deadline['max_match_time']}"
     return ""
