@@ -333,3 +333,13 @@ def test_frames_have_their_own_rate(anon, rated_match) -> None:
         FramesThrottle.THROTTLE_RATES = old
     assert codes == [200, 200, 429] and limited.json()["retry_after"] > 0
     assert anon.get(f"/api/v1/matches/{rated_match.pk}/").status_code == 200
+
+
+def test_frames_are_gzipped_and_pages_are_not(anon, rated_match) -> None:
+    frames = anon.get(f"/api/v1/matches/{rated_match.pk}/frames/", HTTP_ACCEPT_ENCODING="gzip")
+    assert frames["Content-Encoding"] == "gzip"
+    assert json.loads(gzip.decompress(frames.content))["total"] > 1
+    again = anon.get(f"/api/v1/matches/{rated_match.pk}/frames/", HTTP_ACCEPT_ENCODING="gzip")
+    assert gzip.decompress(again.content) == gzip.decompress(frames.content)  # served from the cache
+    detail = anon.get(f"/api/v1/matches/{rated_match.pk}/", HTTP_ACCEPT_ENCODING="gzip")
+    assert not detail.has_header("Content-Encoding")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import gzip
 
+from django.core.cache import cache
 from django.db.models import BooleanField as BoolField
 from django.db.models import Case, Prefetch, Q, QuerySet, Value, When
 from django.http import HttpResponse
@@ -25,6 +26,9 @@ from referee.core.replay import Replay, ReplayError
 from webapp.matches.frames import spectator_frames
 from webapp.matches.models import Match, MatchSeat
 from webapp.matches.serializers import FramesSerializer, MatchDetailSerializer, MatchSerializer
+
+FRAMES_CACHE_SECONDS = 600
+"""How long computed frames stay in the cache."""
 
 
 def match_queryset() -> QuerySet[Match]:
@@ -163,15 +167,26 @@ class MatchViewSet(viewsets.ReadOnlyModelViewSet):
     def frames(self, request: Request, pk: str | None = None) -> Response:
         """Re-simulates the replay and returns the spectator's view after each decision, with public events."""
         match = self.get_object()
-        replay = load_replay(match)
         try:
             start = max(0, int(request.query_params.get("start", 0)))
             limit = request.query_params.get("limit")
-            data = spectator_frames(replay, start=start, limit=int(limit) if limit else None)
+            limit_n = int(limit) if limit else None
+        except ValueError as exc:
+            raise ValidationError({"detail": str(exc)}) from exc
+        # A stored replay never changes, so its frames are cached (keyed on the match and the slice).
+        key = f"frames:{match.pk}:{start}:{limit_n}"
+        cached = cache.get(key) if match.is_final else None
+        if cached is not None:
+            return Response(cached)
+        replay = load_replay(match)
+        try:
+            data = spectator_frames(replay, start=start, limit=limit_n)
         except ValueError as exc:
             if isinstance(exc, ReplayError | EngineError):
                 return Response({"detail": str(exc), "code": "replay_error"}, status=422)
             raise ValidationError({"detail": str(exc)}) from exc
         except (UnknownGameError, EngineError, ImportError) as exc:
             return Response({"detail": str(exc), "code": "engine_unavailable"}, status=503)
+        if match.is_final:
+            cache.set(key, data, timeout=FRAMES_CACHE_SECONDS)
         return Response(data)
