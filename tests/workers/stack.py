@@ -111,10 +111,23 @@ class Stack:
         return address
 
     def start_bots(self, entries: list[dict[str, Any]], name: str = "bots") -> None:
-        """Starts a bot farm process for ``entries`` (``bot``, ``token``, ``max_matches``)."""
+        """Starts a bot farm for ``entries`` (``bot``, ``token``, ``max_matches``); waits until all are online."""
         spec = self.directory / f"{name}.json"
         spec.write_text(json.dumps(entries))
+        before = self.connected_bots()
         self.spawn(name, [sys.executable, "-m", "tests.workers.botfarm", "--server", self.referee_address, str(spec)])
+
+        def online() -> bool:
+            self._alive(name)
+            return self.connected_bots() >= before + len(entries)
+
+        wait_until(online, 60, f"{len(entries)} bots to connect")
+
+    def connected_bots(self) -> int:
+        """Returns how many bot sessions the referee has (its ``ListBots``)."""
+        from workers.referee_client import list_bots
+
+        return len(list_bots(self.referee_address)[1])
 
     def start_worker(
         self, name: str, *, concurrency: int = 2, beat: bool = False, queues: str = "", pool: str = "prefork"

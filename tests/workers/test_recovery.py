@@ -35,7 +35,6 @@ def start_pair(stack: Stack, max_matches: int = 1) -> list[BotVersion]:
     stack.env["BRAWL_LADDER_GAMES"] = "scrumbrawl"  # no ladder rounds: each test makes its own matches
     stack.start_referee()
     stack.start_bots(farm(bots, max_matches=max_matches))
-    wait_until(lambda: stack.log("referee").count("connected as") >= 2, 30, "both bots to connect")
     return [BotVersion.objects.get(pk=b.version_id) for b in bots]
 
 
