@@ -28,7 +28,7 @@ from referee.sdk import BotClient
 from referee.server.auth import BotIdentity, MemoryTokenStore
 from referee.server.hub import RefereeSettings
 from referee.server.match import SeatSpec
-from referee.server.service import create_server
+from referee.server.service import create_server, tune_gc
 from referee.server.sinks import MemoryResultSink
 from referee.server.timecontrol import TimeSettings
 
@@ -137,6 +137,7 @@ def main() -> int:
     parser.add_argument("--game", default="tinygame")
     parser.add_argument("--decisions", type=int, default=20_000)
     args = parser.parse_args()
+    tune_gc()  # as `brawl referee` does
     asyncio.run(main_async(args.game, args.decisions))
     return 0
 

@@ -31,6 +31,7 @@ from referee.sdk.house import UnknownHouseBotError, house_factory
 from referee.server.auth import MemoryTokenStore
 from referee.server.hub import Referee, StartError
 from referee.server.match import SeatSpec
+from referee.server.service import tune_gc
 from referee.server.sinks import FileResultSink, MemoryResultSink, ResultSink
 from referee.server.timecontrol import TimeSettings, defaults_for
 
@@ -209,6 +210,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     if not game.info.min_seats <= len(args.bots) <= game.info.max_seats:
         print(f"error: {game.info.name} takes {game.info.min_seats} to {game.info.max_seats} bots", file=sys.stderr)
         return 2
+    tune_gc()
     try:
         series = asyncio.run(
             play_series(

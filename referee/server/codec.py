@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any, cast
 
 from brawl.bot.v1 import bot_pb2
+from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 from google.protobuf.struct_pb2 import Struct, Value
 
@@ -51,6 +52,123 @@ def typed_field(game: str, wrapper: type[Message]) -> str:
     return _FIELDS[key]
 
 
+_SIMPLE_SCALARS = {
+    FieldDescriptor.TYPE_INT32,
+    FieldDescriptor.TYPE_SINT32,
+    FieldDescriptor.TYPE_UINT32,
+    FieldDescriptor.TYPE_BOOL,
+    FieldDescriptor.TYPE_STRING,
+}
+_SIMPLE: dict[str, bool] = {}
+
+
+def _is_simple(desc: Any, seen: frozenset[str] = frozenset()) -> bool:
+    """Whether a message uses only fields the fast paths handle exactly like json_format.
+
+    Those are 32-bit integers, bools, strings, messages of such, repeated ones and string-keyed
+    maps. Anything else (64-bit integers, floats, enums, bytes, well-known types) takes the
+    json_format path, whose output differs in detail (64-bit integers as strings, float rounding).
+    """
+    name = desc.full_name
+    if name in _SIMPLE:
+        return _SIMPLE[name]
+    if name in seen:
+        return True  # recursion: decided by the outer call
+    ok = not name.startswith("google.protobuf.")
+    for fd in desc.fields:
+        if not ok:
+            break
+        if fd.message_type is not None:
+            if fd.message_type.GetOptions().map_entry:
+                key, value = fd.message_type.fields_by_name["key"], fd.message_type.fields_by_name["value"]
+                ok = key.type == FieldDescriptor.TYPE_STRING and (
+                    value.type in _SIMPLE_SCALARS
+                    or (value.message_type is not None and _is_simple(value.message_type, seen | {name}))
+                )
+            else:
+                ok = _is_simple(fd.message_type, seen | {name})
+        else:
+            ok = fd.type in _SIMPLE_SCALARS
+    _SIMPLE[name] = ok
+    return ok
+
+
+def _fill_message(msg: Any, data: Any) -> None:
+    # Plain setattr/extend/add: an order of magnitude faster than json_format.ParseDict. Wrong
+    # shapes raise (TypeError, ValueError, AttributeError...) and the caller falls back to the
+    # strict parser for its exact error message.
+    fields = msg.DESCRIPTOR.fields_by_name
+    for key, value in data.items():
+        if value is None:
+            continue
+        fd = fields[key]
+        if fd.message_type is not None:
+            target = getattr(msg, key)
+            if fd.message_type.GetOptions().map_entry:
+                scalar = fd.message_type.fields_by_name["value"].message_type is None
+                for k, v in value.items():
+                    if scalar:
+                        target[k] = v
+                    else:
+                        _fill_message(target[k], v)
+            elif fd.is_repeated:
+                for item in value:
+                    _fill_message(target.add(), item)
+            else:
+                target.SetInParent()
+                _fill_message(target, value)
+        elif fd.is_repeated:
+            if isinstance(value, str | bytes | dict):
+                raise TypeError(f"{key} must be a list")
+            getattr(msg, key).extend(value)
+        else:
+            setattr(msg, key, value)
+
+
+def typed_message(game: str, kind: str, data: Any) -> Message:
+    """Parses engine data into the game's typed message: fast when the message is simple.
+
+    Raises:
+        referee.wire.WireError: the data does not fit the message (from the strict parser).
+    """
+    cls = wire.message_class(game, kind)
+    if _is_simple(cls.DESCRIPTOR) and isinstance(data, dict):
+        msg = cls()
+        try:
+            _fill_message(msg, data)
+            return msg
+        except Exception:
+            pass  # the strict parser below raises the precise error
+    return wire.to_message(game, kind, data)
+
+
+def message_data(msg: Message) -> JSONDict:
+    """Returns a typed message as plain data, exactly as :func:`referee.wire.to_data` would."""
+    if not _is_simple(msg.DESCRIPTOR):
+        return wire.to_data(msg)
+    return _dict_of(msg)
+
+
+def _dict_of(msg: Any) -> JSONDict:
+    out: JSONDict = {}
+    for fd in msg.DESCRIPTOR.fields:
+        name = fd.name
+        value = getattr(msg, name)
+        if fd.message_type is not None:
+            if fd.message_type.GetOptions().map_entry:
+                scalar = fd.message_type.fields_by_name["value"].message_type is None
+                out[name] = {k: (v if scalar else _dict_of(v)) for k, v in value.items()}
+            elif fd.is_repeated:
+                out[name] = [_dict_of(v) for v in value]
+            elif msg.HasField(name):
+                out[name] = _dict_of(value)
+        elif fd.is_repeated:
+            out[name] = list(value)
+        elif not fd.has_presence or msg.HasField(name):
+            out[name] = value
+    return out
+
+
 def to_struct(data: Any) -> Struct:
     """Returns plain JSON data as a Struct (numbers become doubles)."""
     s = Struct()
@@ -63,7 +181,7 @@ def _fill(game: str, wrapper: Message, kind: str, data: Any) -> None:
     if field == "generic":
         cast(Any, wrapper).generic.update(data)
     else:
-        getattr(wrapper, field).CopyFrom(wire.to_message(game, kind, data))
+        getattr(wrapper, field).CopyFrom(typed_message(game, kind, data))
 
 
 def observation(game: str, data: JSONDict) -> bot_pb2.Observation:
@@ -99,7 +217,7 @@ def event(game: str, ev: Event) -> bot_pb2.GameEvent:
     if field == "generic":
         msg.generic.update(ev.data)
     else:
-        getattr(msg, field).CopyFrom(wire.to_message(game, "event", ev.data))
+        getattr(msg, field).CopyFrom(typed_message(game, "event", ev.data))
     return msg
 
 
@@ -165,7 +283,7 @@ def payload_data(wrapper: Message) -> JSONDict:
     payload = getattr(wrapper, name)
     if name == "generic":
         return struct_data(payload)
-    return wire.to_data(payload)
+    return message_data(payload)
 
 
 def option_from(msg: bot_pb2.Option) -> Option:
