@@ -5,8 +5,9 @@ Environment variables:
     SECRET_KEY: required in production; an insecure, marked default otherwise.
     DEBUG: ``true``/``false``; defaults to true in development only.
     ALLOWED_HOSTS: comma-separated host names; ``localhost,127.0.0.1`` outside production.
-    DATABASE_URL: ``postgresql://user@host:port/name``; SQLite in ``./var/brawl.sqlite3`` when unset.
-    REDIS_URL: the cache and Celery broker; a local memory cache when unset.
+    DATABASE_URL: ``postgresql://user@host:port/name``; required in production; SQLite in
+        ``./var/brawl.sqlite3`` when unset elsewhere.
+    REDIS_URL: the cache and Celery broker; required in production; a local memory cache otherwise.
     BRAWL_VAR_DIR: where SQLite, replay files and uploads live; ``./var`` by default.
     BRAWL_CHALLENGES_PER_DAY: unrated challenge matches an author may request per UTC day.
 """
@@ -51,14 +52,15 @@ VAR_DIR: Path = env("BRAWL_VAR_DIR", Path, Path.cwd() / "var") or Path.cwd() / "
 REPLAY_DIR = VAR_DIR / "replays"
 """Where replays too large for the database are written (``Match.replay_path`` is relative to it)."""
 
-_db_url = env("DATABASE_URL", str)
+_db_url = env("DATABASE_URL", str, required=_production)
 DATABASES = {"default": (parse_database_url(_db_url) if _db_url else default_sqlite(VAR_DIR.parent)).as_django()}
 if not _db_url:
     DATABASES["default"]["NAME"] = str(VAR_DIR / "brawl.sqlite3")
     VAR_DIR.mkdir(parents=True, exist_ok=True)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
-REDIS_URL: str | None = env("REDIS_URL", str)
+REDIS_URL: str | None = env("REDIS_URL", str, required=_production)
+"""Required in production: without it every process would keep its own cache and throttle counts."""
 CACHES = {
     "default": (
         {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
@@ -139,6 +141,11 @@ STATICFILES_DIRS = [BASE_DIR / "static"]
 
 SESSION_COOKIE_SECURE = _production
 CSRF_COOKIE_SECURE = _production
+if _production:
+    # Production runs behind a TLS-terminating proxy (Caddy, ingress-nginx) that sets
+    # X-Forwarded-Proto and overwrites any value a client sent; without this Django believes every
+    # request is plain HTTP and the CSRF origin check refuses every form over HTTPS.
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [

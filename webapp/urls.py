@@ -5,7 +5,11 @@ from django.contrib.staticfiles.views import serve
 from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
+from webapp.health import healthz
+
 urlpatterns = [
+    path("healthz", healthz, name="healthz"),
+    path("healthz/", healthz),
     path("admin/", admin.site.urls),
     path("api/v1/", include("webapp.urls_api")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),

@@ -51,19 +51,26 @@ def settings_import(env_vars: dict[str, str]) -> subprocess.CompletedProcess[str
     )
 
 
-def test_production_requires_a_secret_key(tmp_path) -> None:
-    missing = settings_import({"BRAWL_ENV": "production", "ALLOWED_HOSTS": "x.org", "BRAWL_VAR_DIR": str(tmp_path)})
-    assert missing.returncode != 0 and "SECRET_KEY is required" in missing.stderr
-    ok = settings_import(
-        {
-            "BRAWL_ENV": "production",
-            "ALLOWED_HOSTS": "x.org",
-            "SECRET_KEY": "s3cret-value",
-            "BRAWL_VAR_DIR": str(tmp_path),
-        }
-    )
+PRODUCTION = {
+    "BRAWL_ENV": "production",
+    "ALLOWED_HOSTS": "x.org",
+    "SECRET_KEY": "s3cret-value",
+    "DATABASE_URL": "postgresql://brawl@db.invalid:5432/brawl",
+    "REDIS_URL": "redis://redis.invalid:6379/0",
+}
+
+
+@pytest.mark.parametrize("name", ["SECRET_KEY", "DATABASE_URL", "REDIS_URL"])
+def test_production_requires_secret_database_and_redis(tmp_path, name) -> None:
+    env = {k: v for k, v in PRODUCTION.items() if k != name}
+    missing = settings_import({**env, "BRAWL_VAR_DIR": str(tmp_path)})
+    assert missing.returncode != 0 and f"{name} is required" in missing.stderr
+
+
+def test_complete_production_settings_load(tmp_path) -> None:
+    ok = settings_import({**PRODUCTION, "BRAWL_VAR_DIR": str(tmp_path)})
     assert ok.returncode == 0, ok.stderr
-    assert ok.stdout.split() == ["False", "django.db.backends.sqlite3", "s3cret-v"]
+    assert ok.stdout.split() == ["False", "django.db.backends.postgresql", "s3cret-v"]
 
 
 def test_development_defaults_are_marked_insecure(tmp_path) -> None:

@@ -217,3 +217,9 @@ def test_logout_and_api_redoc(author, client) -> None:
     assert c.post("/accounts/logout/").status_code == 302
     assert c.get("/me/bots/").status_code == 302
     assert client.get("/api/redoc/").status_code == 200
+
+
+def test_healthz_answers_without_login(client) -> None:
+    for path in ("/healthz", "/healthz/"):
+        r = client.get(path)
+        assert r.status_code == 200 and r.content == b"ok" and "no-cache" in r["Cache-Control"]

@@ -142,3 +142,43 @@ def test_result_sink_records_once(make_bot, author, other) -> None:
     assert where == again == f"/api/v1/matches/{m.pk}/replay/"
     assert RatingHistory.objects.filter(match=m).count() == 2
     assert Match.objects.get(pk=m.pk).referee_id == "ref-1"
+
+
+def test_staged_replay_is_kept_once_and_recorded_later(make_bot, author, other) -> None:
+    from tests.webapp.conftest import play_replay
+
+    a, b = make_bot(author, "st1"), make_bot(other, "st2")
+    m = match_services.do_queue_match(GAME, [a.latest_version, b.latest_version], rated=True)
+    match_services.do_start_match(m.pk, "ref-1")
+    replay = play_replay(m)
+    assert match_services.do_stage_result(m.pk, replay) is True
+    assert match_services.do_stage_result(m.pk, replay) is False
+    staged = Match.objects.get(pk=m.pk)
+    assert staged.status == MatchStatus.RUNNING and Replay.loads(staged.replay_bytes() or b"").seed == m.seed
+    match_services.do_finish_match(m.pk, replay)
+    assert match_services.do_stage_result(m.pk, replay) is False
+    assert RatingHistory.objects.filter(match=m).count() == 2
+
+
+def test_advance_tournament_replays_failed_games_a_bounded_number_of_times(organizer, make_bot) -> None:
+    from django.contrib.auth.models import User
+
+    from webapp.tournaments import services as t
+    from webapp.tournaments.models import Tournament
+
+    tour = t.do_create_tournament(organizer, name="adv", game=GAME, format="single_elim")
+    t.do_open_registration(tour)
+    for i in range(2):
+        bot = make_bot(User.objects.create_user(f"adv{i}"), f"advbot{i}")
+        t.do_approve_entrant(t.do_register_entrant(tour, bot.latest_version), True, seed=i + 1)
+    t.do_start_tournament(tour)
+    for attempt in range(5):
+        live = Match.objects.get(tournament=tour, status=MatchStatus.QUEUED)
+        match_services.do_fail_match(live.pk, f"referee lost it ({attempt})")
+        queued = t.do_advance_tournament(tour.pk, max_replays=3)
+        if attempt < 3:
+            assert len(queued) == 1 and queued[0].replaces_id == live.pk
+        else:
+            assert queued == []
+            break
+    assert Tournament.objects.get(pk=tour.pk).status == "running"

@@ -1,9 +1,9 @@
 """Handing a queued match to whoever runs matches: the one place the web app enqueues work.
 
-With ``BRAWL_DISPATCH=celery`` the match id is sent, after the transaction commits, to the Celery
-task named by ``BRAWL_RUN_MATCH_TASK`` (the workers refetch the row, so only the id travels).
-Otherwise nothing is sent: a queued match waits in the table for a worker polling it. This module
-does not run matches.
+With ``BRAWL_DISPATCH=celery`` the match id is sent, after the transaction commits, through the
+workers' Celery app (``workers.celery.app``) to the task named by ``BRAWL_RUN_MATCH_TASK`` (the
+workers refetch the row, so only the id travels). Otherwise nothing is sent: a queued match waits
+in the table until the workers' reaper starts it. This module does not run matches.
 """
 
 from __future__ import annotations
@@ -26,7 +26,9 @@ def _send(match_id: int) -> None:
     if mode != "celery":
         log.debug("match queued without dispatch", extra={"match_id": match_id})
         return
-    from celery import current_app  # imported here so the site runs without a broker configured
+    # The workers' Celery app carries the broker settings; celery's default app would point at an
+    # unconfigured AMQP broker. Imported here so the site runs without Celery configured.
+    from workers.celery import app
 
-    current_app.send_task(settings.BRAWL_RUN_MATCH_TASK, args=[match_id])
+    app.send_task(settings.BRAWL_RUN_MATCH_TASK, args=[match_id])
     log.info("match dispatched", extra={"match_id": match_id})
