@@ -92,6 +92,23 @@ def test_start_get_list_watch_and_cancel(game: str) -> None:
                 assert cancelled.match.outcome.termination == bot_pb2.TERMINATION_CANCELLED
                 verify(env.sink.replays[slow.match.match_id])
 
+                listed = await api.ListBots(referee_pb2.ListBotsRequest(game=game))
+                assert listed.accepting and {b.bot_id for b in listed.bots} == {"a", "mute"}
+                assert all(b.max_matches == 64 and list(b.games) == [game] for b in listed.bots)
+                assert not (await api.ListBots(referee_pb2.ListBotsRequest(game="nosuchgame"))).bots
+
+                if game == "tinygame":  # a config number travels as a Struct double and must arrive as int
+                    short = Struct()
+                    short.update({"max_turns": 6})
+                    capped = await api.StartMatch(
+                        referee_pb2.StartMatchRequest(game=game, seats=seats("house:random", "a"), config=short)
+                    )
+                    assert capped.match.config["max_turns"] == 6
+                    await env.referee.wait_all(10)
+                    replay = env.sink.replays[capped.match.match_id]
+                    assert replay.config["max_turns"] == 6 and len(replay.decisions) >= 6
+                    verify(replay)
+
                 for n in range(3):
                     await api.StartMatch(
                         referee_pb2.StartMatchRequest(game=game, seats=seats("house:random", "house:random"), seed=n)
@@ -102,7 +119,7 @@ def test_start_get_list_watch_and_cancel(game: str) -> None:
                 page2 = await api.ListMatches(
                     referee_pb2.ListMatchesRequest(page_size=3, page_token=page1.next_page_token)
                 )
-                assert len(page2.matches) == 2 and not page2.next_page_token
+                assert len(page2.matches) == (3 if game == "tinygame" else 2) and not page2.next_page_token
                 assert {m.match_id for m in page1.matches}.isdisjoint({m.match_id for m in page2.matches})
                 only_cancelled = await api.ListMatches(referee_pb2.ListMatchesRequest(state=State.STATE_CANCELLED))
                 assert [m.match_id for m in only_cancelled.matches] == [slow.match.match_id]
