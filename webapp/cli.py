@@ -1,5 +1,8 @@
 """``brawl web`` (serve the site) and ``brawl token`` (issue, revoke and list bot tokens).
 
+``brawl web`` serves with gunicorn (threaded workers) when it is installed, otherwise with
+Django's development server; ``--server`` chooses explicitly.
+
 ``brawl token create`` creates the bot (and its owner) if needed and prints the token once: it is
 the organiser's way to admit bots before anyone uses the web pages. Commands run against the
 database named by ``DATABASE_URL`` (SQLite in ``./var`` when unset).
@@ -24,6 +27,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     web = subparsers.add_parser("web", help="serve the web site and API (migrates the database first)")
     web.add_argument("--addr", default="127.0.0.1:8000", help="host:port to listen on (default 127.0.0.1:8000)")
     web.add_argument("--no-migrate", action="store_true", help="do not apply migrations at start")
+    web.add_argument(
+        "--server",
+        choices=["auto", "gunicorn", "django"],
+        default="auto",
+        help="gunicorn (production WSGI server) or django (development server); auto picks gunicorn when installed",
+    )
+    web.add_argument("--workers", type=int, default=2, help="gunicorn worker processes (default 2)")
     web.set_defaults(func=cmd_web)
 
     token = subparsers.add_parser("token", help="issue, revoke and list bot tokens")
@@ -45,13 +55,50 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
 
 
 def cmd_web(args: argparse.Namespace) -> int:
-    """Migrates and serves the site with Django's threaded server (put a proxy in front in production)."""
+    """Migrates, then serves the site with gunicorn (or Django's development server)."""
     _setup()
     from django.core.management import call_command
 
     if not args.no_migrate:
         call_command("migrate", interactive=False, verbosity=1)
-    call_command("runserver", args.addr, use_reloader=False)
+    server = args.server
+    if server == "auto":
+        try:
+            import gunicorn  # noqa: F401  (only probing whether it is installed)
+
+            server = "gunicorn"
+        except ImportError:
+            server = "django"
+    if server == "django":
+        call_command("runserver", args.addr, use_reloader=False)
+        return 0
+    return serve_gunicorn(args.addr, args.workers)
+
+
+def serve_gunicorn(addr: str, workers: int) -> int:
+    """Serves ``webapp.wsgi:application`` with gunicorn's threaded workers until stopped."""
+    from gunicorn.app.base import BaseApplication
+
+    from webapp.wsgi import application
+
+    class _App(BaseApplication):  # type: ignore[misc]
+        def load_config(self) -> None:
+            for key, value in {
+                "bind": addr,
+                "workers": workers,
+                "worker_class": "gthread",
+                "threads": 4,
+                "accesslog": "-",
+                # Long enough for the frames of a long replay to be computed.
+                "timeout": 60,
+                "graceful_timeout": 20,
+            }.items():
+                self.cfg.set(key, value)
+
+        def load(self) -> object:
+            return application
+
+    _App().run()
     return 0
 
 

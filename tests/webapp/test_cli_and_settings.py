@@ -97,3 +97,50 @@ def test_env_helpers(monkeypatch) -> None:
     )
     with pytest.raises(ValueError, match="unsupported"):
         parse_database_url("mysql://x/y")
+
+
+@pytest.mark.parametrize("server", ["gunicorn", "django"])
+def test_brawl_web_migrates_and_serves(tmp_path, server) -> None:
+    import socket
+    import time
+    import urllib.request
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {"PATH": "/usr/bin:/bin", "BRAWL_VAR_DIR": str(tmp_path), "DJANGO_SETTINGS_MODULE": "webapp.settings"}
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "referee.cli",
+            "web",
+            "--addr",
+            f"127.0.0.1:{port}",
+            "--server",
+            server,
+            "--workers",
+            "1",
+        ],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2) as r:
+                    assert r.status == 200 and r.read() == b"ok"
+                    break
+            except OSError:
+                assert proc.poll() is None, proc.stdout.read().decode() if proc.stdout else ""
+                assert time.monotonic() < deadline, "brawl web did not answer within 60 s"
+                time.sleep(0.3)
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/static/webapp/js/viewer.js", timeout=5) as r:
+            assert r.status == 200
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    assert (tmp_path / "brawl.sqlite3").exists()
