@@ -315,7 +315,7 @@ class MatchRunner:
         prefix, _, serial = decision_id.rpartition("-")
         return prefix == self.match_id and serial.isdigit() and int(serial) < self._decision_serial
 
-    def _strike(self, st: SeatState, kind: str, code: int, detail: str, p: Pending) -> None:
+    def _strike(self, st: SeatState, kind: str, code: bot_pb2.ErrorCode, detail: str, p: Pending) -> None:
         st.strikes += 1
         self.recorder.incident(st.seat, kind, f"{detail} (strike {st.strikes}/{self.time.max_strikes})")
         retry = st.strikes < self.time.max_strikes
@@ -323,7 +323,7 @@ class MatchRunner:
             st.link.send(
                 bot_pb2.ConnectResponse(
                     error=bot_pb2.Error(
-                        code=code,  # type: ignore[arg-type]
+                        code=code,
                         message=detail + ("; you may answer again before the deadline" if retry else ""),
                         match_id=self.match_id,
                         decision_id=p.decision_id,
@@ -335,11 +335,11 @@ class MatchRunner:
         if not retry:
             self._forfeit(st, f"seat {st.seat} reached {st.strikes} strikes")
 
-    def _error(self, link: SeatLink, code: int, message: str, decision_id: str = "") -> None:
+    def _error(self, link: SeatLink, code: bot_pb2.ErrorCode, message: str, decision_id: str = "") -> None:
         link.send(
             bot_pb2.ConnectResponse(
                 error=bot_pb2.Error(
-                    code=code,  # type: ignore[arg-type]
+                    code=code,
                     message=message,
                     match_id=self.match_id,
                     decision_id=decision_id,
