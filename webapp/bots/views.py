@@ -161,13 +161,13 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Update
         opponent = get_object_or_404(Bot.objects.select_related("latest_version"), pk=body.validated_data["opponent"])
         match = match_services.do_request_challenge(request.user, bot, opponent)
         left, resets_at = match_services.challenges_left(request.user)
-        response = Response(MatchSerializer(match_services_reload(match.pk)).data, status=status.HTTP_201_CREATED)
+        response = Response(MatchSerializer(reload_match(match.pk)).data, status=status.HTTP_201_CREATED)
         response["X-Challenges-Remaining"] = str(left)
         response["X-Challenges-Reset"] = resets_at.isoformat()
         return response
 
 
-def match_services_reload(match_id: int) -> object:
+def reload_match(match_id: int) -> object:
     """Returns the match with what its serializer needs, in a fixed number of queries."""
     from webapp.matches.views import match_queryset
 

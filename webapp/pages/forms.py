@@ -24,9 +24,3 @@ class BotForm(forms.Form):
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         self.fields["game"].choices = [(g, g) for g in game_names()]  # type: ignore[attr-defined]
-
-
-class ChallengeForm(forms.Form):
-    """Challenge another bot (unrated)."""
-
-    opponent = forms.IntegerField(widget=forms.HiddenInput)

@@ -7,7 +7,6 @@ Each view fetches what its template shows in a fixed number of queries (``select
 from __future__ import annotations
 
 import io
-import json
 import zipfile
 from collections import defaultdict
 from typing import Any
@@ -364,8 +363,3 @@ def my_replays_zip(request: HttpRequest) -> HttpResponse:
     response = HttpResponse(buffer.getvalue(), content_type="application/zip")
     response["Content-Disposition"] = 'attachment; filename="replays.zip"'
     return response
-
-
-def chart_json(data: Any) -> str:
-    """Serialises chart data for a ``<script type="application/json">`` block."""
-    return json.dumps(data)
