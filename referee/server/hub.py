@@ -334,13 +334,23 @@ class Referee:
         session = BotSession(identity, frozenset(allowed), cap)
         self.sessions[session.link_id] = session
         self._presence_changed()
-        for match_id, seat in sorted(self._orphans.pop(identity.bot_id, set())):
+        self._adopt_orphans(identity.bot_id)
+        return session
+
+    def _adopt_orphans(self, bot_id: BotId) -> None:
+        """Gives the seats ``bot_id`` left behind to one of its live sessions, if it has one."""
+        left = self._orphans.pop(bot_id, set())
+        for match_id, seat in sorted(left):
             runner = self.get(match_id)
-            if runner is None or runner.is_over() or not self._plays(session, runner.name):
+            if runner is None or runner.is_over():
+                continue
+            live = [s for s in self.sessions.values() if s.identity.bot_id == bot_id and not s.closed]
+            session = next((s for s in live if self._plays(s, runner.name)), None)
+            if session is None:
+                self._orphans.setdefault(bot_id, set()).add((match_id, seat))
                 continue
             session.seats.add((match_id, seat))
             runner.attach(seat, session)
-        return session
 
     @staticmethod
     def _plays(session: BotSession, game: str) -> bool:
@@ -358,6 +368,8 @@ class Referee:
         if self.relay is not None:
             self.relay.session_closed(session)
         session.seats.clear()
+        # A bot that reconnected before its old stream was found dead is already here.
+        self._adopt_orphans(session.identity.bot_id)
         self._presence_changed()
 
     def orphan(self, bot_id: BotId, match_id: MatchId, seat: Seat) -> None:

@@ -219,8 +219,8 @@ class MatchRunner:
         if st.disconnected_at is not None:
             self.recorder.incident(seat, "reconnect", f"seat {seat} reconnected as {link.link_id}")
             st.disconnected_at = None
-        if self.state is MatchState.RUNNING or resumed:
-            self._send_start(st, resumed=True)
+        if self.state is MatchState.RUNNING:
+            self._send_start(st, resumed=resumed)
             p = self.pending
             if p is not None and p.decision.seat == seat and p.answer is None:
                 self._send_request(st, p)

@@ -319,3 +319,44 @@ def test_bot_process_crash_mid_match_forfeits_after_the_grace(game: str) -> None
             assert control.state is MatchState.SUCCEEDED
 
     asyncio.run(scenario())
+
+
+class StopAfterThreeBot:
+    """Plays three decisions, then stops its own client for good (no reconnect)."""
+
+    client: BotClient | None = None
+    loop: asyncio.AbstractEventLoop | None = None
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def choose(self, decision, observation, options):  # type: ignore[no-untyped-def]
+        self.calls += 1
+        if self.calls == 3 and StopAfterThreeBot.client is not None and StopAfterThreeBot.loop is not None:
+            StopAfterThreeBot.loop.call_soon_threadsafe(StopAfterThreeBot.client.stop)
+            import time
+
+            time.sleep(0.1)
+        return options[0].id
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_seats_move_to_another_live_session_of_the_same_bot(game: str) -> None:
+    async def scenario() -> None:
+        async with referee_env() as env:
+            StopAfterThreeBot.loop = asyncio.get_running_loop()
+            StopAfterThreeBot.client = env.connect(StopAfterThreeBot, "twin", games=[game], max_matches=1)
+            await asyncio.sleep(0.2)  # connected first: it wins the tie for the seat
+            env.connect(FirstBot, "twin", games=[game], max_matches=1)
+            env.connect(FirstBot, "fast", games=[game])
+            await asyncio.sleep(0.2)
+            sessions = [s for s in env.referee.sessions.values() if s.identity.bot_id == "twin"]
+            assert len(sessions) == 2
+            r = env.start(game, ["twin", "fast"], seed=8)
+            await finish(r)
+            assert r.state is MatchState.SUCCEEDED
+            assert r.replay is not None and r.replay.outcome is not None
+            assert r.replay.outcome.termination is not Termination.FORFEIT
+            assert kinds(r.replay)[:2] == ["disconnect", "reconnect"], r.replay.incidents
+
+    asyncio.run(scenario())
