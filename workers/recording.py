@@ -168,8 +168,9 @@ def reap(
         elif match.started_at is None or now - match.started_at > deadline["start_grace"]:
             by_referee[match.referee_id].append(match)
     for address, matches in by_referee.items():
+        silent: list[str] = []  # once a referee fails to answer, ask it nothing more this sweep
         for match in matches:
-            reason = _lost_reason(address, match, now, deadline)
+            reason = _lost_reason(address, match, now, deadline, silent)
             if reason and replace_lost(match.pk, reason) is not None:
                 log.warning("match replaced match_id=%s referee=%s reason=%s", match.pk, address, reason)
                 report.replaced.append(match.pk)
@@ -181,14 +182,20 @@ def reap(
     return report
 
 
-def _lost_reason(address: str, match: Match, now: datetime, deadline: dict[str, timedelta]) -> str:
-    """Returns why ``match`` will never report, or ``""`` when it may still."""
+def _lost_reason(address: str, match: Match, now: datetime, deadline: dict[str, timedelta], silent: list[str]) -> str:
+    """Returns why ``match`` will never report, or ``""`` when it may still.
+
+    ``silent`` holds the error of a referee that already failed to answer in this sweep.
+    """
     if not address:
         return "it has no referee"
     started = match.started_at or match.created
     try:
+        if silent:
+            raise RefereeUnavailable(silent[0])
         remote = referee_client.get_match(address, str(match.pk))
     except (RefereeUnavailable, RefereeRefused) as exc:
+        silent[:1] = [str(exc)]
         if now - started > deadline["silence"]:
             return f"referee {address} has not answered: {exc}"
         return ""

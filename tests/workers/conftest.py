@@ -55,13 +55,13 @@ def database_url() -> str:
 
 
 @pytest.fixture
-def stack(transactional_db: Any, tmp_path: Path, settings: Any) -> Iterator[Stack]:
+def stack(transactional_db: Any, tmp_path: Path, settings: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[Stack]:
     """A stack of processes on a fresh committed database and a flushed Redis database; stopped afterwards."""
     import redis
 
     url = redis_url()
     redis.Redis.from_url(url).flushdb()
-    os.environ["REDIS_URL"] = url
+    monkeypatch.setenv("REDIS_URL", url)
     from workers.celery import app
 
     # The test process queues matches through the web app's dispatch, so it needs the same broker.
