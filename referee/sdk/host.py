@@ -199,22 +199,37 @@ class BotHost:
                 self._spawn(last, err.message)
 
     def _spawn(self, req: bot_pb2.DecisionRequest, rejected: str) -> None:
+        if not self.threaded:
+            # In-loop bots answer at once: no task, one event-loop turn less per decision.
+            self._answer(req, rejected)
+            return
         task = asyncio.get_running_loop().create_task(self._decide(req, rejected))
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
+
+    def _answer(self, req: bot_pb2.DecisionRequest, rejected: str) -> None:
+        try:
+            option_id, note = ask(
+                self._bot(req.match_id, req.seat), decode_turn(req, self.games.get(req.match_id, ""), rejected)
+            )
+        except Exception:
+            # A bot's exception is the bot's bug: log it and let the referee's clock decide.
+            log.exception("bot failed on match %s decision %s", req.match_id, req.decision_id)
+            return
+        self._send_answer(req, option_id, note)
 
     async def _decide(self, req: bot_pb2.DecisionRequest, rejected: str) -> None:
         try:
             turn = decode_turn(req, self.games.get(req.match_id, ""), rejected)
             bot = self._bot(req.match_id, req.seat)
-            if self.threaded:
-                option_id, note = await asyncio.to_thread(ask, bot, turn)
-            else:
-                option_id, note = ask(bot, turn)
+            option_id, note = await asyncio.to_thread(ask, bot, turn)
         except Exception:
             # A bot's exception is the bot's bug: log it and let the referee's clock decide.
             log.exception("bot failed on match %s decision %s", req.match_id, req.decision_id)
             return
+        self._send_answer(req, option_id, note)
+
+    def _send_answer(self, req: bot_pb2.DecisionRequest, option_id: str, note: str) -> None:
         self.emit(
             bot_pb2.ConnectRequest(
                 answer=bot_pb2.Answer(
