@@ -18,7 +18,10 @@ from google.protobuf.struct_pb2 import Struct
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
+from referee.core.ids import BotId
 from referee.core.replay import verify
+from referee.server.hub import StartError
+from referee.server.match import MatchState, SeatSpec
 from tests.referee.bots import FirstBot, SilentBot
 from tests.referee.harness import FAST, GAMES, referee_env
 
@@ -191,3 +194,34 @@ def test_health_and_reflection() -> None:
             assert env.referee.accepting is False
 
     asyncio.run(scenario())
+
+
+def test_graceful_stop_cancels_what_does_not_finish_in_the_grace() -> None:
+    async def scenario() -> None:
+        async with referee_env() as env:
+            env.connect(SilentBot, "mute", games=["tinygame"])
+            slow_clock = FAST.to_proto()
+            slow_clock.max_strikes = 1000
+            slow_clock.bank_time.FromSeconds(1000)
+            runner = env.referee.start_match(
+                game="tinygame",
+                seats=[_spec("mute"), _spec("house:random")],
+                seed=1,
+                time_control=slow_clock,
+            )
+            await asyncio.sleep(0.3)
+            assert runner.state is MatchState.RUNNING
+            await env.server.stop(0.5)
+            assert runner.state is MatchState.CANCELLED
+            assert runner.replay is not None and "shutting down" in runner.replay.outcome.reason  # type: ignore[union-attr]
+            verify(env.sink.replays[runner.match_id])
+            with pytest.raises(StartError, match="shutting down"):
+                env.referee.start_match(game="tinygame", seats=[_spec("house:random"), _spec("house:random")])
+
+    asyncio.run(scenario())
+
+
+def _spec(name: str) -> SeatSpec:
+    if name.startswith("house:"):
+        return SeatSpec(house_bot=name[6:])
+    return SeatSpec(bot_id=BotId(name))
