@@ -2,13 +2,14 @@
 
 Partitions: the origin plays a seat whose bot is on another referee (presence, claim, decisions
 and answers relayed, match end frees the host's seat); the remote bot drops and comes back to its
-referee within the grace and the match resumes. Needs Redis on 127.0.0.1:6379 (the test fails,
-not skips, without it).
+referee within the grace and the match resumes. Needs Redis at ``REDIS_URL`` (default 127.0.0.1:6379);
+the test fails, not skips, without it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -28,7 +29,8 @@ from tests.referee.bots import FirstBot
 from tests.referee.harness import FAST, GAMES
 from tests.referee.test_faults import DroppingBot
 
-REDIS = "redis://127.0.0.1:6379/0"
+REDIS = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
+"""The Redis of the test services (``scripts/services.sh`` exports ``REDIS_URL``)."""
 
 
 @asynccontextmanager
