@@ -74,8 +74,8 @@ def can_carry(c: Creature) -> bool:
 
 
 def count_of(m: SBMatch, seat: int) -> int:
-    """Returns how many creatures ``seat`` controls."""
-    return sum(1 for c in m.creatures.values() if c.owner == seat)
+    """Returns how many creatures ``seat`` controls (counting those Chaos has lifted and not yet rolled back in)."""
+    return sum(1 for c in m.creatures.values() if c.owner == seat) + sum(1 for c in m.limbo.values() if c.owner == seat)
 
 
 def can_act(m: SBMatch, c: Creature) -> bool:
