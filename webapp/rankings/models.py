@@ -1,9 +1,11 @@
 """Ratings per bot version and game, and the append-only history that produced them.
 
-``Rating`` is the current value (a cache of the history, for fast leaderboards); ``RatingHistory``
-has one row per rated match and seat, unique on (match, bot version), so a result can never be
-counted twice even if the finishing task runs twice. The arithmetic lives in ``ladder/``;
-rows are written by ``rankings.services`` only.
+``Rating`` is the current value (``ladder.history.VersionRating`` plus display counters, a cache of
+the history for fast leaderboards); ``RatingHistory`` has one row per rated match and seat holding
+exactly one ``ladder.history.HistoryEntry``, unique on (match, bot version), so a result can never
+be counted twice even if the finishing task runs twice. The arithmetic lives in ``ladder/``; rows
+are written by ``rankings.services`` only, and ``brawl ratings verify`` checks them against a
+recomputation from the results.
 """
 
 # Django and DRF declare options as mutable class attributes (Meta.fields, permission_classes, list_display).
@@ -51,7 +53,11 @@ class Rating(models.Model):
     last_played = models.DateTimeField(null=True, blank=True)
     """When the last rated match finished."""
     peak_elo = models.FloatField(default=INITIAL_ELO)
-    """Highest Elo reached."""
+    """Highest Elo held: the prior and every rating after a game."""
+    inherited_from = models.ForeignKey(
+        refs.BOT_VERSION, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    """The parent version whose rating was this version's prior; ``None`` for a default prior."""
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["bot_version", "game"], name="rating_unique_per_version_game")]
@@ -80,11 +86,29 @@ class RatingHistory(models.Model):
     glicko_after = models.FloatField()
     """Glicko-2 rating after the match."""
     rd_before = models.FloatField()
-    """Glicko-2 deviation before the match."""
+    """Glicko-2 deviation before the match, before its growth for idle time."""
     rd_after = models.FloatField()
     """Glicko-2 deviation after the match."""
     rank = models.PositiveSmallIntegerField()
     """The version's rank in the match, 1 best."""
+    seat = models.PositiveSmallIntegerField(default=0)
+    """The version's seat in the match, from 0."""
+    score = models.FloatField(default=0.0)
+    """Pairwise score: mean of 1/0.5/0 against every opponent (the team's, in team games)."""
+    played_at = models.DateTimeField(null=True, blank=True)
+    """When the match was played (its ``finished_at``): drives the deviation's idle growth."""
+    k = models.FloatField(default=0.0)
+    """The Elo K used."""
+    games_before = models.PositiveIntegerField(default=0)
+    """Rated games of the version before this one."""
+    volatility_before = models.FloatField(default=INITIAL_VOLATILITY)
+    """Glicko-2 volatility before the match."""
+    volatility_after = models.FloatField(default=INITIAL_VOLATILITY)
+    """Glicko-2 volatility after the match."""
+    inherited_from = models.ForeignKey(
+        refs.BOT_VERSION, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    """On a version's first rated match, the parent whose rating was the prior."""
     created = models.DateTimeField(auto_now_add=True, db_index=True)
     """When the change was recorded."""
 
