@@ -12,12 +12,14 @@ import importlib
 import sys
 
 SUBCOMMANDS: list[str] = [
+    "workers.supervise",
     "referee.replay_cli",
     "referee.server.cli",
     "referee.sdk.cli",
     "referee.play",
     "webapp.cli",
     "workers.cli",
+    "workers.housebots",
 ]
 """Modules that register subcommands, in the order ``brawl --help`` lists them."""
 

@@ -97,6 +97,14 @@ class DatabaseConfig:
             # The test database gets its own name from the URL, so that the runs of several
             # checkouts on one server do not collide.
             out["TEST"] = {"NAME": f"test_{self.name}"}
+        elif self.engine.endswith("sqlite3"):
+            # Several processes share the file under `brawl run` (referee, worker, web): wait for a
+            # lock instead of failing, take write locks up front, and let readers run beside a writer.
+            out["OPTIONS"] = {
+                "timeout": 20,
+                "transaction_mode": "IMMEDIATE",
+                "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+            }
         return out
 
 

@@ -1,0 +1,138 @@
+"""Demo data for ``brawl run``: logins, house bots of several strengths, tournaments.
+
+Idempotent: run at every start. It creates what is missing and re-issues the house bots' tokens
+(only hashes are stored, so a restart needs fresh ones). On the first start it also plays one small
+tournament to the end, in-process through the referee's match runner (the same code path as a
+server match), so a first visitor finds ratings, replays and a finished bracket at once; a second
+tournament is left running for the workers to play on.
+
+Not for production databases: it creates users with published passwords.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass, field
+from typing import Any
+
+log = logging.getLogger("workers.demo")
+
+DEMO_LOGINS = {"organizer": ("organizer", True), "author": ("author", False)}
+"""Demo users: name -> (password, is staff). Printed by ``brawl run``."""
+
+
+@dataclass
+class Demo:
+    """What the demo set-up made: the farm spec for the house bots, and notes to print."""
+
+    farm: list[dict[str, Any]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def ensure_demo(*, play_finished_tournament: bool = True) -> Demo:
+    """Creates the demo users, house bots and tournaments that are missing.
+
+    Must run with Django set up and the database migrated.
+    """
+    from django.contrib.auth.models import User
+
+    from referee.core.registry import game_names
+    from webapp.bots import services as bots
+    from webapp.bots.models import Bot
+    from workers.housebots import STRENGTHS
+
+    demo = Demo()
+    for name, (password, staff) in DEMO_LOGINS.items():
+        user, created = User.objects.get_or_create(username=name, defaults={"is_staff": staff})
+        if created:
+            user.set_password(password)
+            user.save()
+    house, _ = User.objects.get_or_create(username="house")
+    for game in game_names():
+        for strength, cls in STRENGTHS.items():
+            bot = Bot.objects.filter(game=game, name=strength).first()
+            if bot is None:
+                bot, issued = bots.do_create_bot(
+                    house, game, strength, f"House bot ({cls.__doc__ or strength})", is_house=True
+                )
+            else:
+                issued = bots.do_issue_token(bot, revoke_others=True)
+            demo.farm.append(
+                {"bot": f"{cls.__module__}:{cls.__name__}", "token": issued.token, "max_matches": 3, "name": bot.name}
+            )
+    if play_finished_tournament:
+        _ensure_tournaments(demo)
+    return demo
+
+
+def _ensure_tournaments(demo: Demo) -> None:
+    from django.contrib.auth.models import User
+
+    from webapp.bots.models import BotVersion
+    from webapp.tournaments import services as tournaments
+    from webapp.tournaments.models import Tournament
+
+    organizer = User.objects.get(username="organizer")
+    wanted = [
+        ("Opening Cup", "superfantasybrawl", "single_elim", True),
+        ("Autumn Round Robin", "scrumbrawl", "round_robin", False),
+    ]
+    for name, game, fmt, play_now in wanted:
+        if Tournament.objects.filter(name=name).exists():
+            continue
+        t = tournaments.do_create_tournament(organizer, name=name, game=game, format=fmt)
+        t = tournaments.do_open_registration(t)
+        for version in BotVersion.objects.filter(bot__game=game, bot__is_house=True).order_by("bot__name"):
+            tournaments.do_approve_entrant(tournaments.do_register_entrant(t, version))
+        t = tournaments.do_start_tournament(t)
+        if play_now:
+            played = asyncio.run(_play_queued(t.pk))
+            demo.notes.append(f"played {played} matches of {name!r} to its end")
+        else:
+            demo.notes.append(f"{name!r} is running: the workers play its matches")
+
+
+async def _play_queued(tournament_id: int) -> int:
+    """Plays every queued match of a tournament in-process until none is left."""
+    from asgiref.sync import sync_to_async
+
+    from referee.server.auth import MemoryTokenStore
+    from referee.server.hub import Referee
+    from referee.server.match import SeatSpec
+    from referee.server.sinks import MemoryResultSink
+    from referee.server.timecontrol import defaults_for
+    from webapp.matches import services as matches
+    from webapp.matches.models import Match, MatchStatus
+    from workers.housebots import STRENGTHS
+
+    referee = Referee(tokens=MemoryTokenStore(), sink=MemoryResultSink())
+
+    def queued() -> list[tuple[int, str, dict[str, Any], int, list[str]]]:
+        rows = Match.objects.filter(tournament_id=tournament_id, status=MatchStatus.QUEUED).prefetch_related(
+            "seats__bot_version__bot"
+        )
+        return [
+            (m.pk, m.game, m.config, m.seed, [s.bot_version.bot.name for s in m.seats.order_by("seat")]) for m in rows
+        ]
+
+    played = 0
+    while batch := await sync_to_async(queued)():
+        for match_id, game, config, seed, names in batch:
+            await sync_to_async(matches.do_start_match)(match_id, "demo")
+            runner = referee.start_match(
+                game=game,
+                seats=[SeatSpec(name=n) for n in names],
+                config=config,
+                seed=seed,
+                time_control=defaults_for(game).to_proto(),
+                match_id=str(match_id),
+                local_factories={i: STRENGTHS[n] for i, n in enumerate(names)},
+            )
+            replay = await runner.wait()
+            if replay is None:
+                await sync_to_async(matches.do_fail_match)(match_id, "the demo match did not finish")
+            else:
+                await sync_to_async(matches.do_finish_match)(match_id, replay, referee_id="demo")
+            played += 1
+    return played

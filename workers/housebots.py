@@ -1,0 +1,127 @@
+"""House bots of several strengths, and a farm that connects many of them from one process.
+
+Each strength is an SDK bot class that plays any game: on its first turn of a match it builds the
+game's ``heuristic`` house policy (``referee/games/<game>/bots.py``) and, with probability
+``epsilon``, plays a uniformly random legal option instead. ``epsilon`` 0 is the full heuristic, 1
+is pure random, so the ladder has bots of known, ordered strength.
+
+The farm (``brawl bot farm SPEC.json``) runs one real :class:`referee.sdk.BotClient` per entry, each
+with its own gRPC stream and token, in one asyncio loop: cheaper than a process per bot on one
+machine, and the same protocol as any remote bot.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import signal
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from referee.core.bots import RandomPolicy
+from referee.core.chance import SeededChance
+from referee.sdk.house import house_factory
+
+
+class _Mixed:
+    """Plays the game's heuristic house bot, diluted with random moves."""
+
+    epsilon = 0.0
+
+    def __init__(self, seed: int = 0) -> None:
+        self._seed = seed
+        self._coin = SeededChance(seed ^ 0xC0FFEE)
+        self._random = RandomPolicy(seed)
+        self._policy: Any = None
+
+    def choose_turn(self, turn: Any) -> str:
+        """Returns the heuristic's option, or a random one with probability ``epsilon``."""
+        if self._policy is None:
+            self._policy = house_factory(turn.game, "heuristic", self._seed)()
+        if self.epsilon and self._coin.below(1000) < self.epsilon * 1000:
+            return self._random.choose(turn.decision, turn.observation, turn.options)
+        choice: str = self._policy.choose(turn.decision, turn.observation, turn.options)
+        return choice
+
+    def choose(self, decision: Any, observation: Any, options: Sequence[Any]) -> str:
+        """Unused: :meth:`choose_turn` takes precedence; kept for the Bot protocol."""
+        return self._random.choose(decision, observation, options)
+
+
+class HeuristicBot(_Mixed):
+    """The strongest house bot: the game's heuristic, always."""
+
+    epsilon = 0.0
+
+
+class SteadyBot(_Mixed):
+    """The heuristic with one move in five random."""
+
+    epsilon = 0.2
+
+
+class ErraticBot(_Mixed):
+    """The heuristic with three moves in five random."""
+
+    epsilon = 0.6
+
+
+class RandomBot(_Mixed):
+    """The weakest house bot: uniformly random legal options."""
+
+    epsilon = 1.0
+
+
+STRENGTHS: dict[str, type[_Mixed]] = {
+    "heuristic": HeuristicBot,
+    "steady": SteadyBot,
+    "erratic": ErraticBot,
+    "random": RandomBot,
+}
+"""House bots from strongest to weakest, by the name they carry on the ladder."""
+
+
+async def run_farm(server: str, spec: Sequence[dict[str, Any]], stop: asyncio.Event | None = None) -> None:
+    """Runs one SDK client per spec entry until ``stop`` is set (or SIGINT/SIGTERM)."""
+    from referee.sdk import BotClient
+    from referee.sdk.client import load_object
+
+    clients = [
+        BotClient(
+            load_object(str(entry["bot"])),
+            server,
+            str(entry["token"]),
+            max_matches=int(entry.get("max_matches", 4)),
+            threaded=False,
+        )
+        for entry in spec
+    ]
+    tasks = [asyncio.create_task(c.run()) for c in clients]
+    stop = stop or asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+    for c in clients:
+        c.stop()
+    await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """Registers ``brawl farm``."""
+    parser = subparsers.add_parser("farm", help="connect many SDK bots from one process (house bots)")
+    parser.add_argument("spec", type=Path, help='JSON list of {"bot": "module:Class", "token": ..., "max_matches": n}')
+    parser.add_argument("--server", default="127.0.0.1:50051", metavar="HOST:PORT")
+    parser.set_defaults(func=cmd_farm)
+
+
+def cmd_farm(args: argparse.Namespace) -> int:
+    """Runs the farm until interrupted."""
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s %(message)s")
+    spec = json.loads(args.spec.read_text())
+    print(f"farm: {len(spec)} bots connecting to {args.server}", flush=True)
+    asyncio.run(run_farm(args.server, spec))
+    return 0
