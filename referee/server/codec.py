@@ -60,6 +60,7 @@ _SIMPLE_SCALARS = {
     FieldDescriptor.TYPE_STRING,
 }
 _SIMPLE: dict[str, bool] = {}
+_CLASSES: dict[tuple[str, str], type[Message]] = {}
 
 
 def _is_simple(desc: Any, seen: frozenset[str] = frozenset()) -> bool:
@@ -131,7 +132,9 @@ def typed_message(game: str, kind: str, data: Any) -> Message:
     Raises:
         referee.wire.WireError: the data does not fit the message (from the strict parser).
     """
-    cls = wire.message_class(game, kind)
+    cls = _CLASSES.get((game, kind))
+    if cls is None:
+        cls = _CLASSES[(game, kind)] = wire.message_class(game, kind)
     if _is_simple(cls.DESCRIPTOR) and isinstance(data, dict):
         msg = cls()
         try:
