@@ -2,8 +2,9 @@
 
 Creates authors, bots (one version each) spread over the registered product games, and finished
 rated matches between random pairs with results drawn from the bots' hidden strengths; ratings
-and the append-only history are computed with the same ``ladder`` functions the services use, in
-match order, then written in bulk. Matches carry no replay (the viewer needs real games; see
+and the append-only history are computed with ``ladder.history.rate_game`` in match order and
+stored through the same row builders ``rankings.services`` uses, then written in bulk, so
+``brawl ratings verify`` passes on a seeded database. Matches carry no replay (the viewer needs real games; see
 ``tests/webapp/test_browser.py``). Not for production databases: it adds rows, it never deletes.
 
 Usage: ``python -m django seed_ladder --bots 1000 --matches 100000 --settings=webapp.settings``
@@ -20,13 +21,13 @@ from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand, CommandParser
 from django.db import transaction
 
-from ladder.elo import expected_score, rating_changes
-from ladder.glicko2 import Glicko2Rating, rate
-from ladder.results import pairwise_score
+from ladder.elo import expected_score
+from ladder.history import VersionRating, rate_game
+from ladder.ids import BotVersionId
 from webapp.bots.models import Bot, BotVersion
 from webapp.matches.models import Match, MatchSeat, MatchStatus, new_request_id
 from webapp.rankings.models import Rating, RatingHistory
-from webapp.rankings.services import K_SCHEDULE
+from webapp.rankings.services import CONFIG, apply_entry, game_result, history_row, parents_of
 
 GAMES = ["superfantasybrawl", "scrumbrawl"]
 BATCH = 5000
@@ -75,19 +76,10 @@ class Command(BaseCommand):
         by_game: dict[str, list[BotVersion]] = {g: [] for g in GAMES}
         for b, v in zip(bots, versions, strict=True):
             by_game[b.game].append(v)
-        state: dict[int, dict[str, Any]] = {
-            v.pk: {
-                "elo": 1500.0,
-                "g": Glicko2Rating(),
-                "games": 0,
-                "w": 0,
-                "l": 0,
-                "d": 0,
-                "peak": 1500.0,
-                "last": None,
-            }
-            for v in versions
-        }
+        game_of = {v.pk: b.game for b, v in zip(bots, versions, strict=True)}
+        rows = {v.pk: Rating(bot_version_id=v.pk, game=game_of[v.pk]) for v in versions}
+        current: dict[BotVersionId, VersionRating] = {}
+        parents = parents_of(b.pk for b in bots)
         start_time = datetime.now(UTC) - timedelta(days=60)
         step = timedelta(days=60) / max(1, opts["matches"])
         done = 0
@@ -113,72 +105,29 @@ class Command(BaseCommand):
                         outcome={"ranks": list(ranks), "termination": "victory", "reason": "seeded", "scores": []},
                     )
                 )
-                plans.append((a.pk, b.pk, ranks, when))
+                plans.append((a.pk, b.pk, ranks))
             with transaction.atomic():
                 Match.objects.bulk_create(matches, batch_size=BATCH)
                 seats, history = [], []
-                for m, (va, vb, ranks, when) in zip(matches, plans, strict=True):
-                    sa, sb = state[va], state[vb]
-                    delta = rating_changes(
-                        [sa["elo"], sb["elo"]], list(ranks), [K_SCHEDULE.k(sa["games"]), K_SCHEDULE.k(sb["games"])]
-                    )
-                    ga = rate(sa["g"], [(sb["g"], pairwise_score(ranks[0], ranks[1]))])
-                    gb = rate(sb["g"], [(sa["g"], pairwise_score(ranks[1], ranks[0]))])
-                    for seat, (v, s, d, g, rank) in enumerate(
-                        ((va, sa, delta[0], ga, ranks[0]), (vb, sb, delta[1], gb, ranks[1]))
-                    ):
+                for m, (va, vb, ranks) in zip(matches, plans, strict=True):
+                    result = game_result(m.pk, m.game, m.config, m.finished_at, [(va, ranks[0]), (vb, ranks[1])])
+                    rated = rate_game(result, current, parents, CONFIG)
+                    for seat, (rating, entry) in enumerate(zip(rated.ratings, rated.entries, strict=True)):
+                        current[rating.version] = rating
+                        apply_entry(rows[int(rating.version)], rating, entry, result)
+                        history.append(history_row(entry))
                         seats.append(
                             MatchSeat(
-                                match=m, seat=seat, bot_version_id=v, rank=rank, mean_latency_ms=rng.uniform(5, 80)
-                            )
-                        )
-                        history.append(
-                            RatingHistory(
                                 match=m,
-                                bot_version_id=v,
-                                game=m.game,
-                                elo_before=s["elo"],
-                                elo_after=s["elo"] + d,
-                                glicko_before=s["g"].rating,
-                                glicko_after=g.rating,
-                                rd_before=s["g"].deviation,
-                                rd_after=g.deviation,
-                                rank=rank,
+                                seat=seat,
+                                bot_version_id=int(entry.version),
+                                rank=entry.rank,
+                                mean_latency_ms=rng.uniform(5, 80),
                             )
                         )
-                    for s, d, g, mine, theirs in (
-                        (sa, delta[0], ga, ranks[0], ranks[1]),
-                        (sb, delta[1], gb, ranks[1], ranks[0]),
-                    ):
-                        s["elo"] += d
-                        s["g"] = g
-                        s["games"] += 1
-                        s["peak"] = max(s["peak"], s["elo"])
-                        s["last"] = when
-                        s["w" if mine < theirs else "l" if mine > theirs else "d"] += 1
                 MatchSeat.objects.bulk_create(seats, batch_size=BATCH)
                 RatingHistory.objects.bulk_create(history, batch_size=BATCH)
             done += n
             self.stdout.write(f"{done} matches ({time.monotonic() - started:.0f}s)")
-        game_of = {v.pk: b.game for b, v in zip(bots, versions, strict=True)}
-        Rating.objects.bulk_create(
-            [
-                Rating(
-                    bot_version_id=v,
-                    game=game_of[v],
-                    elo=s["elo"],
-                    glicko_rating=s["g"].rating,
-                    glicko_rd=s["g"].deviation,
-                    glicko_volatility=s["g"].volatility,
-                    games=s["games"],
-                    wins=s["w"],
-                    losses=s["l"],
-                    draws=s["d"],
-                    last_played=s["last"],
-                    peak_elo=s["peak"],
-                )
-                for v, s in state.items()
-            ],
-            batch_size=BATCH,
-        )
+        Rating.objects.bulk_create(rows.values(), batch_size=BATCH)
         self.stdout.write(self.style.SUCCESS(f"seeded in {time.monotonic() - started:.0f}s"))
