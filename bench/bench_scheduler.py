@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -103,100 +104,108 @@ def run(args: argparse.Namespace, bench_db: str, redis_url: str) -> int:
     for i in range(args.bots):
         _bot, issued = bot_services.do_create_bot(owner, game, f"bench{i}", is_house=True)
         entries.append({"bot": POLICIES[i % len(POLICIES)], "token": issued.token, "max_matches": args.seats})
-    with tempfile.TemporaryDirectory(prefix="bench-scheduler-") as tmp:
-        stack = Stack(
-            Path(tmp),
-            {
-                "DATABASE_URL": bench_db,
-                "REDIS_URL": redis_url,
-                "BRAWL_LADDER_GAMES": game,
-                "BRAWL_LADDER_INTERVAL": "1",
-                "LOG_LEVEL": "WARNING",
-            },
+    tmp = tempfile.mkdtemp(prefix="bench-scheduler-")
+    ok = False
+    stack = Stack(
+        Path(tmp),
+        {
+            "DATABASE_URL": bench_db,
+            "REDIS_URL": redis_url,
+            "BRAWL_LADDER_GAMES": game,
+            "BRAWL_LADDER_INTERVAL": "1",
+            "LOG_LEVEL": "WARNING",
+        },
+    )
+    try:
+        stack.start_referee()
+        stack.start_bots(entries)
+
+        # Phase 1: end to end.
+        stack.start_worker("worker", concurrency=args.concurrency, beat=True)
+
+        def recorded() -> int:
+            return Match.objects.filter(status=MatchStatus.FINISHED).count()
+
+        warm = time.monotonic() + 10
+        wait_until(lambda: time.monotonic() > warm, 30, "warm-up")
+        n0, t0 = recorded(), time.monotonic()
+        time.sleep(args.seconds)
+        n1, t1 = recorded(), time.monotonic()
+        per_min = (n1 - n0) / (t1 - t0) * 60
+        decisions = [
+            len(Replay.loads(m.replay_bytes() or b"").decisions)
+            for m in Match.objects.filter(status=MatchStatus.FINISHED).order_by("-id")[:20]
+        ]
+        print(
+            f"end to end: {n1 - n0} matches recorded in {t1 - t0:.0f} s = {per_min:.0f} matches/min "
+            f"({args.bots} instant bots x {args.seats} seats, {args.concurrency} worker processes + beat, "
+            f"~{sum(decisions) / max(1, len(decisions)):.0f} decisions/match)"
         )
-        try:
-            stack.start_referee()
-            stack.start_bots(entries)
+        stack.terminate("worker")
+        # Drain: no more ladder rounds, but the reaper keeps sweeping.
+        stack.env["BRAWL_LADDER_GAMES"] = "scrumbrawl"
+        stack.start_worker("drain", concurrency=args.concurrency, beat=True)
+        wait_until(
+            lambda: not Match.objects.filter(status__in=[MatchStatus.RUNNING, MatchStatus.QUEUED]).exists(),
+            120,
+            "in-flight matches to be recorded",
+        )
 
-            # Phase 1: end to end.
-            stack.start_worker("worker", concurrency=args.concurrency, beat=True)
+        # Phase 2: the recorder alone, on real replays staged on fresh running matches.
+        sources = list(Match.objects.filter(status=MatchStatus.FINISHED).order_by("id")[: args.records])
+        staged = []
+        from django.test.utils import override_settings
 
-            def recorded() -> int:
-                return Match.objects.filter(status=MatchStatus.FINISHED).count()
+        with override_settings(BRAWL_DISPATCH="none"):
+            for i in range(args.records):
+                src = sources[i % len(sources)]
+                versions = [s.bot_version for s in src.seats.select_related("bot_version").order_by("seat")]
+                m = match_services.do_queue_match(game, versions, rated=True, seed=src.seed)
+                match_services.do_start_match(m.pk, stack.referee_address)
+                match_services.do_stage_result(m.pk, Replay.loads(src.replay_bytes() or b""))
+                staged.append(m.pk)
+        t0 = time.monotonic()
+        for pk in staged:
+            app.send_task("workers.tasks.record_match", args=[pk])
+        wait_until(
+            lambda: Match.objects.filter(pk__in=staged, status=MatchStatus.FINISHED).count() == len(staged),
+            300,
+            "the staged results to be recorded",
+        )
+        dt = time.monotonic() - t0
+        print(
+            f"recorder alone: {len(staged)} results recorded in {dt:.1f} s = {len(staged) / dt * 60:.0f} "
+            f"records/min ({args.concurrency} worker processes; replay, seats, Elo and Glicko-2, history)"
+        )
+        stack.terminate("drain")
 
-            warm = time.monotonic() + 10
-            wait_until(lambda: time.monotonic() > warm, 30, "warm-up")
-            n0, t0 = recorded(), time.monotonic()
-            time.sleep(args.seconds)
-            n1, t1 = recorded(), time.monotonic()
-            per_min = (n1 - n0) / (t1 - t0) * 60
-            decisions = [
-                len(Replay.loads(m.replay_bytes() or b"").decisions)
-                for m in Match.objects.filter(status=MatchStatus.FINISHED).order_by("-id")[:20]
-            ]
-            print(
-                f"end to end: {n1 - n0} matches recorded in {t1 - t0:.0f} s = {per_min:.0f} matches/min "
-                f"({args.bots} instant bots x {args.seats} seats, {args.concurrency} worker processes + beat, "
-                f"~{sum(decisions) / max(1, len(decisions)):.0f} decisions/match)"
-            )
-            stack.terminate("worker")
-            stack.start_worker("drain", concurrency=args.concurrency)
-            wait_until(
-                lambda: not Match.objects.filter(status__in=[MatchStatus.RUNNING, MatchStatus.QUEUED]).exists(),
-                120,
-                "in-flight matches to be recorded",
-            )
+        # Phase 3: one scheduling round, in-process, with every bot online and idle.
+        from workers.scheduling import schedule_round
 
-            # Phase 2: the recorder alone, on real replays staged on fresh running matches.
-            sources = list(Match.objects.filter(status=MatchStatus.FINISHED).order_by("id")[: args.records])
-            staged = []
-            from django.test.utils import override_settings
+        os.environ["BRAWL_REFEREES"] = stack.referee_address
 
-            with override_settings(BRAWL_DISPATCH="none"):
-                for i in range(args.records):
-                    src = sources[i % len(sources)]
-                    versions = [s.bot_version for s in src.seats.select_related("bot_version").order_by("seat")]
-                    m = match_services.do_queue_match(game, versions, rated=True, seed=src.seed)
-                    match_services.do_start_match(m.pk, stack.referee_address)
-                    match_services.do_stage_result(m.pk, Replay.loads(src.replay_bytes() or b""))
-                    staged.append(m.pk)
-            t0 = time.monotonic()
-            for pk in staged:
-                app.send_task("workers.tasks.record_match", args=[pk])
-            wait_until(
-                lambda: Match.objects.filter(pk__in=staged, status=MatchStatus.FINISHED).count() == len(staged),
-                300,
-                "the staged results to be recorded",
-            )
-            dt = time.monotonic() - t0
-            print(
-                f"recorder alone: {len(staged)} results recorded in {dt:.1f} s = {len(staged) / dt * 60:.0f} "
-                f"records/min ({args.concurrency} worker processes; replay, seats, Elo and Glicko-2, history)"
-            )
-            stack.terminate("drain")
-
-            # Phase 3: one scheduling round, in-process, with every bot online and idle.
-            from workers.scheduling import schedule_round
-
-            os.environ["BRAWL_REFEREES"] = stack.referee_address
-
-            times, queued = [], []
-            with override_settings(BRAWL_DISPATCH="none"):
-                for i in range(5):
-                    t0 = time.monotonic()
-                    report = schedule_round(game, f"bench-{i}")
-                    times.append(time.monotonic() - t0)
-                    queued.append(len(report.queued))
-                    for pk in report.queued:
-                        match_services.do_cancel_match(pk, "benchmark round, not played")
-            best = min(times)
-            print(
-                f"scheduler alone: one ladder round takes {best * 1000:.0f} ms (best of 5) and queues "
-                f"{max(queued)} matches for {args.bots} bots x {args.seats} seats: "
-                f"at most {max(queued) / best * 60:.0f} matches/min from one scheduling process"
-            )
-        finally:
-            stack.stop()
+        times, queued = [], []
+        with override_settings(BRAWL_DISPATCH="none"):
+            for i in range(5):
+                t0 = time.monotonic()
+                report = schedule_round(game, f"bench-{i}")
+                times.append(time.monotonic() - t0)
+                queued.append(len(report.queued))
+                for pk in report.queued:
+                    match_services.do_cancel_match(pk, "benchmark round, not played")
+        best = min(times)
+        print(
+            f"scheduler alone: one ladder round takes {best * 1000:.0f} ms (best of 5) and queues "
+            f"{max(queued)} matches for {args.bots} bots x {args.seats} seats: "
+            f"at most {max(queued) / best * 60:.0f} matches/min from one scheduling process"
+        )
+        ok = True
+    finally:
+        stack.stop()
+        if ok:
+            shutil.rmtree(tmp, ignore_errors=True)
+        else:
+            print(f"logs kept in {tmp}")
     return 0
 
 
