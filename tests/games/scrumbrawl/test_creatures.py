@@ -315,3 +315,32 @@ def test_2_1_minotaur_charge_needs_three_straight_squares() -> None:
     """2.1 Minotaur: no charge when the last three squares are not free in a straight line."""
     m, (mino, yeti, _) = build([("Minotaur", 0, (10, 3)), ("Yeti", 1, (10, 8)), ("Skeleton", 0, (10, 6))])
     assert f"charge:{mino}:{yeti}:e" not in option_ids(m)
+
+
+@pytest.mark.parametrize("name", ["Centipede", "Scorpion", "Spider", "Tuatara", "Wyvern"])
+def test_2_1_venom_destroys_an_enchanted_creature(name: str) -> None:
+    """2.1 Venom: a successful attack destroys the creature even if it is enchanted."""
+    m, (a, d) = build([(name, 0, (5, 5)), ("Yeti", 1, (5, 6))], enchant={1: "Morphous Armor"}, dice=[20, 1])
+    m.apply(f"attack:{a}:{d}")
+    assert d not in m.creatures
+
+
+@pytest.mark.parametrize(("name", "attacks"), [("Chimera", 3), ("Boulder Golem", 2), ("Sphinx", 2), ("Yeti", 1)])
+def test_2_1_number_of_attacks(name: str, attacks: int) -> None:
+    """2.1: the sword icon gives the number of attacks in one turn."""
+    m, (a, d) = build([(name, 0, (5, 5)), ("Boulder Golem", 1, (5, 6))], dice=[1, 1] * attacks)
+    m.apply(f"attack:{a}:{d}")
+    n = 1
+    while (decision := m.to_move()) is not None and decision.kind == "attack":
+        m.apply(f"attack:{a}:{d}")
+        n += 1
+    assert n == attacks
+
+
+@pytest.mark.parametrize(
+    "name", ["Dragon", "Eagle", "Gargoyle", "Ghost", "Gryphon", "Harpy", "Phoenix", "Pixie", "Sphinx", "Wyvern"]
+)
+def test_2_1_flyers_cannot_be_attacked_by_an_adjacent_non_ranged_creature(name: str) -> None:
+    """2.1 keywords, Flying: cannot be attacked by a non-flying creature without a ranged attack."""
+    m, (yeti, flyer) = build([("Yeti", 0, (5, 5)), (name, 1, (5, 6))])
+    assert f"attack:{yeti}:{flyer}" not in option_ids(m)
