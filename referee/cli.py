@@ -18,6 +18,7 @@ SUBCOMMANDS: list[str] = [
     "referee.sdk.cli",
     "referee.play",
     "webapp.cli",
+    "webapp.rankings.cli",
     "workers.cli",
     "workers.housebots",
 ]
