@@ -30,6 +30,7 @@ from django.utils import timezone
 
 from ladder.ids import BotId, BotVersionId
 from ladder.matchmaking import Candidate, MatchmakingConfig, RecentMatch, ScheduledMatch, make_matches
+from referee.core.errors import ConfigError
 from referee.core.registry import get_game
 from webapp.bots.models import Bot
 from webapp.matches import services as match_services
@@ -50,13 +51,26 @@ OFFLINE_LIMIT = timedelta(minutes=2)
 """How long a ladder or challenge match may wait for its bots to come online before it is cancelled."""
 
 
+POD_GAMES: dict[str, tuple[int, ...]] = {"scrumbrawl": (4, 3)}
+"""Games whose ladder plays multi-seat pods (preferred size first); every other game plays duels."""
+
+
+def _valid_seats(game: str, seats: int) -> bool:
+    try:
+        get_game(game).parse_config({}, seats)
+    except (ConfigError, ValueError):
+        return False
+    return True
+
+
 def table_sizes(game: str) -> tuple[int, ...]:
-    """Returns the table sizes the ladder uses for ``game``: duels, or pods of 4 and 3 for multi-seat games."""
-    info = get_game(game).info
-    if info.max_seats <= 2:
-        return (2,)
-    sizes = tuple(n for n in (4, 3) if info.min_seats <= n <= info.max_seats)
-    return sizes or (info.min_seats,)
+    """Returns the table sizes the ladder uses for ``game``: its pods, else duels, else its smallest table.
+
+    Raises:
+        UnknownGameError: the game is not registered.
+    """
+    sizes = tuple(n for n in POD_GAMES.get(game, (2,)) if _valid_seats(game, n))
+    return sizes or (get_game(game).info.min_seats,)
 
 
 @dataclass(frozen=True)
@@ -157,7 +171,9 @@ def schedule_round(game: str, tick: str, *, now: datetime | None = None) -> Roun
             .order_by("-created")
             .prefetch_related("seats")[:RECENT_LIMIT]
         ]
-        rng = random.Random(int.from_bytes(hashlib.sha256(f"{game}:{tick}".encode()).digest()[:8], "big"))
+        digest = hashlib.sha256(f"{game}:{tick}".encode())
+        rng = random.Random(int.from_bytes(digest.digest()[:8], "big"))
+        round_key = digest.hexdigest()[:32]  # request ids stay well under the column's 64 characters
         versions_by_id = {str(b.latest_version_id): b.latest_version for b in bots.values()}
         queued: list[int] = []
         planned: list[ScheduledMatch] = []
@@ -169,7 +185,7 @@ def schedule_round(game: str, tick: str, *, now: datetime | None = None) -> Roun
                 [versions_by_id[v] for v in sm.seats],
                 rated=True,
                 seed=sm.seed,
-                request_id=f"ladder-{game}-{tick}-{i}"[:64],
+                request_id=f"ladder-{round_key}-{i}",
             )
             queued.append(match.pk)
     candidates = sum(1 for cs in by_referee.values() for c in cs if c.capacity > 0)
@@ -266,6 +282,9 @@ def start_queued(match_id: int, *, now: datetime | None = None) -> StartReport:
             match = match_services.do_start_match(match_id, address)
         except match_services.MatchAlreadyFinal as exc:
             return StartReport("final", detail=str(exc))
+        # A concurrent start may have won the row first with another referee: follow its choice,
+        # so the match is never started on two referees.
+        address = match.referee_id or address
     kind = "tournament" if match.tournament_id else ("ladder" if match.rated else "challenge")
     labels = {"kind": kind, "match": str(match.pk)}
     if match.tournament_id:
@@ -282,6 +301,7 @@ def start_queued(match_id: int, *, now: datetime | None = None) -> StartReport:
             seed=match.seed,
             join_timeout=TOURNAMENT_JOIN_TIMEOUT if match.tournament_id else LADDER_JOIN_TIMEOUT,
             labels=labels,
+            time_control=match.time_control,
         )
     except RefereeRefused as exc:
         with contextlib.suppress(match_services.MatchAlreadyFinal):
