@@ -1,4 +1,8 @@
-"""Admin for ratings (editable by staff) and rating history (read-only: it is append-only)."""
+"""Admin for ratings and rating history.
+
+Both are derived from the rated matches by ``rankings.services``: rating values are read-only
+(``brawl ratings recompute`` is the repair) and the append-only history cannot be changed or deleted.
+"""
 
 # Django and DRF declare options as mutable class attributes (Meta.fields, permission_classes, list_display).
 # ruff: noqa: RUF012
@@ -15,13 +19,15 @@ class RatingAdmin(admin.ModelAdmin):
     list_filter = ["game"]
     raw_id_fields = ["bot_version"]
     list_select_related = ["bot_version__bot"]
+    # Every value is derived from the rating history; a hand edit would fail `brawl ratings verify`.
+    readonly_fields = [f.name for f in Rating._meta.fields if f.name not in {"id", "bot_version", "game"}]
 
 
 @admin.register(RatingHistory)
 class RatingHistoryAdmin(admin.ModelAdmin):
-    list_display = ["id", "match", "bot_version", "game", "elo_before", "elo_after", "rank", "created"]
+    list_display = ["id", "match", "bot_version", "game", "played_at", "elo_before", "elo_after", "rank", "created"]
     list_filter = ["game"]
-    raw_id_fields = ["match", "bot_version"]
+    raw_id_fields = ["match", "bot_version", "inherited_from"]
     list_select_related = ["bot_version__bot"]
 
     def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:

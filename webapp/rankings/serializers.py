@@ -43,6 +43,7 @@ class RatingSerializer(serializers.ModelSerializer):
             "losses",
             "draws",
             "last_played",
+            "inherited_from",
         ]
 
 
@@ -61,12 +62,20 @@ class RatingHistorySerializer(serializers.ModelSerializer):
             "bot_id",
             "bot_version",
             "version",
+            "seat",
             "rank",
+            "score",
+            "played_at",
+            "k",
+            "games_before",
             "elo_before",
             "elo_after",
             "glicko_before",
             "glicko_after",
             "rd_before",
             "rd_after",
+            "volatility_before",
+            "volatility_after",
+            "inherited_from",
             "created",
         ]

@@ -5,10 +5,12 @@ turns matches into ``ladder.results.GameResult``s, calls ``ladder.history.rate_g
 ``HistoryEntry`` rows and ``VersionRating``s unchanged, so :func:`verify_game` can recompute every
 stored number with ``ladder.history.replay`` and demand exact equality.
 
-*Match order* on the site is the order in which results were rated: the id order of the
-``RatingHistory`` rows (a match's rows are inserted together, after the seats' ``Rating`` rows are
-locked, so two matches sharing a version are always stored in the order they were rated); finished
-rated matches without history come after them, by ``finished_at`` then id. A match's ``played_at``
+*Match order* on the site is the order in which results were rated: matches are ordered by the id
+of their first ``RatingHistory`` row (a match's rows are inserted together, after the ``Rating``
+rows of its seats and their bots' other versions are locked, so two matches that share a version,
+or a parent, are stored in the order they were rated); finished rated matches without history
+come after them, by ``finished_at`` then id. Creation order (``docs/ladder.md``'s suggestion)
+would need re-rating later games whenever an earlier match finishes late. A match's ``played_at``
 is its ``finished_at``; a version's parent is the previous version of its bot, for the prior.
 
 What this module is not: the arithmetic (``ladder/``), or the place that decides a match is rated
@@ -276,7 +278,7 @@ def do_apply_rated_match(match: Match, seats: Sequence[MatchSeat]) -> list[Ratin
     versions = [s.bot_version_id for s in ordered]
     bot_of = dict(BotVersion.objects.filter(pk__in=versions).values_list("id", "bot_id"))
     parents = parents_of(bot_of.values())
-    lineage = set(versions) | set(BotVersion.objects.filter(bot_id__in=bot_of.values()).values_list("id", flat=True))
+    lineage = set(versions) | {int(v) for v in parents} | {int(p) for p in parents.values()}
     ratings_for(match.game, versions)  # placeholders, so that every seat has a row to lock
     rows = {
         r.bot_version_id: r
@@ -344,7 +346,7 @@ def rated_results(game: str) -> list[GameResult]:
         matches += list(Match.objects.filter(pk__in=missing).values_list("id", "config", "finished_at"))
     seats: dict[int, list[tuple[int, int | None]]] = {}
     for match_id, version_id, rank in (
-        MatchSeat.objects.filter(match__game=game, match_id__in=[m[0] for m in matches])
+        MatchSeat.objects.filter(match__game=game, match__rated=True)
         .order_by("match_id", "seat")
         .values_list("match_id", "bot_version_id", "rank")
     ):
@@ -411,6 +413,11 @@ def first_difference(game: str) -> tuple[str | None, Recomputed]:
     recomputed = recompute(game)
     history, ratings = expected_rows(recomputed)
     stored_history = list(RatingHistory.objects.filter(game=game).order_by("id"))
+    # Match order, then seat: two matches rated at once may interleave their ids, never their order.
+    first_id: dict[int, int] = {}
+    for row in stored_history:
+        first_id.setdefault(row.match_id, row.pk)
+    stored_history.sort(key=lambda r: (first_id[r.match_id], r.seat))
     for i, (want, have) in enumerate(zip(history, stored_history, strict=False)):
         where = f"rating history row {i + 1} (id {have.pk}, match {have.match_id}, version {have.bot_version_id})"
         if (want.match_id, want.bot_version_id) != (have.match_id, have.bot_version_id):
