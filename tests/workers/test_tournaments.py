@@ -50,9 +50,11 @@ def test_swiss_and_double_elimination_finish_on_their_own(stack: Stack) -> None:
     double.refresh_from_db()
     swiss_matches = list(swiss.matches.all())
     double_matches = list(double.matches.all())
-    # Swiss: 3 rounds of 4 games, all played; double elimination of 8: 14 games, 15 with a bracket reset.
+    # Swiss: 3 rounds of 4 games, all played. Double elimination of 8: 14 series, 15 with a bracket
+    # reset, and a drawn game is followed by another deciding game in the same series.
     assert sum(m.status == MatchStatus.FINISHED for m in swiss_matches) == 12
-    assert 14 <= sum(m.status == MatchStatus.FINISHED for m in double_matches) <= 15 + 4  # + replayed draws
+    assert sum(m.status == MatchStatus.FINISHED for m in double_matches) >= 14
+    assert len({m.tournament_slot for m in double_matches}) in (14, 15)
     for m in swiss_matches + double_matches:
         assert m.status in (MatchStatus.FINISHED, MatchStatus.RESCHEDULED), (m.pk, m.status, m.failure)
         assert not m.rated
