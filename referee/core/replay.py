@@ -285,8 +285,15 @@ class Recorder:
         self._final = forfeit_outcome(len(self.replay.seats), losers, reason)
         return self._final
 
+    def cancel(self, reason: str) -> Outcome:
+        """Ends the match as cancelled: every seat shares first place and it counts for nobody."""
+        self._final = Outcome(
+            ranks=tuple(1 for _ in self.replay.seats), termination=Termination.CANCELLED, reason=reason or "cancelled"
+        )
+        return self._final
+
     def outcome(self) -> Outcome | None:
-        """Returns the match's outcome: the engine's, or the referee's forfeit."""
+        """Returns the match's outcome: the engine's, or the referee's forfeit or cancellation."""
         return self._final or self.match.outcome()
 
     def finish(self) -> Replay:

@@ -357,11 +357,7 @@ class MatchRunner:
     def cancel(self, reason: str) -> None:
         """Ends the match as cancelled (counts for nobody)."""
         if self._end is None and not self.is_over():
-            self._end = Outcome(
-                ranks=tuple(1 for _ in self.seats), termination=Termination.CANCELLED, reason=reason or "cancelled"
-            )
-            # The recorder has no cancel verb; its final outcome is what finish() records.
-            self.recorder._final = self._end
+            self._end = self.recorder.cancel(reason)
             self._seated.set()
         self._wake()
 

@@ -18,7 +18,10 @@ ENGINE_FORBIDDEN = {
     "grpc", "google", "django", "rest_framework", "celery", "redis", "requests", "urllib", "http",
     "sqlite3", "shutil", "tempfile", "uuid", "secrets",
 }  # fmt: skip
-LADDER_FORBIDDEN = {"django", "rest_framework", "grpc", "celery", "redis", "time", "random", "os", "socket"}
+LADDER_FORBIDDEN = {"django", "rest_framework", "grpc", "celery", "redis", "time", "os", "socket"}
+# The ladder may name ``random.Random`` and ``datetime`` as parameter types (the caller passes them
+# in), but may not draw from the global generator or read the clock itself.
+CLOCK_CALLS = {"now", "utcnow", "today", "time", "monotonic", "perf_counter"}
 # Modules of the engine packages that are tooling around the engine rather than the engine.
 ENGINE_TOOLING = {"referee/core/conformance.py"}
 
@@ -31,6 +34,19 @@ def _imports(path: Path) -> set[str]:
             found.update(alias.name.split(".")[0] for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             found.add(node.module.split(".")[0])
+    return found
+
+
+def _impure_calls(path: Path) -> list[str]:
+    """Uses of the global random generator, and reads of the clock, as ``name.attr`` strings."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            owner, attr = node.value.id, node.attr
+            if owner == "random" and attr != "Random":
+                found.append(f"random.{attr}")
+            if owner in {"datetime", "date", "time"} and attr in CLOCK_CALLS:
+                found.append(f"{owner}.{attr}")
     return found
 
 
@@ -50,9 +66,17 @@ def test_engines_import_nothing_impure(path: Path) -> None:
 def test_ladder_imports_no_framework(path: Path) -> None:
     bad = _imports(path) & LADDER_FORBIDDEN
     assert not bad, f"{path.relative_to(ROOT)} imports {sorted(bad)}: ladder/ must stay pure"
+    calls = _impure_calls(path)
+    assert not calls, f"{path.relative_to(ROOT)} uses {calls}: take randomness and now as parameters"
 
 
 def test_the_checker_sees_a_forbidden_import(tmp_path: Path) -> None:
     sample = tmp_path / "m.py"
     sample.write_text("import random\nfrom django.db import models\nfrom . import x\n")
     assert _imports(sample) == {"random", "django"}
+
+
+def test_the_checker_sees_global_random_and_clock_reads(tmp_path: Path) -> None:
+    sample = tmp_path / "m.py"
+    sample.write_text("import random\ndef f(rng: random.Random):\n    return random.random(), datetime.now()\n")
+    assert _impure_calls(sample) == ["random.random", "datetime.now"]

@@ -100,3 +100,11 @@ def test_brawl_replay_verify_command(tmp_path: Path) -> None:
     )
     assert both.returncode == 1
     assert "FAIL" in both.stdout and "1 verified, 1 failed" in both.stdout
+
+
+def test_cancelled_match_counts_for_nobody_and_verifies() -> None:
+    rec = Recorder(GAME, GAME.default_config(3), 6, ["a", "b", "c"])
+    rec.apply(rec.match.legal_options()[0].id)
+    outcome = rec.cancel("referee shut down")
+    assert outcome.ranks == (1, 1, 1) and outcome.termination is Termination.CANCELLED
+    verify(Replay.loads(rec.finish().dumps()))
