@@ -145,7 +145,7 @@ def test_stored_history_and_ratings_equal_the_replay_of_the_results(season: Ladd
 
 
 def test_a_new_version_starts_from_its_parents_rating(season: Ladder) -> None:
-    a2 = next(v for v, p in season.parents.items())
+    a2 = next(iter(season.parents))
     first = RatingHistory.objects.filter(bot_version_id=int(a2)).order_by("id").first()
     assert first is not None
     parent_before = RatingHistory.objects.filter(bot_version_id=int(season.parents[a2]), id__lt=first.pk).last()
@@ -254,3 +254,17 @@ def test_a_seeded_ladder_verifies(db: Any, capsys: pytest.CaptureFixture[str]) -
     assert run_cli("verify") == 0
     out = capsys.readouterr().out
     assert "scrumbrawl: ok, 30 rated matches" in out and "superfantasybrawl: ok, 30 rated matches" in out
+
+
+def test_current_ratings_give_a_new_version_its_prior(
+    season: Ladder, make_bot: Callable[..., Bot], author: Any
+) -> None:
+    a2 = next(iter(season.parents))
+    a3 = bot_services.do_create_version(BotVersion.objects.get(pk=int(a2)).bot, notes="v3")
+    fresh = make_bot(author, "fresh").latest_version
+    now = replay(season.results, season.parents, rankings.CONFIG).ratings
+    got = rankings.current_ratings(GAME, [int(a2), a3.pk, fresh.pk])
+    assert got[int(a2)] == now[a2]
+    assert got[a3.pk].elo == now[a2].elo and got[a3.pk].inherited_from == a2 and got[a3.pk].games == 0
+    assert got[a3.pk].deviation == max(now[a2].deviation, rankings.CONFIG.new_version_deviation)
+    assert (got[fresh.pk].elo, got[fresh.pk].deviation, got[fresh.pk].inherited_from) == (1500.0, 350.0, None)

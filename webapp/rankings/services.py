@@ -29,7 +29,7 @@ from django.db.models import Min
 
 from ladder.errors import InvalidResultError
 from ladder.glicko2 import Glicko2Rating
-from ladder.history import HistoryEntry, RatingConfig, Replay, VersionRating, rate_game, replay
+from ladder.history import HistoryEntry, RatingConfig, Replay, VersionRating, prior, rate_game, replay
 from ladder.ids import BotVersionId, GameName, MatchId
 from ladder.results import GameResult
 from webapp.api import DomainError
@@ -297,6 +297,27 @@ def do_apply_rated_match(match: Match, seats: Sequence[MatchSeat]) -> list[Ratin
         changed.append(row)
     Rating.objects.bulk_update(changed, RATING_FIELDS)
     return history
+
+
+def current_ratings(game: str, version_ids: Sequence[int]) -> dict[int, VersionRating]:
+    """Returns each version's rating as ``ladder.history`` would start its next game, without writing.
+
+    A version that has played gets its stored rating; one that has not gets its prior now (its
+    bot's latest rated earlier version, deviation widened), which is what matchmaking should see
+    rather than the placeholder row's defaults. ``VersionRating.deviation_at(now)`` adds idle growth.
+    """
+    bot_of = dict(BotVersion.objects.filter(pk__in=version_ids).values_list("id", "bot_id"))
+    parents = parents_of(bot_of.values())
+    lineage = set(version_ids) | {int(v) for v in parents} | {int(p) for p in parents.values()}
+    played = {
+        BotVersionId(str(r.bot_version_id)): version_rating(r)
+        for r in Rating.objects.filter(game=game, bot_version_id__in=lineage, games__gt=0)
+    }
+    out: dict[int, VersionRating] = {}
+    for pk in version_ids:
+        version = BotVersionId(str(pk))
+        out[pk] = played.get(version) or prior(version, GameName(game), played, parents, CONFIG)
+    return out
 
 
 def _version_id(pk: int | None) -> BotVersionId | None:
