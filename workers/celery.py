@@ -28,10 +28,6 @@ from celery import Celery
 from kombu import Exchange, Queue
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "webapp.settings")
-# A process that imports the workers' app is part of a Celery deployment: matches the web app
-# queues are handed to ``start_match`` (``webapp.matches.dispatch``) unless the operator says otherwise.
-os.environ.setdefault("BRAWL_DISPATCH", "celery")
-os.environ.setdefault("BRAWL_RUN_MATCH_TASK", "workers.tasks.start_match")
 
 SCHEDULING = "scheduling"
 """Queue of ladder rounds, match starts, tournament progress and the reaper."""

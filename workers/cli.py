@@ -7,6 +7,8 @@ Both read ``DATABASE_URL``, ``REDIS_URL`` and ``BRAWL_REFEREES`` from the enviro
 from __future__ import annotations
 
 import argparse
+import os
+from pathlib import Path
 
 # Not imported from ``workers.celery``: building the ``brawl`` parser must not load the Celery
 # app (which sets the dispatch defaults) in every command.
@@ -52,7 +54,9 @@ def worker_argv(args: argparse.Namespace) -> list[str]:
         "--without-mingle",
     ]
     if args.beat:
-        argv.append("--beat")
+        var = Path(os.environ.get("BRAWL_VAR_DIR", "") or Path.cwd() / "var")
+        var.mkdir(parents=True, exist_ok=True)
+        argv += ["--beat", f"--schedule-filename={var / 'celerybeat-schedule'}"]
     if args.hostname:
         argv.append(f"--hostname={args.hostname}")
     return argv
@@ -60,6 +64,11 @@ def worker_argv(args: argparse.Namespace) -> list[str]:
 
 def cmd_worker(args: argparse.Namespace) -> int:
     """Runs the worker until SIGTERM (warm shutdown) or SIGQUIT."""
+    # A worker is part of a Celery deployment: the matches it queues (ladder rounds, a tournament's
+    # next games) go to ``start_match`` once committed, unless the environment says otherwise.
+    # Set before the app (and with it Django's settings) is loaded.
+    os.environ.setdefault("BRAWL_DISPATCH", "celery")
+    os.environ.setdefault("BRAWL_RUN_MATCH_TASK", "workers.tasks.start_match")
     from workers.celery import app
 
     app.worker_main(argv=worker_argv(args))
