@@ -153,6 +153,7 @@ def start_match(
     seed: int,
     join_timeout: float,
     labels: Mapping[str, str],
+    time_control: Mapping[str, Any] | None = None,
     timeout: float = DEFAULT_TIMEOUT,
 ) -> Any:
     """Starts (or, for a ``request_id`` already seen, finds) a match; returns the referee's ``Match``.
@@ -173,7 +174,26 @@ def start_match(
         join_timeout_seconds=join_timeout,
         labels=dict(labels),
     )
+    tc = time_control_proto(time_control or {})
+    if tc is not None:
+        request.time_control.CopyFrom(tc)
     return _call(address, "StartMatch", request, timeout).match
+
+
+def time_control_proto(data: Mapping[str, Any]) -> Any | None:
+    """Returns the referee's ``TimeControl`` for a match's ``time_control`` data, or ``None`` for the defaults.
+
+    ``per_decision_ms`` and ``bank_ms`` map to the decision and bank times; ``increment_ms`` has no
+    counterpart in the referee's time control and is ignored.
+    """
+    from brawl.bot.v1 import bot_pb2
+
+    tc = bot_pb2.TimeControl()
+    if data.get("per_decision_ms"):
+        tc.decision_time.FromMilliseconds(int(data["per_decision_ms"]))
+    if data.get("bank_ms"):
+        tc.bank_time.FromMilliseconds(int(data["bank_ms"]))
+    return tc if tc.ListFields() else None
 
 
 def get_match(address: str, match_id: str, timeout: float = DEFAULT_TIMEOUT) -> Any | None:
