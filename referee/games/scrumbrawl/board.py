@@ -111,6 +111,7 @@ def draw_orb(m: SBMatch) -> str | None:
     if not m.orb_deck:
         return None
     name = m.orb_deck.pop(0)
+    m.orb_known = min(m.orb_known, len(m.orb_deck))
     m.emit("orb_drawn", {"orb": name})
     return name
 
@@ -145,6 +146,7 @@ def replace_orb(m: SBMatch, name: str) -> None:
     if cid is not None and cid in m.creatures:
         m.creatures[cid].orb = None
     m.orb_deck.append(name)
+    m.orb_known += 1
     m.emit("orb_removed", {"orb": name})
     if len(m.orbs) < m.base_orbs:
         new = draw_orb(m)

@@ -125,6 +125,8 @@ class SBMatch(Match):
         self.draw_from = "main"
         """Creature Draft: the deck the next card is drawn from."""
         self.orb_deck: list[str] = []
+        self.orb_known = 0
+        """How many cards at the bottom of the orb deck were put there face up (their order is public)."""
         self.orbs: dict[str, Pos | None] = {}
         """Orbs in play: a loose orb's square, or ``None`` when a creature carries it."""
         self.carrier: dict[str, str] = {}
@@ -346,7 +348,11 @@ class SBMatch(Match):
         return self._outcome
 
     def determinize(self, viewer: Seat | None, chance: Chance) -> SBMatch:
-        """Returns a copy with every card hidden from ``viewer`` dealt anew, and the orb deck reshuffled."""
+        """Returns a copy with every card hidden from ``viewer`` dealt anew.
+
+        The deck and the other seats' hands are dealt from one pool; the unseen part of the orb deck
+        (above the cards returned face up to its bottom) and the personal creature decks are reshuffled.
+        """
         other = copy.deepcopy(self)
         other.chance = chance
         hidden = [s for s in range(self.seats) if s != viewer]
@@ -356,7 +362,10 @@ class SBMatch(Match):
             n = len(other.hands[s])
             other.hands[s], pool = pool[:n], pool[n:]
         other.deck = pool
-        chance.shuffle(other.orb_deck)
+        hidden_orbs = len(other.orb_deck) - other.orb_known
+        top = other.orb_deck[:hidden_orbs]
+        chance.shuffle(top)
+        other.orb_deck[:hidden_orbs] = top
         for s in range(self.seats):
             chance.shuffle(other.personal[s])
         return other

@@ -90,3 +90,16 @@ def test_soak_thousands_of_games() -> None:
             total += 1
     print(f"soak: {total} games in {time.perf_counter() - start:.0f} s, endings {ends}")
     assert total == sum(g for _, _, g in plan)
+
+
+def test_determinize_keeps_the_public_bottom_of_the_orb_deck() -> None:
+    """An orb card returned face up to the bottom of the orb deck stays there in every re-deal."""
+    from tests.games.scrumbrawl.helpers import build
+
+    m, (yeti,) = build([("Yeti", 0, (5, 5))], carry={0: "Leather Orb"}, portals={"p0": (5, 7)}, dice=[1, 1, 20, 20])
+    m.apply(f"move:{yeti}:r5c7")
+    assert m.orb_deck[-1] == "Leather Orb"
+    for salt in range(10):
+        other = m.determinize(Seat(1), SeededChance(salt))
+        assert other.orb_deck[-1] == "Leather Orb"
+        assert sorted(other.orb_deck) == sorted(m.orb_deck)
