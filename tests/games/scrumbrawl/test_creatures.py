@@ -344,3 +344,15 @@ def test_2_1_flyers_cannot_be_attacked_by_an_adjacent_non_ranged_creature(name: 
     """2.1 keywords, Flying: cannot be attacked by a non-flying creature without a ranged attack."""
     m, (yeti, flyer) = build([("Yeti", 0, (5, 5)), (name, 1, (5, 6))])
     assert f"attack:{yeti}:{flyer}" not in option_ids(m)
+
+
+def test_2_1_aggressive_mummy_strikes_first_with_both_attacks() -> None:
+    """2.1 Mummy (Aggressive): attacked, d8 1-4 lets it attack first, with its two attacks, and not again after."""
+    m, (yeti, mummy) = build([("Yeti", 0, (5, 5)), ("Mummy", 1, (5, 6))], dice=[1, 2, 3, 4, 5, 5, 15])
+    m.apply(f"attack:{yeti}:{mummy}")
+    m.apply(f"attack:{mummy}:{yeti}")
+    strikes = [(e.data["creature"], e.data["result"]) for e in events(m, "strike")]
+    assert strikes == [(mummy, "miss"), (mummy, "miss"), (yeti, "miss")]
+    decision = m.to_move()
+    assert decision is not None and decision.kind == "act", "no second counterattack"
+    assert chance(m).remaining == 0

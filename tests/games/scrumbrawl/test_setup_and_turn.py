@@ -138,3 +138,19 @@ def test_illegal_option_is_rejected() -> None:
     m, _ = build([("Yeti", 0, (5, 5))])
     with pytest.raises(IllegalOptionError):
         m.apply("move:k0:r20c20")
+
+
+def test_1_5_1_a_creature_lost_in_combat_may_be_replaced_after_combat() -> None:
+    """1.5.1 / 1.3: a second place phase follows the actions, so a creature lost in combat can be replaced."""
+    m, (knight, toad) = build(
+        [("Ambrosian Knight", 0, (5, 5)), ("Bull Toad", 1, (6, 6))], hands={0: ["Yeti"]}, dice=[7, 16, 15, 5, 3, 3]
+    )
+    m.apply(f"attack:{knight}:{toad}")
+    m.apply("counter")
+    assert knight not in m.creatures
+    m.apply("end")
+    decision = m.to_move()
+    assert decision is not None and decision.kind == "place" and m.phase == "place_again"
+    yeti = card(m, 0, "Yeti")
+    m.apply(f"summon:{yeti}")
+    assert m.creatures[yeti].pos == (3, 3)
