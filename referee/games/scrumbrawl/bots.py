@@ -11,7 +11,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from referee.core.bots import RandomPolicy
-from referee.core.chance import SeededChance
 from referee.core.contract import Decision, JSONDict, Option
 
 
@@ -22,12 +21,14 @@ def _dist(a: tuple[int, int], b: tuple[int, int]) -> int:
 class HeuristicPolicy:
     """Greedy objective play: goals first, then orbs, then favourable fights.
 
+    It is deterministic: ties go to the first option listed.
+
     Args:
-        seed: Seeds the bot's own tie-breaking randomness.
+        seed: Accepted for the house-bot interface; kept as ``self.seed`` (the heuristic draws no randomness).
     """
 
     def __init__(self, seed: int = 0) -> None:
-        self._chance = SeededChance(seed)
+        self.seed = seed
 
     def choose(self, decision: Decision, observation: JSONDict, options: Sequence[Option]) -> str:
         """Returns the id of the option the heuristic prefers."""
@@ -44,7 +45,7 @@ class HeuristicPolicy:
             return self._discard(options, by_kind)
         if kind == "fumble":
             return "pass" if "fumble" not in by_kind else self._fumble(me, observation, by_kind["fumble"][0])
-        preferred = {"counter": "counter", "wrest": "wrest", "stone": "stone", "redraw": "redraw", "attack": ""}
+        preferred = {"counter": "counter", "wrest": "wrest", "stone": "stone", "redraw": "redraw"}
         want = preferred.get(kind)
         if want:
             return want if any(o.id == want for o in options) else decision.default_option_id
@@ -134,12 +135,7 @@ class HeuristicPolicy:
             t = creatures.get(o.params["creature"])
             if t is not None and not friend(t["owner"]):
                 consider(50.0, o.id)
-        del options
         return best[1]
-
-
-def _params(o: Option) -> dict[str, Any]:
-    return o.params
 
 
 HOUSE_BOTS: dict[str, type[Any]] = {"random": RandomPolicy, "heuristic": HeuristicPolicy}
