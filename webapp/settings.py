@@ -190,6 +190,6 @@ LOGGING = {
 
 BRAWL_DISPATCH: str = env("BRAWL_DISPATCH", str, "none") or "none"
 """``celery`` to send queued matches to the workers; ``none`` to leave them in the table."""
-BRAWL_RUN_MATCH_TASK: str = env("BRAWL_RUN_MATCH_TASK", str, "workers.tasks.run_match") or ""
+BRAWL_RUN_MATCH_TASK: str = env("BRAWL_RUN_MATCH_TASK", str, "workers.tasks.start_match") or ""
 """Name of the Celery task that runs one match, given its id."""
 CELERY_BROKER_URL = REDIS_URL
