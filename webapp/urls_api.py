@@ -3,7 +3,7 @@
 from django.urls import include, path
 from rest_framework.routers import DefaultRouter
 
-from webapp.accounts.views import MeView
+from webapp.accounts.views import ApiTokenView, MeView
 from webapp.bots.views import BotViewSet, GameViewSet
 from webapp.matches.views import MatchViewSet
 from webapp.rankings.views import RatingHistoryViewSet, RatingViewSet
@@ -19,5 +19,6 @@ router.register("tournaments", TournamentViewSet, basename="tournament")
 
 urlpatterns = [
     path("me/", MeView.as_view(), name="api-me"),
+    path("me/api-token/", ApiTokenView.as_view(), name="api-token"),
     path("", include(router.urls)),
 ]

@@ -13,3 +13,9 @@ class MeSerializer(serializers.Serializer):
     is_organizer = serializers.BooleanField()
     challenges_left = serializers.IntegerField()
     challenges_reset_at = serializers.DateTimeField()
+
+
+class ApiTokenSerializer(serializers.Serializer):
+    """A freshly issued API token, shown once."""
+
+    token = serializers.CharField(help_text="Send as `Authorization: Token <token>`; shown only in this response.")

@@ -6,12 +6,14 @@
 from __future__ import annotations
 
 from drf_spectacular.utils import extend_schema
-from rest_framework import permissions
+from rest_framework import permissions, status
+from rest_framework.authentication import BasicAuthentication, SessionAuthentication, TokenAuthentication
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from webapp.accounts.serializers import MeSerializer
+from webapp.accounts.serializers import ApiTokenSerializer, MeSerializer
+from webapp.accounts.services import do_rotate_api_token
 from webapp.matches.services import challenges_left
 
 
@@ -34,3 +36,19 @@ class MeView(APIView):
                 }
             ).data
         )
+
+
+class ApiTokenView(APIView):
+    """Issues the caller a new API token (the old one stops working); the key is shown once.
+
+    Authenticate with the session (signed in on the site) or the current token, or with HTTP Basic
+    credentials, so a script can fetch its first token with the account's username and password.
+    """
+
+    permission_classes = [permissions.IsAuthenticated]
+    authentication_classes = [BasicAuthentication, SessionAuthentication, TokenAuthentication]
+
+    @extend_schema(request=None, responses={201: ApiTokenSerializer})
+    def post(self, request: Request) -> Response:
+        key = do_rotate_api_token(request.user)
+        return Response(ApiTokenSerializer({"token": key}).data, status=status.HTTP_201_CREATED)
