@@ -197,6 +197,7 @@ def _stun(m: BrawlMatch, st: Step, c: ChampState, choice: str | None) -> Pending
     if choice is None:
         if not mine:
             m.emit("hand_revealed", {"seat": c.seat, "champion": c.id, "cards": sorted(hand)})
+            m.revealed[c.seat] |= set(hand)
             return None
         if len(mine) > 1:
             options = [opt(f"discard:{x}", "discard", f"discard {x}", card=x, champion=c.id) for x in mine]

@@ -55,6 +55,8 @@ class BrawlMatch(Match):
         self.decks: list[list[str]] = [[] for _ in range(seats)]
         self.discards: list[list[str]] = [[] for _ in range(seats)]
         self.known_top = [0] * seats
+        self.revealed: list[set[str]] = [set() for _ in range(seats)]
+        """Cards in each hand that everyone has seen (a hand revealed by Stun), until they leave it."""
         self.cores: list[dict[str, bool]] = [dict.fromkeys(COLOURS, True) for _ in range(seats)]
         self.std_used: list[str] = []
         self.vp = [0, 0]
@@ -126,6 +128,7 @@ class BrawlMatch(Match):
             self.known_top[seat] = max(0, self.known_top[seat] - 1)
         if not drawn:
             return
+        self.revealed[seat] -= set(drawn)
         self.hands[seat].extend(drawn)
         self.emit("draw", {"seat": seat, "count": len(drawn)})
         self.emit("drew", {"seat": seat, "cards": drawn}, frozenset({seat}))

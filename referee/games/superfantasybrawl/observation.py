@@ -6,7 +6,8 @@ It never sees other hands, any deck order, the challenge deck or what a face-dow
 observation does not include the pending decision, so a reaction window (which would reveal a
 reaction card in hand) cannot leak through it. :func:`determinize` re-deals all of that hidden
 part consistently: hands with their decks per seat, the face-down tokens with the supply, and
-the challenge deck; the cards a seat Planned on top of its own deck stay put for that seat.
+the challenge deck; the cards a seat Planned on top of its own deck stay put for that seat, and
+cards of a hand revealed by Stun stay in that hand while it holds them.
 """
 
 from __future__ import annotations
@@ -94,10 +95,13 @@ def determinize(m: BrawlMatch, viewer: Seat | None, chance: Chance) -> BrawlMatc
             chance.shuffle(rest)
             other.decks[seat][:cut] = rest
             continue
-        pool = other.hands[seat] + other.decks[seat]
+        # Cards of this hand that everyone saw (revealed by Stun and still held) stay in it.
+        known = [c for c in other.hands[seat] if c in other.revealed[seat]]
+        unknown = [c for c in other.hands[seat] if c not in other.revealed[seat]]
+        pool = unknown + other.decks[seat]
         chance.shuffle(pool)
-        n = len(other.hands[seat])
-        other.hands[seat] = pool[:n]
+        n = len(unknown)
+        other.hands[seat] = known + pool[:n]
         other.decks[seat] = pool[n:]
     hexes = sorted(other.traps)
     tokens = [other.traps[h] for h in hexes] + other.trap_supply

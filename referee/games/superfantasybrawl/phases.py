@@ -230,6 +230,7 @@ def _upkeep(m: BrawlMatch, st: Step, choice: str | None) -> Pending | None:
     m.discards[seat].extend(sorted(m.hands[seat]))
     m.emit("hand_discarded", {"seat": seat, "cards": sorted(m.hands[seat])})
     m.hands[seat] = []
+    m.revealed[seat] = set()
     m.draw(seat, m.hand_size)
     return None
 

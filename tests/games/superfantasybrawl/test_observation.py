@@ -61,3 +61,16 @@ def test_a_hex_row_is_a_continuous_straight_line() -> None:
     assert row_direction((0, 0), (2, -2)) == 1
     assert row_direction((0, 0), (2, -1)) is None
     assert between((-2, 0), (2, 0)) == [(-1, 0), (0, 0), (1, 0)]
+
+
+def test_a_hand_revealed_by_stun_stays_known_in_the_redeal() -> None:
+    """Stun (A15) reveals the hand when it holds no card of that champion; a re-deal keeps those cards."""
+    m = build(
+        {"greta": {"seat": 0, "hex": (0, -1)}, "tavi": {"seat": 1, "hex": (1, -1)}},
+        hands=[["gre2"], ["osk1", "osk2"]],
+        decks=[[], ["tav1", "tav2", "tav3"]],
+    )
+    play(m, "card:gre2", "move:stay", "target:tavi")
+    for salt in range(5):
+        other = m.determinize(Seat(0), SeededChance(salt))
+        assert sorted(other.hands[1]) == ["osk1", "osk2"]
