@@ -146,7 +146,15 @@ def charge_options(m: SBMatch, x: Creature, reach: dict[Pos, int]) -> list[tuple
 # -- declaring and resolving attacks --------------------------------------------------------
 
 
-def declare(m: SBMatch, x: Creature, t: Creature, mode: str, charge: Pos | None = None, counter: bool = False) -> None:
+def declare(
+    m: SBMatch,
+    x: Creature,
+    t: Creature,
+    mode: str,
+    charge: Pos | None = None,
+    counter: bool = False,
+    aggressive_ok: bool = True,
+) -> None:
     """Schedules ``x``'s attacks, the first on ``t``; then the counterattacks."""
     if not counter:
         x.attacked = True
@@ -173,6 +181,7 @@ def declare(m: SBMatch, x: Creature, t: Creature, mode: str, charge: Pos | None 
         frenzy_off=False,
         seat=x.owner,
         nxt=t.id,
+        aggr_ok=aggressive_ok,
     )
     if has(m, x, "frenzy"):
         m.roll("Frenzied Attack", [(8, 1, 8)], {"s": "frenzy", "e": e})
@@ -220,7 +229,9 @@ def _engage(m: SBMatch, e: Frame) -> None:
     m.push("strike", att=x.id, tid=t.id, mode=e["mode"] if t.id == e["first"] else _mode(m, x, t), e=e)
     if t.id not in e["defenders"]:
         e["defenders"].append(t.id)
-        if "aggressive" in spec(t).keywords and not e["counter"]:
+        # An Aggressive creature attacked (also by a counterattack) may strike first; a first strike is
+        # not itself answered by a first strike, so two Aggressive creatures cannot ping-pong.
+        if "aggressive" in spec(t).keywords and e["aggr_ok"]:
             m.roll(f"{t.name} is Aggressive", [(8, 1, 8)], {"s": "aggressive", "tid": t.id, "att": x.id, "e": e})
         if "gargoyle_stone" in spec(t).hooks and not is_stone(m, t):
             m.push("stone", seat=t.owner, cid=t.id, prompt="turn the Gargoyle to stone?")
@@ -291,7 +302,7 @@ def _aggressive(m: SBMatch, f: Frame) -> None:
         return
     f["e"]["no_counter"].append(t.id)
     m.emit("ability", {"creature": t.id, "name": t.name, "detail": "Aggressive: attacks first"})
-    declare(m, t, x, reach_mode(m, t, x) or "melee", counter=True)
+    declare(m, t, x, reach_mode(m, t, x) or "melee", counter=True, aggressive_ok=False)
 
 
 @step("strike")

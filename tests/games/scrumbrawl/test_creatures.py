@@ -356,3 +356,15 @@ def test_2_1_aggressive_mummy_strikes_first_with_both_attacks() -> None:
     decision = m.to_move()
     assert decision is not None and decision.kind == "act", "no second counterattack"
     assert chance(m).remaining == 0
+
+
+def test_2_1_aggressive_attacker_may_strike_first_against_a_counterattack() -> None:
+    """2.1 Aggressive: a counterattack is an attack too; the Mummy's d8 1-4 lets it strike the counter-attacker
+    first (a first strike is not itself answered by another first strike)."""
+    m, (mummy, skel) = build([("Mummy", 0, (5, 5)), ("Skeleton", 1, (5, 6))], dice=[1, 5, 1, 5, 2, 20, 1])
+    m.apply(f"attack:{mummy}:{skel}")
+    m.apply(f"attack:{mummy}:{skel}")
+    m.apply("counter")
+    strikes = [(e.data["creature"], e.data["result"]) for e in events(m, "strike")]
+    assert strikes == [(mummy, "miss"), (mummy, "miss"), (mummy, "hit")]
+    assert skel not in m.creatures and chance(m).remaining == 0
