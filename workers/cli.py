@@ -1,7 +1,9 @@
-"""``brawl worker`` (a Celery worker, optionally with beat) and ``brawl ladder-referee`` (the ladder's referee).
+"""``brawl worker`` (a Celery worker, optionally with beat) and ``brawl ladder-referee`` (deprecated alias).
 
-Both read ``DATABASE_URL``, ``REDIS_URL`` and ``BRAWL_REFEREES`` from the environment (see
+The worker reads ``DATABASE_URL``, ``REDIS_URL`` and ``BRAWL_REFEREES`` from the environment (see
 ``workers.celery``). Run beat in exactly one process of a deployment (``--beat``).
+``brawl ladder-referee`` is kept for old scripts only: it prints a notice and runs ``brawl referee``,
+whose default (ladder) mode is what it used to be (``referee.server.cli``, ``workers.refhost``).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ RECORDING = "recording"
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    """Registers ``brawl worker`` and ``brawl ladder-referee``."""
+    """Registers ``brawl worker`` and the deprecated ``brawl ladder-referee``."""
     worker = subparsers.add_parser("worker", help="run a Celery worker for the ladder and tournaments")
     worker.add_argument(
         "--queues",
@@ -35,7 +37,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
 
     ref = subparsers.add_parser(
         "ladder-referee",
-        help="run a referee whose bots log in with database tokens and whose results the workers record",
+        help="deprecated: use `brawl referee` (ladder mode is its default)",
     )
     ref.add_argument("--listen", default="127.0.0.1:50051", metavar="HOST:PORT", help="address to bind")
     ref.add_argument("--grace", type=float, default=30.0, help="seconds running matches get on shutdown")
@@ -76,11 +78,11 @@ def cmd_worker(args: argparse.Namespace) -> int:
 
 
 def cmd_ladder_referee(args: argparse.Namespace) -> int:
-    """Runs the ladder's referee until SIGINT/SIGTERM."""
-    import logging
+    """Prints a deprecation notice and runs ``brawl referee`` (ladder mode) with the same options."""
+    import sys
 
-    from workers.refhost import serve_ladder_referee
+    from referee.cli import main
 
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
-    serve_ladder_referee(args.listen, grace=args.grace)
-    return 0
+    argv = ["referee", "--listen", args.listen, "--grace", str(args.grace)]
+    print(f"brawl ladder-referee is deprecated; running: brawl {' '.join(argv)}", file=sys.stderr)
+    return main(argv)

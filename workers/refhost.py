@@ -1,11 +1,16 @@
-"""A referee wired to the ladder: bots authenticate against the database, results go to the workers.
+"""The referee's ladder mode: bots authenticate against the database, results go to the workers.
 
-``brawl ladder-referee`` runs :func:`serve_ladder_referee`: the ordinary referee server
-(``referee.server.service.serve``) with ``webapp``'s :class:`~webapp.bots.token_store.DjangoTokenStore`
-and :class:`StagingSink` as its result sink. The sink stages the replay on the match row
-(``do_stage_result``, atomic and once) and sends ``record_match`` to the ``recording`` queue;
-``workers.recording`` explains the rest of the path. The referee's own retry of a failing sink,
-and the reaper's sweep of staged replays, cover a lost message or a broker that is down.
+``brawl referee`` without ``--tokens``/``--replays`` runs :func:`serve_ladder_referee`: the
+ordinary referee server (``referee.server.service.serve``) with ``webapp``'s
+:class:`~webapp.bots.token_store.DjangoTokenStore` and :class:`StagingSink` as its result sink,
+and the Redis seat relay when a URL is given (``referee.server.cli`` decides). The sink stages
+the replay on the match row (``do_stage_result``, atomic and once) and sends ``record_match`` to
+the ``recording`` queue; ``workers.recording`` explains the rest of the path, which is the one
+write path for finished matches. The referee's own retry of a failing sink, and the reaper's
+sweep of staged replays, cover a lost message or a broker that is down.
+
+With the relay, a match runs on one referee (the one ``workers.scheduling`` started it on) and
+only that referee's sink records it; a referee that merely hosts a relayed seat records nothing.
 
 This module is not the referee (``referee/server``) nor the recording logic.
 """
@@ -15,11 +20,30 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+from typing import TYPE_CHECKING
 
 from referee.core.ids import MatchId
 from referee.core.replay import Replay
 
+if TYPE_CHECKING:
+    from webapp.matches.models import Match
+
 log = logging.getLogger(__name__)
+
+
+def find_match(match_id: str) -> Match:
+    """Returns the match the referee calls ``match_id``: the ``Match`` primary key, or its ``request_id``.
+
+    Raises:
+        Match.DoesNotExist: no match has that id or request id.
+    """
+    from webapp.matches.models import Match
+
+    if match_id.isdigit():
+        found = Match.objects.filter(pk=int(match_id)).first()
+        if found is not None:
+            return found
+    return Match.objects.get(request_id=match_id)
 
 
 class StagingSink:
@@ -27,7 +51,6 @@ class StagingSink:
 
     def _record(self, match_id: str, replay: Replay) -> str:
         from webapp.matches import services
-        from webapp.matches.sink import find_match
         from workers.celery import RECORDING, app
 
         match = find_match(match_id)
@@ -54,8 +77,17 @@ class StagingSink:
         return await asyncio.to_thread(closing(self._record), str(match_id), replay)
 
 
-def serve_ladder_referee(listen: str, *, grace: float = 30.0, max_message_bytes: int | None = None) -> None:
-    """Runs a referee on ``listen`` with the database token store and the staging sink until SIGTERM."""
+def serve_ladder_referee(
+    listen: str, *, grace: float = 30.0, max_message_bytes: int | None = None, relay_url: str | None = None
+) -> None:
+    """Runs a ladder-mode referee on ``listen`` until SIGTERM.
+
+    Args:
+        listen: ``HOST:PORT`` to bind.
+        grace: Seconds running matches get on shutdown.
+        max_message_bytes: The gRPC message limit (the referee's default when ``None``).
+        relay_url: Redis URL of the seat relay between referees; ``None`` turns it off.
+    """
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "webapp.settings")
     import django
 
@@ -65,4 +97,8 @@ def serve_ladder_referee(listen: str, *, grace: float = 30.0, max_message_bytes:
     from webapp.bots.token_store import DjangoTokenStore
 
     settings = RefereeSettings() if max_message_bytes is None else RefereeSettings(max_message_bytes=max_message_bytes)
-    asyncio.run(serve(listen, tokens=DjangoTokenStore(), sink=StagingSink(), settings=settings, grace=grace))
+    asyncio.run(
+        serve(
+            listen, tokens=DjangoTokenStore(), sink=StagingSink(), settings=settings, grace=grace, relay_url=relay_url
+        )
+    )

@@ -9,6 +9,15 @@ sends each new match id to ``start_match`` once the transaction commits.
 ``request_id``, so a repeated or redelivered start goes back to the same referee and the
 referee's idempotency makes it a no-op.
 
+Bots split across referees. With the referees' Redis seat relay on (:func:`relay_enabled`), a
+match need not find all its bots on one referee: it starts on the referee that has the most of
+them (:func:`choose_referee`), which claims the other seats from the referees their bots are
+connected to (``referee.server.relay``); only that referee records the result. Ladder rounds then
+pair bots across referees too. With the relay off, a ladder round pairs only bots on the same
+referee, and a match whose bots are split waits (``NoRefereeYet``) until they are on one referee,
+or is cancelled after :data:`OFFLINE_LIMIT`; a tournament game starts anyway on an accepting
+referee, and a seat whose bot is not connected there forfeits at the join timeout.
+
 These are plain functions over the database and the referee client; the Celery wrappers
 (retries, logging) are in ``workers.tasks``. Nothing here records results (``workers.recording``).
 """
@@ -18,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import logging
+import os
 import random
 from collections import defaultdict
 from collections.abc import Sequence
@@ -49,6 +59,18 @@ TOURNAMENT_JOIN_TIMEOUT = 60.0
 """Seconds a tournament match waits for its bots; an absent seat then forfeits (referee policy)."""
 OFFLINE_LIMIT = timedelta(minutes=2)
 """How long a ladder or challenge match may wait for its bots to come online before it is cancelled."""
+
+
+def relay_enabled() -> bool:
+    """Whether the referees relay seats to each other, so a match may start with its bots split across them.
+
+    ``BRAWL_RELAY`` (``1``/``0``) says so; unset, the relay is assumed on when ``REDIS_URL`` is set,
+    because a referee in ladder mode turns it on with that same variable (``brawl referee``).
+    """
+    flag = os.environ.get("BRAWL_RELAY", "").strip().lower()
+    if flag:
+        return flag not in ("0", "false", "no", "off")
+    return bool(os.environ.get("REDIS_URL"))
 
 
 POD_GAMES: dict[str, tuple[int, ...]] = {"scrumbrawl": (4, 3)}
@@ -122,6 +144,8 @@ def schedule_round(game: str, tick: str, *, now: datetime | None = None) -> Roun
     now = now or timezone.now()
     sessions, silent = referee_client.presence(game)
     home = _home_referees(sessions)
+    # With the relay, where a bot is connected does not limit whom it meets: one pool.
+    pooled = relay_enabled()
     with transaction.atomic():
         _lock_game(game)
         bots = {
@@ -150,7 +174,7 @@ def schedule_round(game: str, tick: str, *, now: datetime | None = None) -> Roun
             queued_seats, open_seats = load.get(bot.pk, (0, 0))
             capacity = min(free - queued_seats, total - open_seats)
             rating = ratings.get(version.pk)
-            by_referee[referee].append(
+            by_referee["*" if pooled else referee].append(
                 Candidate(
                     version=BotVersionId(str(version.pk)),
                     bot=BotId(key),
@@ -210,10 +234,17 @@ class StartReport:
     """The bots of the match, in seat order."""
 
 
-def choose_referee(game: str, bot_ids: Sequence[str], addresses: Sequence[str] | None = None) -> str | None:
-    """Returns the accepting referee where every bot of the match is connected with a free seat.
+def choose_referee(
+    game: str, bot_ids: Sequence[str], addresses: Sequence[str] | None = None, *, relay: bool | None = None
+) -> str | None:
+    """Returns the accepting referee to run a match of ``bot_ids`` on, or ``None`` if none fits yet.
 
-    Among several, the one with the most free seats for the match's bots wins (ties: address order).
+    A referee where every bot of the match is connected with a free seat fits; among several, the
+    one with the most free seats for the match's bots wins (ties: address order). With the relay
+    (``relay``, default :func:`relay_enabled`) and no such referee, the match may still start when
+    every bot has enough free seats summed over all referees: it goes to the referee where the most
+    of its seats are connected (ties: the most free seats there, then address order), which relays
+    the others.
 
     Raises:
         RefereeUnavailable: no referee answered at all.
@@ -222,20 +253,35 @@ def choose_referee(game: str, bot_ids: Sequence[str], addresses: Sequence[str] |
     sessions, silent = referee_client.presence(game, addresses)
     if len(silent) == len(addresses):
         raise RefereeUnavailable(f"no referee answered: {', '.join(silent)}")
-    need = defaultdict(int)
+    need: dict[str, int] = defaultdict(int)
     for b in bot_ids:
         need[b] += 1
+    free_at: dict[str, dict[str, int]] = {address: defaultdict(int) for address in addresses}
+    for s in sessions:
+        if s.referee in free_at:
+            free_at[s.referee][s.bot_id] += s.free
     best: tuple[int, str] | None = None
     for address in addresses:
-        free: dict[str, int] = defaultdict(int)
-        for s in sessions:
-            if s.referee == address:
-                free[s.bot_id] += s.free
+        free = free_at[address]
         if all(free[b] >= n for b, n in need.items()):
             score = min(free[b] for b in need)
             if best is None or score > best[0]:
                 best = (score, address)
-    return best[1] if best else None
+    if best is not None:
+        return best[1]
+    if not (relay_enabled() if relay is None else relay):
+        return None
+    if any(sum(free_at[a][b] for a in addresses) < n for b, n in need.items()):
+        return None
+    split: tuple[int, int, str] | None = None
+    for address in addresses:
+        free = free_at[address]
+        local = sum(min(free[b], n) for b, n in need.items())
+        # Only a referee that has at least one of the bots: one that has none may be shutting down
+        # or silent, which presence does not tell apart from an empty referee.
+        if local and (split is None or (local, sum(free[b] for b in need)) > split[:2]):
+            split = (local, sum(free[b] for b in need), address)
+    return split[2] if split else None
 
 
 def any_accepting_referee(addresses: Sequence[str] | None = None) -> str | None:
@@ -273,7 +319,8 @@ def start_queued(match_id: int, *, now: datetime | None = None) -> StartReport:
                 if now - match.created > OFFLINE_LIMIT:
                     match_services.do_cancel_match(match_id, "its bots were not online")
                     return StartReport("cancelled", detail="bots offline", bot_ids=tuple(bot_ids))
-                raise NoRefereeYet(f"match {match_id}: bots {bot_ids} are not all online on one referee")
+                where = "online" if relay_enabled() else "online on one referee"
+                raise NoRefereeYet(f"match {match_id}: bots {bot_ids} are not all {where}")
             # A tournament game goes ahead: the referee's join timeout forfeits a bot that never comes.
             address = any_accepting_referee() or ""
             if not address:

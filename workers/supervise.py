@@ -218,7 +218,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     services = [
         Service(
             "referee",
-            [*brawl, "ladder-referee", "--listen", args.referee, "--grace", "5"],
+            [*brawl, "referee", "--listen", args.referee, "--grace", "5"],
             tcp_probe(ref_host, int(ref_port)),
         ),
         Service("worker", [*brawl, "worker", "--beat", "--concurrency", "1", "--pool", "solo"]),

@@ -129,21 +129,6 @@ def test_versions_are_numbered_consecutively(make_bot, author) -> None:
     assert Rating.objects.filter(bot_version=v2, game=GAME).exists()
 
 
-def test_result_sink_records_once(make_bot, author, other) -> None:
-    from tests.webapp.conftest import play_replay
-    from webapp.matches.sink import DjangoResultSink
-
-    a, b = make_bot(author, "s1"), make_bot(other, "s2")
-    m = match_services.do_queue_match(GAME, [a.latest_version, b.latest_version], rated=True)
-    replay = play_replay(m)
-    sink = DjangoResultSink("ref-1")
-    where = asyncio.run(sink.record(str(m.pk), replay))
-    again = asyncio.run(sink.record(str(m.pk), replay))
-    assert where == again == f"/api/v1/matches/{m.pk}/replay/"
-    assert RatingHistory.objects.filter(match=m).count() == 2
-    assert Match.objects.get(pk=m.pk).referee_id == "ref-1"
-
-
 def test_staged_replay_is_kept_once_and_recorded_later(make_bot, author, other) -> None:
     from tests.webapp.conftest import play_replay
 

@@ -1,4 +1,4 @@
-"""The ladder's processes for tests and the benchmark: a referee, a bot farm, Celery workers.
+"""The ladder's processes for tests and the benchmark: referees, bot farms, Celery workers.
 
 Every component is a real subprocess started with ``python -m referee.cli ...`` (the ``brawl``
 command) in its own process group, logging to a file under the stack's directory, so a test can
@@ -66,6 +66,9 @@ class Stack:
         }
         self.procs: dict[str, subprocess.Popen[bytes]] = {}
         self.referee_address = ""
+        """The first referee started: where bots connect unless told otherwise."""
+        self.referees: dict[str, str] = {}
+        """Every referee started, by process name, with its address (all of them in ``BRAWL_REFEREES``)."""
 
     def log(self, name: str) -> str:
         """Returns what process ``name`` has logged so far."""
@@ -91,11 +94,15 @@ class Stack:
         """Starts a ``brawl`` subcommand as process ``name``."""
         return self.spawn(name, [sys.executable, "-m", "referee.cli", *args], env)
 
-    def start_referee(self, name: str = "referee", port: int = 0) -> str:
-        """Starts the ladder referee and waits until it accepts connections; returns its address."""
+    def start_referee(self, name: str = "referee", port: int = 0, args: Sequence[str] = ()) -> str:
+        """Starts ``brawl referee`` (ladder mode, plus ``args``) and waits until it accepts connections.
+
+        Returns its address. Every referee started joins ``BRAWL_REFEREES`` of the processes
+        started afterwards; the first one is :attr:`referee_address`.
+        """
         port = port or free_port()
         address = f"127.0.0.1:{port}"
-        self.brawl(name, "ladder-referee", "--listen", address, "--grace", "2")
+        self.brawl(name, "referee", "--listen", address, "--grace", "2", *args)
 
         def up() -> bool:
             self._alive(name)
@@ -106,28 +113,33 @@ class Stack:
                 return False
 
         wait_until(up, 60, f"{name} to listen on {address}")
-        self.referee_address = address
-        self.env["BRAWL_REFEREES"] = address
+        self.referee_address = self.referee_address or address
+        self.referees[name] = address
+        self.env["BRAWL_REFEREES"] = ",".join(self.referees.values())
         return address
 
-    def start_bots(self, entries: list[dict[str, Any]], name: str = "bots") -> None:
-        """Starts a bot farm for ``entries`` (``bot``, ``token``, ``max_matches``); waits until all are online."""
+    def start_bots(self, entries: list[dict[str, Any]], name: str = "bots", server: str = "") -> None:
+        """Starts a bot farm for ``entries`` (``bot``, ``token``, ``max_matches``); waits until all are online.
+
+        The bots connect to ``server`` (default :attr:`referee_address`).
+        """
+        server = server or self.referee_address
         spec = self.directory / f"{name}.json"
         spec.write_text(json.dumps(entries))
-        before = self.connected_bots()
-        self.spawn(name, [sys.executable, "-m", "tests.workers.botfarm", "--server", self.referee_address, str(spec)])
+        before = self.connected_bots(server)
+        self.spawn(name, [sys.executable, "-m", "tests.workers.botfarm", "--server", server, str(spec)])
 
         def online() -> bool:
             self._alive(name)
-            return self.connected_bots() >= before + len(entries)
+            return self.connected_bots(server) >= before + len(entries)
 
-        wait_until(online, 60, f"{len(entries)} bots to connect")
+        wait_until(online, 60, f"{len(entries)} bots to connect to {server}")
 
-    def connected_bots(self) -> int:
-        """Returns how many bot sessions the referee has (its ``ListBots``)."""
+    def connected_bots(self, server: str = "") -> int:
+        """Returns how many bot sessions a referee (default :attr:`referee_address`) has (its ``ListBots``)."""
         from workers.referee_client import list_bots
 
-        return len(list_bots(self.referee_address)[1])
+        return len(list_bots(server or self.referee_address)[1])
 
     def start_worker(
         self, name: str, *, concurrency: int = 2, beat: bool = False, queues: str = "", pool: str = "prefork"
