@@ -214,3 +214,14 @@ def load_settings_in_subprocess(env: dict[str, str], cwd: Path) -> subprocess.Co
         timeout=60,
         check=False,
     )
+
+
+def product_games() -> set[str]:
+    """Returns the registered games that ship with the product (``referee.games``).
+
+    Other suites register test-only games (``tinygame``) in the same process; a deployment never
+    knows them, so the manifests are checked against the product's games only.
+    """
+    from referee.core.registry import game_names, get_game
+
+    return {g for g in game_names() if type(get_game(g)).__module__.startswith("referee.games.")}

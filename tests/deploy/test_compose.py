@@ -16,7 +16,6 @@ from typing import Any
 
 import jsonschema
 
-from referee.core.registry import game_names
 from referee.sdk.client import load_object
 from tests.deploy.helpers import (
     CADDYFILE,
@@ -29,6 +28,7 @@ from tests.deploy.helpers import (
     option,
     parse_brawl,
     port_of,
+    product_games,
 )
 
 BRAWL_IMAGE = "${BRAWL_IMAGE:-brawl-ladder:0.1.0}"
@@ -65,7 +65,7 @@ def test_the_stack_has_every_component() -> None:
     assert {"postgres", "redis", "migrate", "web", "worker", "beat", "proxy"} <= names
     assert len([n for n in names if n.startswith("referee-")]) == 2
     assert services()["worker"]["deploy"]["replicas"] == 2
-    assert {n for n in names if n.startswith("house-")} == {f"house-{g}" for g in game_names()}
+    assert {n for n in names if n.startswith("house-")} == {f"house-{g}" for g in product_games()}
 
 
 def test_every_brawl_command_parses_with_the_brawl_cli() -> None:
@@ -109,7 +109,7 @@ def test_house_bots_name_real_bot_classes_and_games() -> None:
         assert args.command == "bot" and args.bot_command == "run", name
         bot_class = load_object(args.bot)
         assert callable(getattr(bot_class(), "choose", None)), f"{args.bot} has no choose()"
-        assert set(args.games) <= set(game_names()), name
+        assert set(args.games) <= product_games(), name
         assert args.server == "proxy:50051", "house bots connect through the proxy like any bot"
         assert svc["environment"]["BRAWL_TOKEN"].startswith("${HOUSE_TOKEN_"), name
         assert svc["profiles"] == ["house"]
@@ -226,3 +226,15 @@ def test_env_example_lists_exactly_the_variables_compose_reads() -> None:
     listed = {name for name in listed if not name.startswith("#")}
     assert used == listed
     assert all(line.endswith("=") for line in example.read_text().splitlines() if line.startswith("SECRET_KEY"))
+
+
+def test_referees_run_in_ladder_mode_with_the_relay_on() -> None:
+    from referee.server.cli import is_standalone, relay_url
+
+    for name, svc in services().items():
+        if name.startswith("referee-"):
+            args = parse_brawl([str(a) for a in svc["command"]])
+            assert args.command == "referee" and not is_standalone(args), name
+            env = {k: interpolate(str(v), {}) for k, v in svc["environment"].items()}
+            # Bots reach any referee through the proxy, so the referees must relay seats to each other.
+            assert relay_url(args, env) == env["REDIS_URL"], name

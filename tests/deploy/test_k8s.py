@@ -18,7 +18,6 @@ import kubernetes_validate
 import pytest
 import yaml
 
-from referee.core.registry import game_names
 from referee.sdk.client import load_object
 from tests.deploy.helpers import (
     DOCKERFILE,
@@ -33,6 +32,7 @@ from tests.deploy.helpers import (
     option,
     parse_brawl,
     port_of,
+    product_games,
 )
 
 KUBERNETES_VERSION = "1.30"
@@ -290,7 +290,7 @@ def test_house_bots_play_every_game_with_real_classes() -> None:
         assert args.server == f"referee:{referee_port['port']}"
         games |= set(args.games)
         assert [v["name"] for v in c["env"]] == ["BRAWL_TOKEN"]
-    assert games == set(game_names())
+    assert games == product_games()
 
 
 def test_kustomize_renders_exactly_the_listed_manifests(tmp_path: Path) -> None:
@@ -309,3 +309,16 @@ def test_kustomize_renders_exactly_the_listed_manifests(tmp_path: Path) -> None:
     rendered = {(o["kind"], o["metadata"]["name"]) for o in yaml.safe_load_all(result.stdout) if o}
     expected = {(o["kind"], o["metadata"]["name"]) for name, o in k8s_objects() if name not in NOT_APPLIED_BY_KUSTOMIZE}
     assert rendered == expected
+
+
+def test_referees_run_in_ladder_mode_with_the_relay_on() -> None:
+    from referee.server.cli import is_standalone, relay_url
+
+    [c] = k8s_named("StatefulSet", "referee")["spec"]["template"]["spec"]["containers"]
+    args = parse_brawl(c["args"])
+    assert args.command == "referee" and not is_standalone(args)
+    sources = {(kind, s[kind]["name"]) for s in c["envFrom"] for kind in s}
+    assert ("secretRef", "brawl-secrets") in sources
+    # The Service spreads bots over the referees, so they must relay seats to each other: REDIS_URL on.
+    redis = k8s_named("Secret", "brawl-secrets")["stringData"]["REDIS_URL"]
+    assert relay_url(args, {"REDIS_URL": redis}) == redis

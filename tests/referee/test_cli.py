@@ -6,6 +6,7 @@ referee process; the replay lands in --replays and verifies; SIGTERM stops the r
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import os
 import signal
@@ -135,3 +136,54 @@ def test_referee_and_bot_processes_play_and_stop_cleanly(tmp_path: Path) -> None
     log = referee.stdout.read() if referee.stdout else ""
     assert status == 0, log
     assert "stopping" in log and "bot alice connected" in log
+
+
+def parse(*argv: str) -> argparse.Namespace:
+    from referee.cli import build_parser
+
+    return build_parser().parse_args(["referee", *argv])
+
+
+def test_referee_mode_and_relay_follow_the_options_and_redis_url() -> None:
+    from referee.server.cli import is_standalone, relay_url
+
+    redis = {"REDIS_URL": "redis://r:6379/0"}
+    ladder = parse("--listen", "127.0.0.1:1")
+    assert not is_standalone(ladder)
+    assert relay_url(ladder, redis) == "redis://r:6379/0"
+    assert relay_url(ladder, {}) is None
+    assert relay_url(parse("--no-relay"), redis) is None
+    assert relay_url(parse("--redis", "redis://other/1"), {}) == "redis://other/1"
+    for standalone in (parse("--tokens", "t.json"), parse("--replays", "out")):
+        assert is_standalone(standalone)
+        assert relay_url(standalone, redis) is None, "a standalone referee relays only when told to"
+    assert relay_url(parse("--tokens", "t.json", "--redis", "redis://other/1"), redis) == "redis://other/1"
+
+
+def test_ladder_referee_prints_a_notice_and_runs_the_referee_in_ladder_mode(tmp_path: Path) -> None:
+    port = free_port()
+    env = {k: v for k, v in ENV.items() if k not in ("REDIS_URL", "DATABASE_URL")}
+    env.update(BRAWL_VAR_DIR=str(tmp_path), DJANGO_SETTINGS_MODULE="webapp.settings")
+    proc = subprocess.Popen(
+        [*BRAWL, "ladder-referee", "--listen", f"127.0.0.1:{port}", "--grace", "1"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        for _ in range(300):
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                    break
+            except OSError:
+                assert proc.poll() is None, proc.stdout.read() if proc.stdout else ""
+                asyncio.run(asyncio.sleep(0.1))
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        status = proc.wait(timeout=20)
+    log = proc.stdout.read() if proc.stdout else ""
+    assert status == 0, log
+    assert "brawl ladder-referee is deprecated; running: brawl referee --listen" in log
+    assert "ladder mode: database tokens, staging result sink, relay off" in log
