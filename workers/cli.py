@@ -69,8 +69,8 @@ def cmd_worker(args: argparse.Namespace) -> int:
     # A worker is part of a Celery deployment: the matches it queues (ladder rounds, a tournament's
     # next games) go to ``start_match`` once committed, unless the environment says otherwise.
     # Set before the app (and with it Django's settings) is loaded.
+    # (``BRAWL_RUN_MATCH_TASK`` already defaults to ``workers.tasks.start_match`` in the settings.)
     os.environ.setdefault("BRAWL_DISPATCH", "celery")
-    os.environ.setdefault("BRAWL_RUN_MATCH_TASK", "workers.tasks.start_match")
     from workers.celery import app
 
     app.worker_main(argv=worker_argv(args))

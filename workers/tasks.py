@@ -93,7 +93,10 @@ def start_match(self: Any, match_id: int) -> str:
 
 @app.task(name="workers.tasks.run_match", bind=True, **RETRY)
 def run_match(self: Any, match_id: int) -> str:
-    """The web app's default dispatch name (``BRAWL_RUN_MATCH_TASK``); the same as :func:`start_match`."""
+    """The old dispatch name (``BRAWL_RUN_MATCH_TASK`` used to default to it); the same as :func:`start_match`.
+
+    Kept registered so messages sent under that name by older processes are still consumed.
+    """
     return str(start_match.run(match_id))
 
 
