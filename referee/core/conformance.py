@@ -189,19 +189,18 @@ def check_playout(
         ConformanceError: an invariant or a leak check failed; the message has seed and step.
     """
     checks = list(invariants)
-    seen_events = 0
+    first_seen: list[str] = []  # each event as it was when first emitted
 
     def on_step(rec: Recorder, step: int) -> None:
-        nonlocal seen_events
         match = rec.match
         try:
             check_step_invariants(match, seats, validator)
             events = match.events(0, EVERYONE)
             assert [e.index for e in events] == list(range(len(events))), "event indices are not 0, 1, 2..."
-            if validator:
-                for e in events[seen_events:]:
+            for e in events[len(first_seen) :]:
+                if validator:
                     validator("event", e.data)
-            seen_events = len(events)
+                first_seen.append(_canonical(e.to_json()))
             for check in checks:
                 check(match)
             if leak_every and step % leak_every == 0:
@@ -210,6 +209,11 @@ def check_playout(
             raise _fail(seed, step, str(exc)) from exc
 
     rec = random_playout(game, seats, seed, config, on_step=on_step)
+    # Events are sent to viewers as they happen, so one that changes afterwards would make a
+    # viewer's record differ from the replay's.
+    for e, text in zip(rec.match.events(0, EVERYONE), first_seen, strict=True):
+        if _canonical(e.to_json()) != text:
+            raise _fail(seed, len(rec.replay.decisions), f"event {e.index} ({e.kind}) changed after it was emitted")
     if report is not None:
         report.games += 1
         report.decisions += len(rec.replay.decisions)

@@ -66,3 +66,17 @@ def test_redeal_keeps_the_viewers_own_hand() -> None:
     other = match.determinize(Seat(0), SeededChance(2))
     assert other.observe(Seat(0)) == match.observe(Seat(0))
     check_no_leak(match, 3, salt=5)
+
+
+def test_an_event_changed_after_emission_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    original = TinyMatch.apply
+
+    def mutating_apply(self: TinyMatch, option_id: str):  # type: ignore[no-untyped-def]
+        events = original(self, option_id)
+        if self._events:
+            self._events[0].data["tampered"] = True  # rewrites history that viewers already saw
+        return events
+
+    monkeypatch.setattr(TinyMatch, "apply", mutating_apply)
+    with pytest.raises(ConformanceError, match="changed after it was emitted"):
+        run_conformance(GAME, 2, range(2), leak_every=0, determinism_every=0, replay_every=0)

@@ -256,7 +256,7 @@ def _instant_event(m: SBMatch, f: Frame) -> None:
 def _instant_chosen(m: SBMatch, f: Frame) -> None:
     ev = CONTENT.events[m.card_names[f["card"]]]
     effect = ev.effects[f["dice"][0] - 1]
-    m.emit("event_option", {"card": f["card"], "name": effect, "dice": f["dice"]})
+    m.emit("event_option", {"card": f["card"], "name": effect, "dice": list(f["dice"])})
     m.push("instant_dispel", card=f["card"], effect=effect)
 
 

@@ -253,7 +253,8 @@ class SBMatch(Match):
         then["dice"] = values
         then["natural"] = [True] * len(values)
         then["bounds"] = f["bounds"]
-        self.emit("roll", {"purpose": f["purpose"], "dice": values, "seat": self.active})
+        # A copy: Alter Reality changes ``then["dice"]`` later, and an emitted event never changes.
+        self.emit("roll", {"purpose": f["purpose"], "dice": list(values), "seat": self.active})
         if f["alterable"]:
             self.push(
                 "alter_window",
