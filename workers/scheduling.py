@@ -45,7 +45,7 @@ from referee.core.registry import get_game
 from webapp.bots.models import Bot
 from webapp.matches import services as match_services
 from webapp.matches.models import Match, MatchSeat, MatchStatus
-from webapp.rankings.models import INITIAL_ELO, INITIAL_RD, Rating
+from webapp.rankings.services import current_ratings
 from workers import referee_client
 from workers.referee_client import Presence, RefereeRefused, RefereeUnavailable
 
@@ -165,7 +165,9 @@ def schedule_round(game: str, tick: str, *, now: datetime | None = None) -> Roun
             .annotate(queued=Count("id", filter=Q(match__status=MatchStatus.QUEUED)), open=Count("id"))
         }
         versions = [b.latest_version_id for b in bots.values() if b.latest_version_id is not None]
-        ratings = {r.bot_version_id: r for r in Rating.objects.filter(game=game, bot_version_id__in=versions)}
+        # Matchmaking sees what the next rated game would start from: the stored rating, or a new
+        # version's prior (inherited from its bot's previous version), with idle deviation growth.
+        ratings = current_ratings(game, versions)
         by_referee: dict[str, list[Candidate]] = defaultdict(list)
         for key, bot in bots.items():
             referee, free, total = home[key]
@@ -173,16 +175,16 @@ def schedule_round(game: str, tick: str, *, now: datetime | None = None) -> Roun
             assert version is not None
             queued_seats, open_seats = load.get(bot.pk, (0, 0))
             capacity = min(free - queued_seats, total - open_seats)
-            rating = ratings.get(version.pk)
+            rating = ratings[version.pk]
             by_referee["*" if pooled else referee].append(
                 Candidate(
                     version=BotVersionId(str(version.pk)),
                     bot=BotId(key),
-                    rating=rating.elo if rating else INITIAL_ELO,
-                    deviation=rating.glicko_rd if rating else INITIAL_RD,
-                    games=rating.games if rating else 0,
+                    rating=rating.elo,
+                    deviation=rating.deviation_at(now),
+                    games=rating.games,
                     capacity=max(0, capacity),
-                    waiting_since=(rating.last_played if rating and rating.last_played else version.created),
+                    waiting_since=rating.last_played_at or version.created,
                 )
             )
         config = MatchmakingConfig(
