@@ -58,7 +58,7 @@ def broker_settings() -> dict[str, object]:
             },
         }
     folder = Path(os.environ.get("BRAWL_VAR_DIR", "") or Path.cwd() / "var") / "broker"
-    for sub in ("queue", "processed"):
+    for sub in ("queue", "processed", "control"):
         (folder / sub).mkdir(parents=True, exist_ok=True)
     return {
         "broker_url": "filesystem://",
@@ -66,6 +66,8 @@ def broker_settings() -> dict[str, object]:
             "data_folder_in": str(folder / "queue"),
             "data_folder_out": str(folder / "queue"),
             "processed_folder": str(folder / "processed"),
+            # Broadcast (control) exchanges too, or kombu writes a ./control folder in the cwd.
+            "control_folder": str(folder / "control"),
             "store_processed": False,
         },
     }

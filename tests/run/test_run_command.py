@@ -56,6 +56,12 @@ def _processes_with(marker: str) -> list[int]:
     return found
 
 
+def _tracked(checkout: Path) -> set[str]:
+    """Top-level names git tracks in the clone."""
+    out = subprocess.run(["git", "ls-files"], cwd=checkout, capture_output=True, text=True, check=True).stdout
+    return {line.split("/", 1)[0] for line in out.splitlines()}
+
+
 @pytest.fixture(scope="module")
 def checkout(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A clean clone of the committed tree."""
@@ -133,6 +139,8 @@ def test_run_plays_the_ladder_and_stops_cleanly(checkout: Path, tmp_path: Path, 
             raise
         log.close()
     assert code == 0, (tmp_path / "run.log").read_text()[-3000:]
+    stray = sorted(p.name for p in checkout.iterdir() if p.name not in {*_tracked(checkout), ".git"})
+    assert not stray, f"brawl run wrote outside --var: {stray}"
     leftovers = _processes_with(marker)
     assert not leftovers, f"processes still running after Ctrl-C: {leftovers}"
     for port in (web, ref):
