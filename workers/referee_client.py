@@ -230,3 +230,14 @@ ENDED = frozenset(
     }
 )
 """Referee match states after which it will not report the match again."""
+
+
+def watch_match(address: str, match_id: str, timeout: float | None = None) -> Any:
+    """Opens the public ``WatchMatch`` stream of a match on its referee.
+
+    The returned call is an iterator of ``WatchMatchResponse`` (the spectator view now, then one
+    per decision, the last with the outcome) and can be stopped early with ``cancel()``. Errors
+    surface while iterating, as ``grpc.RpcError`` (``NOT_FOUND`` when the referee does not know
+    the match); this function does not classify them because the stream outlives the call.
+    """
+    return stub(address).WatchMatch(referee_pb2.WatchMatchRequest(match_id=match_id), timeout=timeout)

@@ -24,7 +24,8 @@ from referee.core.errors import EngineError
 from referee.core.registry import UnknownGameError
 from referee.core.replay import Replay, ReplayError
 from webapp.matches.frames import spectator_frames
-from webapp.matches.models import Match, MatchSeat
+from webapp.matches.live import live_frames
+from webapp.matches.models import Match, MatchSeat, MatchStatus
 from webapp.matches.serializers import FramesSerializer, MatchDetailSerializer, MatchSerializer
 
 FRAMES_CACHE_SECONDS = 600
@@ -105,6 +106,17 @@ def load_replay(match: Match) -> Replay:
     if raw is None:
         raise NotFound("this match has no replay (yet)")
     return Replay.loads(raw)
+
+
+class LiveThrottle(SimpleRateThrottle):
+    """Live polling is cheap (frames come from memory) but frequent: its own, wider rate per user or address."""
+
+    scope = "live"
+    rate = "3600/hour"
+
+    def get_cache_key(self, request: Request, view: object) -> str:
+        ident = request.user.pk if request.user.is_authenticated else self.get_ident(request)
+        return self.cache_format % {"scope": self.scope, "ident": ident}
 
 
 class FramesThrottle(SimpleRateThrottle):
@@ -190,3 +202,31 @@ class MatchViewSet(viewsets.ReadOnlyModelViewSet):
         if match.is_final:
             cache.set(key, data, timeout=FRAMES_CACHE_SECONDS)
         return Response(data)
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("since", int, description="Only frames with a higher index (default -1: all)."),
+            OpenApiParameter("wait", float, description="Seconds to wait for a new frame (long-poll, at most 20)."),
+        ],
+        responses={(200, "application/json"): OpenApiTypes.OBJECT},
+    )
+    @action(detail=True, methods=["get"], throttle_classes=[LiveThrottle])
+    def live(self, request: Request, pk: str | None = None) -> Response:
+        """The spectator frames of a running match read from its referee, after index ``since``.
+
+        ``live`` is false when the match is not running (load ``frames/`` once ``has_replay``).
+        """
+        match = self.get_object()
+        try:
+            since = int(request.query_params.get("since", -1))
+            wait = float(request.query_params.get("wait", 0))
+        except ValueError as exc:
+            raise ValidationError({"detail": str(exc)}) from exc
+        if wait != wait:  # NaN
+            raise ValidationError({"detail": "wait must be a number"})
+        head = {"match": match.pk, "status": match.status, "has_replay": bool(getattr(match, "replay_stored", False))}
+        if match.status != MatchStatus.RUNNING or not match.referee_id:
+            return Response({**head, "live": False, "game": match.game, "frames": [], "last": since, "ended": True})
+        seats = [s.bot_version.bot.name for s in match.seats.all()]
+        data = live_frames(match.pk, match.referee_id, match.game, since=since, wait=wait)
+        return Response({**head, "live": True, "seats": seats, **data})
