@@ -1,0 +1,86 @@
+"""Fixtures for the cluster test: a committed database and a Redis database of its own, shared by real processes.
+
+The same pattern as ``tests/workers/conftest.py`` (pytest-django's database with
+``transaction=True``, so the subprocesses see what the test writes), with their own names so the
+two suites never share state: database ``test_brawl_cluster`` and Redis database
+``BRAWL_CLUSTER_REDIS_DB`` (12 by default), flushed before and after the test.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "webapp.settings")
+
+import pytest
+
+from tests.workers.conftest import GAME, database_url
+from tests.workers.stack import Stack
+
+
+def cluster_redis_url() -> str:
+    """Returns the URL of the cluster test's own Redis database."""
+    base = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
+    parts = urlsplit(base)
+    return urlunsplit((parts.scheme, parts.netloc, f"/{os.environ.get('BRAWL_CLUSTER_REDIS_DB', '12')}", "", ""))
+
+
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings() -> None:
+    """Gives this suite's test database its own name."""
+    from django.conf import settings
+
+    settings.DATABASES["default"].setdefault("TEST", {})["NAME"] = "test_brawl_cluster"
+
+
+@pytest.fixture
+def cluster(transactional_db: Any, tmp_path: Path, settings: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[Stack]:
+    """An empty stack on a fresh committed database and a flushed Redis database, with the reaper's deadlines short.
+
+    Every process started from it shares the environment below; the caller starts the processes.
+    """
+    import redis
+
+    url = cluster_redis_url()
+    client = redis.Redis.from_url(url)
+    client.flushdb()
+    monkeypatch.setenv("REDIS_URL", url)
+    from workers.celery import app
+
+    # The test process queues the tournament's first games through the web app's dispatch.
+    app.conf.broker_url = url
+    app.conf.broker_transport_options = {"visibility_timeout": 6}
+    settings.BRAWL_DISPATCH = "celery"
+    settings.BRAWL_RUN_MATCH_TASK = "workers.tasks.start_match"
+    stack = Stack(
+        tmp_path,
+        {
+            "DATABASE_URL": database_url(),
+            "REDIS_URL": url,
+            "BRAWL_LADDER_GAMES": GAME,
+            "BRAWL_LADDER_INTERVAL": "1",
+            "BRAWL_TOURNAMENT_INTERVAL": "2",
+            "BRAWL_REAPER_INTERVAL": "2",
+            "BRAWL_BROKER_VISIBILITY_TIMEOUT": "6",
+            # Short deadlines so a lost match is found within seconds, not minutes.
+            "BRAWL_REAPER_START_GRACE": "4",
+            "BRAWL_REAPER_RESULT_GRACE": "6",
+            "BRAWL_REAPER_SILENCE": "10",
+            "BRAWL_REAPER_QUEUE_GRACE": "6",
+            "BRAWL_ENV": "test",
+            "LOG_LEVEL": "INFO",
+        },
+    )
+    try:
+        yield stack
+    finally:
+        stack.stop()
+        from django.db import connections
+
+        for conn in connections.all():
+            conn.close()
+        client.flushdb()

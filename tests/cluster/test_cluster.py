@@ -1,0 +1,216 @@
+"""The cluster survives failures: the whole service on loopback, one worker and one referee SIGKILLed mid-match.
+
+Processes (all real, each in its own process group, logs under the test's directory): PostgreSQL
+and Redis (from the environment), two ``brawl referee`` in ladder mode (database tokens, the Redis
+relay on), two ``brawl worker --queues scheduling,recording``, one beat (``brawl worker --beat
+--queues scheduling``, as in ``deploy/``), ``brawl web --no-migrate``, and six house bots
+(``workers.housebots``) in two ``brawl farm`` processes, three bots on each referee.
+
+The test runs the ladder and a 6-entrant Swiss tournament, SIGKILLs one worker's process group and
+one referee while matches run on it, restarts the referee on the same port (the SDK reconnects to
+the address it was given, so that is what brings its bots back) and then shows: the tournament
+finishes, the ladder keeps recording, every match created is final (finished, or rescheduled with
+a final replacement), every finished rated match has exactly one rating-history row per seat,
+``brawl ratings verify`` passes, the web tier answers, and the killed referee's bots play again.
+
+It does not restart the killed worker: the surviving one gets the dead worker's unacknowledged
+messages back from Redis after the visibility timeout.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import User
+from django.db.models import Q
+
+from referee.core.replay import Replay, verify
+from tests.workers.conftest import GAME
+from tests.workers.helpers import TestBot, assert_counted_once, make_bots
+from tests.workers.stack import Stack, free_port, wait_until
+from webapp.matches.models import Match, MatchStatus
+from webapp.tournaments import services as tournament_services
+from webapp.tournaments.models import Tournament, TournamentStatus
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+FINAL = {MatchStatus.FINISHED, MatchStatus.FAILED, MatchStatus.CANCELLED, MatchStatus.RESCHEDULED}
+
+HOUSE = "workers.housebots"
+BOTS_A = [
+    ("a-heuristic", f"{HOUSE}:HeuristicBot"),
+    ("a-steady", f"{HOUSE}:SteadyBot"),
+    ("a-random", f"{HOUSE}:RandomBot"),
+]
+BOTS_B = [
+    ("b-heuristic", f"{HOUSE}:HeuristicBot"),
+    ("b-erratic", f"{HOUSE}:ErraticBot"),
+    ("b-random", f"{HOUSE}:RandomBot"),
+]
+
+
+def start_farm(stack: Stack, name: str, bots: list[TestBot], server: str) -> None:
+    """Starts ``brawl farm`` for ``bots`` on ``server`` and waits until they are all connected there."""
+    spec = stack.directory / f"{name}.json"
+    spec.write_text(json.dumps([{"bot": b.policy, "token": b.token, "max_matches": 2} for b in bots]))
+    stack.brawl(name, "farm", str(spec), "--server", server)
+    wait_until(lambda: stack.connected_bots(server) >= len(bots), 60, f"{name} to connect to {server}")
+
+
+def http_get(url: str) -> tuple[int, str]:
+    """Returns the status and body of a GET (errors as their status)."""
+    try:
+        with urllib.request.urlopen(url, timeout=5) as resp:
+            return resp.status, resp.read().decode(errors="replace")
+    except urllib.error.HTTPError as exc:
+        return exc.code, ""
+    except OSError:
+        return 0, ""
+
+
+def final_replacement(match: Match) -> Match:
+    """Follows a rescheduled match to its last replacement (the match that stands for it now)."""
+    seen = 0
+    while match.status == MatchStatus.RESCHEDULED:
+        nxt = match.replacements.order_by("-id").first()
+        assert nxt is not None, f"match {match.pk} was rescheduled without a replacement ({match.failure})"
+        match = nxt
+        seen += 1
+        assert seen < 20, "a replacement chain that never ends"
+    return match
+
+
+def played_by_bot(match: Match, version_id: int) -> bool:
+    """Whether ``version_id``'s seat in a finished match made at least one decision itself (not a default)."""
+    seats = [s.seat for s in match.seats.all() if s.bot_version_id == version_id]
+    replay = Replay.loads(match.replay_bytes() or b"")
+    verify(replay)
+    return any(d.source == "bot" and d.seat in seats for d in replay.decisions)
+
+
+def snapshot() -> dict[str, int]:
+    """Returns the number of matches in each status (for failure messages)."""
+    return {s: Match.objects.filter(status=s).count() for s in MatchStatus.values}
+
+
+def test_the_cluster_survives_a_worker_and_a_referee_killed_mid_match(cluster: Stack) -> None:
+    started = time.monotonic()
+    bots_a, bots_b = make_bots(BOTS_A), make_bots(BOTS_B)
+    port_a = free_port()
+    a = cluster.start_referee("referee-a", port=port_a)
+    b = cluster.start_referee("referee-b")
+    assert cluster.env["BRAWL_REFEREES"] == f"{a},{b}"
+    start_farm(cluster, "farm-a", bots_a, a)
+    start_farm(cluster, "farm-b", bots_b, b)
+    cluster.start_worker("worker-1", concurrency=2, queues="scheduling,recording")
+    cluster.start_worker("worker-2", concurrency=2, queues="scheduling,recording")
+    cluster.start_worker("beat", concurrency=1, beat=True, queues="scheduling")
+    web = f"127.0.0.1:{free_port()}"
+    cluster.brawl("web", "web", "--addr", web, "--no-migrate")
+    wait_until(lambda: http_get(f"http://{web}/healthz")[0] == 200, 60, "the web tier's /healthz")
+
+    organizer = User.objects.create_user("olga", password="correct horse battery", is_staff=True)
+    tour = tournament_services.do_create_tournament(organizer, name="Cluster", game=GAME, format="swiss", rounds=3)
+    tournament_services.do_open_registration(tour)
+    for b_ in bots_a + bots_b:
+        entrant = tournament_services.do_register_entrant(tour, b_.bot.latest_version)
+        tournament_services.do_approve_entrant(entrant)
+    tournament_services.do_start_tournament(tour)
+
+    # Mid-match: referee A runs matches (some of them with seats relayed from B) and results are flowing.
+    def busy_on_a() -> list[int]:
+        running = list(Match.objects.filter(status=MatchStatus.RUNNING, referee_id=a).values_list("pk", flat=True))
+        return running if running and Match.objects.filter(status=MatchStatus.FINISHED).count() >= 2 else []
+
+    wait_until(busy_on_a, 90, "matches running on referee A after the first results")
+    cluster.kill("worker-1")
+    cluster.kill("referee-a")
+    killed_at = time.time()
+    lost = list(Match.objects.filter(status=MatchStatus.RUNNING, referee_id=a).values_list("pk", flat=True))
+    assert lost, "referee A was killed with no match running on it"
+
+    # The operator restarts the referee on its address; its bots reconnect to it by themselves.
+    time.sleep(2)
+    cluster.start_referee("referee-a", port=port_a)
+    restarted_at = time.time()
+    wait_until(lambda: cluster.connected_bots(a) >= len(bots_a), 60, "referee A's bots to reconnect")
+
+    after_kill = datetime.fromtimestamp(killed_at, tz=UTC)
+    after_restart = datetime.fromtimestamp(restarted_at, tz=UTC)
+
+    def recovered() -> bool:
+        if Tournament.objects.get(pk=tour.pk).status != TournamentStatus.FINISHED:
+            return False
+        later = Match.objects.filter(tournament=None, status=MatchStatus.FINISHED, created__gte=after_kill)
+        if later.count() < 6:
+            return False
+        fresh = Match.objects.filter(status=MatchStatus.FINISHED, created__gte=after_restart)
+        return all(
+            any(played_by_bot(m, b_.version_id) for m in fresh.filter(seats__bot_version_id=b_.version_id))
+            for b_ in bots_a
+        )
+
+    try:
+        wait_until(recovered, 150, "the tournament to finish, the ladder to go on and A's bots to play again", 1.0)
+    except TimeoutError as exc:
+        raise AssertionError(f"{exc}: {snapshot()}") from exc
+
+    # Drain: a beat without ladder rounds for this game keeps the reaper and the tournament sweep going.
+    cluster.terminate("beat")
+    cluster.env["BRAWL_LADDER_GAMES"] = "scrumbrawl"
+    cluster.start_worker("beat-drain", concurrency=1, beat=True, queues="scheduling")
+    try:
+        wait_until(lambda: not Match.objects.exclude(status__in=FINAL).exists(), 90, "every match to be final", 1.0)
+    except TimeoutError as exc:
+        stuck = list(Match.objects.exclude(status__in=FINAL).values_list("pk", "status", "referee_id", "created"))
+        raise AssertionError(f"{exc}: {snapshot()}, stuck {stuck}") from exc
+
+    # Every match the referee took down with it ended with a result or was replaced by one that did.
+    for pk in lost:
+        standing = final_replacement(Match.objects.get(pk=pk))
+        assert standing.status in (MatchStatus.FINISHED, MatchStatus.CANCELLED), (pk, standing.pk, standing.status)
+    assert Match.objects.filter(Q(status=MatchStatus.RESCHEDULED) | Q(replaces__isnull=False)).exists(), (
+        "killing a referee mid-match replaced nothing"
+    )
+    failed = list(Match.objects.filter(status=MatchStatus.FAILED).values_list("pk", "failure"))
+    assert not failed, failed
+    for m in Match.objects.filter(status=MatchStatus.RESCHEDULED):
+        final_replacement(m)
+    tour.refresh_from_db()
+    games = tour.matches.all()
+    assert games.filter(status=MatchStatus.FINISHED).count() == 9, snapshot()
+
+    # No rating update lost or doubled: one history row per seat of every finished rated match, and
+    # the stored ratings equal a recomputation from the rated matches in order.
+    assert_counted_once()
+    check = subprocess.run(
+        [sys.executable, "-m", "referee.cli", "ratings", "verify", "--game", GAME],
+        env=cluster.env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert check.returncode == 0, check.stdout + check.stderr
+    assert "reproduce exactly" in check.stdout
+
+    # The web tier serves the leaderboard with all six bots.
+    status, body = http_get(f"http://{web}/games/{GAME}/")
+    assert status == 200
+    assert all(name in body for name, _ in BOTS_A + BOTS_B), body[:2000]
+    status, _ = http_get(f"http://{web}/healthz")
+    assert status == 200
+
+    summary: dict[str, Any] = {
+        "seconds": round(time.monotonic() - started),
+        "lost_on_referee_a": len(lost),
+        **snapshot(),
+    }
+    print("cluster:", summary)
