@@ -33,6 +33,7 @@ from pathlib import Path
 from referee.core.ids import BotId
 from referee.server.auth import BotIdentity, JsonFileTokenStore, MemoryTokenStore, TokenStore
 from referee.server.hub import RefereeSettings
+from referee.server.metrics import serve_metrics
 from referee.server.service import serve
 from referee.server.sinks import FileResultSink, MemoryResultSink, ResultSink
 
@@ -65,6 +66,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
         help="relay seats with other referees through this Redis (ladder mode default: $REDIS_URL)",
     )
     parser.add_argument("--no-relay", action="store_true", help="play only bots connected to this referee")
+    parser.add_argument(
+        "--metrics",
+        metavar="HOST:PORT",
+        help="serve Prometheus metrics over HTTP at http://HOST:PORT/metrics (default: off)",
+    )
     parser.add_argument("-v", "--verbose", action="store_true")
     parser.set_defaults(func=cmd_referee)
     sub = parser.add_subparsers(dest="referee_command", metavar="ACTION")
@@ -101,6 +107,9 @@ def cmd_referee(args: argparse.Namespace) -> int:
     )
     settings = RefereeSettings(max_message_bytes=args.max_message_bytes)
     relay = relay_url(args)
+    if args.metrics:
+        port = serve_metrics(args.metrics)
+        log.info("metrics on %s (port %d)", args.metrics, port)
     if not is_standalone(args):
         log.info("ladder mode: database tokens, staging result sink, relay %s", "on" if relay else "off")
         # By name: the ladder wiring needs Django, which the standalone referee never loads.

@@ -28,6 +28,7 @@ from referee.core.ids import BotId, MatchId, Seat
 from referee.core.registry import UnknownGameError, get_game
 from referee.sdk.host import BotHost
 from referee.sdk.house import UnknownHouseBotError, house_factory
+from referee.server import metrics
 from referee.server.auth import BotIdentity, TokenStore
 from referee.server.match import MatchHooks, MatchRunner, MatchState, SeatLink, SeatSpec, loop_time, new_match_id
 from referee.server.sinks import ResultSink
@@ -333,6 +334,7 @@ class Referee:
         cap = max(1, min(hello.max_matches or 1, self.settings.max_matches_per_session))
         session = BotSession(identity, frozenset(allowed), cap)
         self.sessions[session.link_id] = session
+        metrics.BOT_SESSIONS.inc()
         self._presence_changed()
         self._adopt_orphans(identity.bot_id)
         return session
@@ -359,7 +361,8 @@ class Referee:
     def close_session(self, session: BotSession) -> None:
         """Forgets a session whose stream ended; its matches start their reconnect grace."""
         session.close()
-        self.sessions.pop(session.link_id, None)
+        if self.sessions.pop(session.link_id, None) is not None:
+            metrics.BOT_SESSIONS.dec()
         for match_id, seat in list(session.seats):
             runner = self.get(match_id)
             if runner is not None and not runner.is_over():

@@ -31,7 +31,7 @@ from referee.core.contract import Decision, Game, Option, Outcome, Termination
 from referee.core.errors import EngineError
 from referee.core.ids import BotId, MatchId, Seat
 from referee.core.replay import Recorder, Replay
-from referee.server import codec
+from referee.server import codec, metrics
 from referee.server.sinks import ResultSink
 from referee.server.timecontrol import TimeSettings, duration
 
@@ -203,6 +203,7 @@ class MatchRunner:
         """Each spectator's queue, with the event index it has been sent up to."""
         self._decision_serial = 0
         self.done = asyncio.Event()
+        self._metrics = metrics.for_game(self.name)
 
     # ----- links -------------------------------------------------------------------------
 
@@ -317,6 +318,7 @@ class MatchRunner:
 
     def _strike(self, st: SeatState, kind: str, code: bot_pb2.ErrorCode, detail: str, p: Pending) -> None:
         st.strikes += 1
+        self._metrics.strike(kind)
         self.recorder.incident(st.seat, kind, f"{detail} (strike {st.strikes}/{self.time.max_strikes})")
         retry = st.strikes < self.time.max_strikes
         if st.link is not None:
@@ -394,6 +396,7 @@ class MatchRunner:
             if self._end is None:
                 self.state = MatchState.RUNNING
                 self.start_time = time_now()
+                self._metrics.running.inc()
                 self.hooks.on_seated(self)
                 for st in self.seats:
                     self._send_start(st, resumed=False)
@@ -452,7 +455,8 @@ class MatchRunner:
             p.hard_deadline = p.sent_at + self.time.decision_time + p.allowed_overrun + p.credit
             if st.link is not None:
                 self._send_request(st, p, fresh=True)
-            self.max_step_seconds = max(self.max_step_seconds, time.perf_counter() - t0)
+            before = time.perf_counter() - t0
+            self.max_step_seconds = max(self.max_step_seconds, before)
             await self._await_answer(st, p)
             if self._end is not None:
                 break
@@ -463,9 +467,11 @@ class MatchRunner:
                 applied = rec.apply(
                     option_id, note=note, think_ms=round(_ms(st.previous.charged)) if st.previous else None
                 )
+                self._metrics.answered.inc()
             else:
                 self._timeout(st, p)
                 applied = rec.apply(p.decision.default_option_id, source="default")
+                self._metrics.defaulted.inc()
             self.event_total += len(applied)
             self.pending = None
             if self._end is None and st.bank <= 0:
@@ -475,7 +481,9 @@ class MatchRunner:
             if self._watchers:
                 self._publish()
             # No explicit yield is needed here: waiting for each answer already yields to the loop.
-            self.max_step_seconds = max(self.max_step_seconds, time.perf_counter() - t1)
+            after = time.perf_counter() - t1
+            self.max_step_seconds = max(self.max_step_seconds, after)
+            self._metrics.overhead.observe(before + after)
 
     async def _await_answer(self, st: SeatState, p: Pending) -> None:
         while p.answer is None and self._end is None:
@@ -500,6 +508,7 @@ class MatchRunner:
         charged = max(0.0, elapsed - p.credit)
         drawn = max(0.0, charged - self.time.decision_time)
         st.bank -= drawn
+        self._metrics.think.observe(charged)
         st.previous = bot_pb2.AnswerTiming(
             elapsed=duration(elapsed),
             rtt_credit=duration(p.credit),
@@ -510,6 +519,8 @@ class MatchRunner:
     def _timeout(self, st: SeatState, p: Pending) -> None:
         st.bank -= p.allowed_overrun
         st.strikes += 1
+        self._metrics.strike("timeout")
+        self._metrics.think.observe(self.time.decision_time + p.allowed_overrun)
         elapsed = loop_time() - p.sent_at
         st.previous = bot_pb2.AnswerTiming(
             elapsed=duration(elapsed),
@@ -632,6 +643,9 @@ class MatchRunner:
         self.end_time = time_now()
         self.pending = None
         outcome = self.recorder.outcome()
+        if self.start_time is not None:
+            self._metrics.running.dec()
+        self._metrics.finished(outcome.termination.value if outcome is not None else "none")
         replay: Replay | None = None
         try:
             replay = self.recorder.finish()
