@@ -92,7 +92,7 @@ class LiveWatch:
 
     def _add(self, msg: Any) -> None:
         index = int(msg.decision_count)
-        events = [codec.event_from(e).to_json() for e in msg.events]
+        events = [sparse_event(codec.event_from(e).to_json()) for e in msg.events]
         observation = codec.payload_data(msg.observation)
         with self.cond:
             self.state = _STATE_NAMES.get(int(msg.state), "unknown")
@@ -138,6 +138,20 @@ class LiveWatch:
                 "last": last,
                 "frames": frames,
             }
+
+
+def sparse_event(event: dict[str, Any]) -> dict[str, Any]:
+    """Drops the zero and empty fields the typed wire message filled into an event's data.
+
+    A game's ``Event`` message has no field presence, so every field arrives, set or not; the
+    engine's event (and the stored replay) carries only the fields it set. Without this the event
+    log would show a dozen empty fields per event. A field the engine set to zero is dropped too:
+    the wire cannot tell it from an unset one.
+    """
+    data = event.get("data")
+    if isinstance(data, dict):
+        event = {**event, "data": {k: v for k, v in data.items() if v not in ("", 0, False, [], {})}}
+    return event
 
 
 _lock = threading.Lock()
