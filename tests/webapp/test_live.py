@@ -10,6 +10,7 @@ hand; and once the match is recorded it must say so, so the viewer switches to t
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import random
 import threading
@@ -113,10 +114,9 @@ class LoopbackReferee:
         for client, _ in self.clients:
             self.loop.call_soon_threadsafe(client.stop)
         for _, future in self.clients:
-            try:
+            # A client stopped mid-stream may end with the stream's error.
+            with contextlib.suppress(Exception):
                 future.result(10)
-            except Exception:  # a client stopped mid-stream may end with the stream's error
-                pass
         self.run(self.server.stop(0.5))
         self.loop.call_soon_threadsafe(self.loop.stop)
         self.thread.join(10)
