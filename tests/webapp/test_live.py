@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
+from playwright.sync_api import Page
 from rest_framework.test import APIClient
 
 from referee.core.chance import SeededChance
@@ -32,11 +33,13 @@ from referee.server.auth import BotIdentity, MemoryTokenStore
 from referee.server.hub import RefereeSettings
 from referee.server.service import RefereeServer, create_server
 from referee.server.sinks import MemoryResultSink
+from tests.webapp.test_browser import browser, page, shot  # noqa: F401 (fixtures)
 from webapp.bots.models import Bot
 from webapp.matches import live
 from webapp.matches import services as match_services
 from webapp.matches.boards import board_layout
 from webapp.matches.frames import spectator_frames
+from webapp.matches.models import Match
 from workers import referee_client
 
 GAME = "scrumbrawl"
@@ -49,12 +52,20 @@ THINK_SECONDS = 0.008
 class SlowBot:
     """Chooses a random legal option after a short sleep, like a bot that thinks."""
 
+    think = THINK_SECONDS
+
     def __init__(self) -> None:
         self.rng = random.Random(3)
 
     def choose(self, decision: Decision, observation: dict[str, Any], options: Sequence[Option]) -> str:
-        time.sleep(THINK_SECONDS)
+        time.sleep(self.think)
         return self.rng.choice(list(options)).id
+
+
+class SlowerBot(SlowBot):
+    """Thinks long enough for a browser to watch a few seconds of play."""
+
+    think = 0.03
 
 
 class LoopbackReferee:
@@ -124,11 +135,16 @@ class LoopbackReferee:
 
 
 @pytest.fixture
-def referee() -> Iterator[LoopbackReferee]:
+def bot_class() -> type[SlowBot]:
+    return SlowBot
+
+
+@pytest.fixture
+def referee(bot_class: type[SlowBot]) -> Iterator[LoopbackReferee]:
     ref = LoopbackReferee()
     try:
-        ref.connect("a", SlowBot)
-        ref.connect("b", SlowBot)
+        ref.connect("a", bot_class)
+        ref.connect("b", bot_class)
         ref.wait_connected(2)
         yield ref
     finally:
@@ -167,17 +183,16 @@ def private_views(replay: Replay) -> dict[int, list[dict[str, Any]]]:
     return views
 
 
-def test_live_frames_follow_a_running_match(
-    referee: LoopbackReferee, make_bot: Callable[..., Bot], author: User, other: User, anon: APIClient
-) -> None:
+def queue(make_bot: Callable[..., Bot], author: User, other: User, config: dict[str, Any]) -> Match:
     a = make_bot(author, "alpha", game=GAME)
     b = make_bot(other, "beta", game=GAME)
-    m = match_services.do_queue_match(GAME, [a.latest_version, b.latest_version], rated=False, config=CONFIG, seed=SEED)
-    url = f"/api/v1/matches/{m.pk}/live/"
-    # Queued: nothing live yet, the viewer keeps polling the match.
-    body = anon.get(url).json()
-    assert body["live"] is False and body["status"] == "queued" and body["frames"] == []
+    return match_services.do_queue_match(
+        GAME, [a.latest_version, b.latest_version], rated=False, config=config, seed=SEED
+    )
 
+
+def start_on(referee: LoopbackReferee, m: Match) -> None:
+    """Marks the match running on ``referee`` and starts it there, as the workers do."""
     match_services.do_start_match(m.pk, referee.address)
     referee_client.start_match(
         referee.address,
@@ -186,11 +201,22 @@ def test_live_frames_follow_a_running_match(
         game=GAME,
         bot_ids=["a", "b"],
         names=["alpha", "beta"],
-        config=CONFIG,
+        config=m.config,
         seed=SEED,
         join_timeout=5.0,
         labels={},
     )
+
+
+def test_live_frames_follow_a_running_match(
+    referee: LoopbackReferee, make_bot: Callable[..., Bot], author: User, other: User, anon: APIClient
+) -> None:
+    m = queue(make_bot, author, other, CONFIG)
+    url = f"/api/v1/matches/{m.pk}/live/"
+    # Queued: nothing live yet, the viewer keeps polling the match.
+    body = anon.get(url).json()
+    assert body["live"] is False and body["status"] == "queued" and body["frames"] == []
+    start_on(referee, m)
 
     received: list[dict[str, Any]] = []
     growing_polls = 0
@@ -281,3 +307,36 @@ def test_live_rejects_bad_parameters(make_bot: Callable[..., Bot], author: User,
     m = match_services.do_queue_match(GAME, [a.latest_version, b.latest_version], rated=False, seed=1)
     assert anon.get(f"/api/v1/matches/{m.pk}/live/", {"since": "x"}).status_code == 400
     assert anon.get(f"/api/v1/matches/{m.pk}/live/", {"wait": "nan"}).status_code == 400
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("bot_class", [SlowerBot])
+def test_browser_follows_a_running_match_then_loads_its_replay(
+    live_server: Any,
+    page: Page,  # noqa: F811 (the browser tests' fixture)
+    referee: LoopbackReferee,
+    make_bot: Callable[..., Bot],
+    author: User,
+    other: User,
+) -> None:
+    m = queue(make_bot, author, other, {"max_rounds": 8})
+    match_services.do_start_match(m.pk, referee.address)
+    page.goto(f"{live_server.url}/matches/{m.pk}/")
+    page.wait_for_selector("#viewer-message:has-text('Live')")
+    start_on(referee, m)
+    page.wait_for_selector("#viewer[data-live='1'] #board rect.creature", timeout=10_000)
+    first = int(page.get_attribute("#viewer", "data-decision") or -1)
+    board = page.inner_html("#board")
+    page.wait_for_function(
+        f"Number(document.getElementById('viewer').dataset.decision) >= {first + 10}", timeout=20_000
+    )
+    assert page.inner_html("#board") != board
+    assert page.get_attribute("#viewer", "data-live") == "1"
+    assert "Live: decision" in page.inner_text("#viewer-message")
+    shot(page, "viewer-live.png")
+    replay = referee.replay(m.pk)
+    match_services.do_finish_match(m.pk, replay, referee_id=referee.address)
+    page.wait_for_selector("#viewer[data-loaded='1']", timeout=15_000)
+    assert page.inner_text("#match-status") == "finished"
+    # The stored replay opens at its last frame, where the live view left off.
+    assert page.get_attribute("#viewer", "data-frame") == str(len(replay.decisions))

@@ -1,5 +1,5 @@
-// The replay viewer: fetches spectator frames (/api/v1/matches/<id>/frames/), draws the board in
-// SVG and steps through them. Renderers read the spectator Observation of each game's .proto and
+// The replay viewer: fetches spectator frames (/api/v1/matches/<id>/frames/, or /live/ while the
+// match runs), draws the board in SVG and steps through them. Renderers read the spectator Observation of each game's .proto and
 // are tolerant: unknown fields are ignored, positions are found under common names, and any game
 // without a dedicated renderer is drawn by the generic one (pieces on a grid plus the raw state).
 (function () {
@@ -301,6 +301,7 @@
     seek.value = current;
     label.textContent = current + " / " + (data.frames.length - 1);
     root.setAttribute("data-frame", current);
+    root.setAttribute("data-decision", frame.index);
   }
 
   function play() {
@@ -335,7 +336,7 @@
     }
   });
 
-  function load() {
+  function load(atEnd) {
     message.textContent = "Loading frames…";
     fetch(root.getAttribute("data-frames-url"), { headers: { Accept: "application/json" } })
       .then(function (r) { return r.json().then(function (body) { return { ok: r.ok, body: body }; }); })
@@ -345,27 +346,73 @@
         seek.max = data.frames.length - 1;
         message.textContent = data.frames.length + " frames.";
         root.setAttribute("data-loaded", "1");
-        show(0);
+        root.removeAttribute("data-live");
+        show(atEnd ? data.frames.length - 1 : 0);
       })
       .catch(function (err) { message.textContent = "Cannot load frames: " + err; });
   }
 
-  // Live mode: while the match is queued or running, poll its status; load the replay once it is stored.
+  function setStatus(s) {
+    var status = document.getElementById("match-status");
+    if (status) { status.textContent = s; status.className = "status " + s; }
+    root.setAttribute("data-status", s);
+  }
+
+  // Live mode, running: long-poll /live/?since=<last index>&wait=10 for the spectator frames the
+  // referee streams, append them, and follow the newest unless the viewer stepped back. When the
+  // stream ends (or the match is no longer running) fall back to poll(), which loads the stored replay.
+  var liveLast = -1, liveOn = false;
+  function live() {
+    liveOn = true;
+    var url = root.getAttribute("data-live-url") + "?since=" + liveLast + "&wait=10";
+    fetch(url, { headers: { Accept: "application/json" } })
+      .then(function (r) { return r.json().then(function (body) { return { ok: r.ok, status: r.status, body: body }; }); })
+      .then(function (res) {
+        var b = res.body;
+        if (!res.ok) { liveOn = false; setTimeout(poll, res.status === 429 ? 10000 : 5000); return; }
+        setStatus(b.status);
+        if (!b.live) { liveOn = false; poll(); return; }
+        if (!data || !data.live) {
+          data = { live: true, game: b.game, board: b.board, seats: b.seats, frames: [], outcome: null };
+          root.setAttribute("data-live", "1");
+        }
+        var following = current >= data.frames.length - 1;
+        b.frames.forEach(function (f) { data.frames.push(f); });
+        if (b.frames.length) liveLast = b.last;
+        if (b.outcome) data.outcome = b.outcome;
+        if (data.frames.length) {
+          seek.max = data.frames.length - 1;
+          if (following && !timer) show(data.frames.length - 1);
+          else label.textContent = current + " / " + (data.frames.length - 1);
+        }
+        if (b.ended) {
+          liveOn = false;
+          message.textContent = b.error ? "Live view interrupted (" + b.error + "); retrying." : "Match over; loading the stored replay…";
+          setTimeout(poll, b.error ? 3000 : 1000);
+          return;
+        }
+        message.textContent = "Live: decision " + liveLast + " (referee " + b.referee_state + ").";
+        setTimeout(live, 250);
+      })
+      .catch(function () { liveOn = false; setTimeout(poll, 5000); });
+  }
+
+  // Live mode, queued or stored-later: poll the match's status every 3 s; follow it live while it
+  // runs and load the replay once it is stored.
   function poll() {
     fetch(root.getAttribute("data-match-url"), { headers: { Accept: "application/json" } })
       .then(function (r) { return r.json(); })
       .then(function (m) {
-        var status = document.getElementById("match-status");
-        if (status) { status.textContent = m.status; status.className = "status " + m.status; }
-        root.setAttribute("data-status", m.status);
-        if (m.has_replay) load();
+        setStatus(m.status);
+        if (m.has_replay) load(!!(data && data.live));
+        else if (m.status === "running" && root.getAttribute("data-live-url")) { if (!liveOn) live(); }
         else if (m.status === "queued" || m.status === "running") {
-          message.textContent = "Live: match is " + m.status + "; the board appears when the referee stores the replay.";
+          message.textContent = "Live: match is " + m.status + "; the board appears when it starts.";
           setTimeout(poll, 3000);
         } else message.textContent = "This match has no replay (" + m.status + ").";
       })
       .catch(function () { setTimeout(poll, 5000); });
   }
 
-  if (root.getAttribute("data-has-replay") === "1") load(); else poll();
+  if (root.getAttribute("data-has-replay") === "1") load(false); else poll();
 })();
