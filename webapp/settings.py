@@ -10,10 +10,12 @@ Environment variables:
     REDIS_URL: the cache and Celery broker; required in production; a local memory cache otherwise.
     BRAWL_VAR_DIR: where SQLite, replay files and uploads live; ``./var`` by default.
     BRAWL_CHALLENGES_PER_DAY: unrated challenge matches an author may request per UTC day.
+    BRAWL_METRICS_ALLOW: addresses/networks that may read ``/metrics`` without a staff login (loopback).
 """
 
 from __future__ import annotations
 
+import ipaddress
 from pathlib import Path
 
 from webapp.config import (
@@ -193,3 +195,12 @@ BRAWL_DISPATCH: str = env("BRAWL_DISPATCH", str, "none") or "none"
 BRAWL_RUN_MATCH_TASK: str = env("BRAWL_RUN_MATCH_TASK", str, "workers.tasks.start_match") or ""
 """Name of the Celery task that runs one match, given its id."""
 CELERY_BROKER_URL = REDIS_URL
+
+BRAWL_METRICS_ALLOW: str = env("BRAWL_METRICS_ALLOW", str, "127.0.0.1,::1") or ""
+"""Addresses and networks (comma-separated) that may read ``/metrics`` without a staff login."""
+try:
+    for _net in BRAWL_METRICS_ALLOW.split(","):
+        if _net.strip():
+            ipaddress.ip_network(_net.strip(), strict=False)
+except ValueError as _exc:
+    raise ConfigurationError(f"BRAWL_METRICS_ALLOW: {_exc}") from _exc

@@ -6,10 +6,12 @@ from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
 from webapp.health import healthz
+from webapp.metrics import metrics
 
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("healthz/", healthz),
+    path("metrics", metrics, name="metrics"),
     path("admin/", admin.site.urls),
     path("api/v1/", include("webapp.urls_api")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),

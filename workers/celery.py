@@ -142,3 +142,8 @@ app.conf.update(
     timezone="UTC",
 )
 app.set_default()
+
+# Count task failures and retries for ``/metrics`` (``workers.taskmetrics``).
+from workers import taskmetrics  # noqa: E402  (needs the app configured, and settings named, first)
+
+taskmetrics.connect()
