@@ -12,8 +12,9 @@ Every scrape reads, fresh:
   ``$BRAWL_VAR_DIR/metrics/task-events.log``. Both survive worker restarts and are shared by every
   worker and web process of a deployment, so the counters are cluster-wide totals.
 
-Access: staff users, and clients whose address is in ``BRAWL_METRICS_ALLOW`` (comma-separated
-addresses or networks; default loopback only). Anyone else gets 403. The metrics are listed in
+Access: staff users, and clients connecting directly (no ``X-Forwarded-For`` header: not through
+the reverse proxy) from an address in ``BRAWL_METRICS_ALLOW`` (comma-separated addresses or
+networks; default loopback only). Anyone else gets 403. The metrics are listed in
 ``docs/deploy.md`` ("Metrics").
 
 This module is not the referee's metrics (``referee.server.metrics``, served by each referee) and
@@ -194,10 +195,14 @@ def allowed_networks() -> list[ipaddress.IPv4Network | ipaddress.IPv6Network]:
 
 
 def may_scrape(request: HttpRequest) -> bool:
-    """Whether ``request`` comes from a staff user or an allowed address."""
+    """Whether ``request`` comes from a staff user, or straight (not through a proxy) from an allowed address."""
     user = getattr(request, "user", None)
     if user is not None and user.is_authenticated and user.is_staff:
         return True
+    if "HTTP_X_FORWARDED_FOR" in request.META:
+        # Came through the reverse proxy (Caddy and ingress-nginx always add the header): the
+        # address is the proxy's, which may sit inside an allowed network. Only staff, then.
+        return False
     try:
         client = ipaddress.ip_address(request.META.get("REMOTE_ADDR", ""))
     except ValueError:

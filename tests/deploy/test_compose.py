@@ -136,7 +136,9 @@ def test_referee_ports_agree_between_command_healthcheck_proxy_and_workers() -> 
     workers_see = services()["worker"]["environment"]["BRAWL_REFEREES"].split(",")
     for name, svc in referees.items():
         port = port_of(option(svc["command"], "--listen"))
-        assert svc["expose"] == [str(port)], name
+        # The gRPC port, then the Prometheus metrics port when --metrics is set.
+        metrics = [str(port_of(option(svc["command"], "--metrics")))] if "--metrics" in svc["command"] else []
+        assert svc["expose"] == [str(port), *metrics], name
         assert f"127.0.0.1:{port}" in " ".join(svc["healthcheck"]["test"]), name
         assert f"h2c://{name}:{port}" in upstreams, name
         assert f"{name}:{port}" in workers_see, name

@@ -154,6 +154,11 @@ def test_referee_ports_agree_between_args_container_probes_and_services() -> Non
     for name in ("referee", "referee-internal"):
         [sp] = k8s_named("Service", name)["spec"]["ports"]
         assert sp["port"] == port and named_port(c, sp["targetPort"]) == port, name
+    # Metrics: --metrics, the "metrics" container port and the pod's scrape annotations agree.
+    metrics_port = port_of(option(c["args"], "--metrics"))
+    assert named_port(c, "metrics") == metrics_port
+    annotations = referee["spec"]["template"]["metadata"]["annotations"]
+    assert annotations["prometheus.io/port"] == str(metrics_port) and annotations["prometheus.io/path"] == "/metrics"
     assert referee["spec"]["serviceName"] == "referee-internal"
     assert k8s_named("Service", "referee-internal")["spec"]["clusterIP"] == "None"
 

@@ -5,8 +5,9 @@ Partitions, for both brokers (Redis with ``REDIS_URL``, a private database numbe
 without it): the endpoint answers in the Prometheus text format; queue depth moves when a message
 is queued through Celery; matches by status move when a match is queued; task failures and
 retries move when a real Celery task fails or retries (the signal handlers of
-``workers.taskmetrics``). Access: loopback is allowed by default; an address outside
-``BRAWL_METRICS_ALLOW`` gets 403, unless the request carries a staff user's session.
+``workers.taskmetrics``). Access: loopback is allowed by default, but not when the request came
+through a proxy (``X-Forwarded-For``); an address outside ``BRAWL_METRICS_ALLOW`` gets 403, unless
+the request carries a staff user's session.
 """
 
 from __future__ import annotations
@@ -62,9 +63,12 @@ def broker(request: Any, settings: Any, tmp_path: Path, monkeypatch: pytest.Monk
         yield request.param
 
 
-def fetch(url: str, cookie: str = "") -> tuple[int, str, str]:
+def fetch(url: str, cookie: str = "", forwarded_for: str = "") -> tuple[int, str, str]:
     """GETs ``url``; returns (status, content type, body)."""
-    req = urllib.request.Request(url, headers={"Cookie": cookie} if cookie else {})
+    headers = {"Cookie": cookie} if cookie else {}
+    if forwarded_for:
+        headers["X-Forwarded-For"] = forwarded_for
+    req = urllib.request.Request(url, headers=headers)
     try:
         with urllib.request.urlopen(req, timeout=10) as resp:
             return resp.status, resp.headers["Content-Type"], resp.read().decode()
@@ -144,6 +148,8 @@ def test_metrics_refuse_a_client_outside_the_allow_list_unless_staff(
 ) -> None:
     url = f"{live_server.url}/metrics"
     assert fetch(url)[0] == 200  # loopback, the default allow-list
+    # Through a reverse proxy the address is the proxy's: an allowed one does not count.
+    assert fetch(url, forwarded_for="203.0.113.9")[0] == 403
     settings.BRAWL_METRICS_ALLOW = "10.0.0.0/8,192.0.2.7"
     status, _, body = fetch(url)
     assert status == 403 and "brawl_" not in body
@@ -153,7 +159,7 @@ def test_metrics_refuse_a_client_outside_the_allow_list_unless_staff(
     assert fetch(url, f"sessionid={client.cookies['sessionid'].value}")[0] == 403
     staff = User.objects.create_user("sam", password="correct horse battery", is_staff=True)
     client.force_login(staff)
-    status, _, body = fetch(url, f"sessionid={client.cookies['sessionid'].value}")
+    status, _, body = fetch(url, f"sessionid={client.cookies['sessionid'].value}", forwarded_for="203.0.113.9")
     assert status == 200 and "brawl_queue_depth" in body
     settings.BRAWL_METRICS_ALLOW = "127.0.0.0/8"
     assert fetch(url)[0] == 200
