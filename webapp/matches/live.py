@@ -10,8 +10,9 @@ given index, optionally waiting (long-poll) for the next one.
 
 It is not the replay: a live frame has no ``decision`` (the stream does not carry the seat's
 answer) and no ``to_move``, and a watcher that joins a match mid-way starts at the decision the
-match had reached, so its first frame's index may be above 0 and carries every event so far.
-Nothing here touches the database.
+match had reached, so its first frame's index may be above 0 and carries every event so far. The referee's last
+message (after the result is stored) repeats the last decision count: it is folded into the last
+frame. Nothing here touches the database.
 """
 
 from __future__ import annotations
