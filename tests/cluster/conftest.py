@@ -21,6 +21,11 @@ import pytest
 from tests.workers.conftest import GAME, database_url
 from tests.workers.stack import Stack
 
+VISIBILITY_TIMEOUT = 40
+"""Seconds before Redis hands a dead worker's messages to another: above the tasks' longest retry
+countdown (30 s), or a retrying ``start_match`` waiting out its countdown is redelivered and runs
+again, and each copy retries in turn (seen with 6 s: hundreds of copies of one task)."""
+
 
 def cluster_redis_url() -> str:
     """Returns the URL of the cluster test's own Redis database."""
@@ -53,7 +58,7 @@ def cluster(transactional_db: Any, tmp_path: Path, settings: Any, monkeypatch: p
 
     # The test process queues the tournament's first games through the web app's dispatch.
     app.conf.broker_url = url
-    app.conf.broker_transport_options = {"visibility_timeout": 6}
+    app.conf.broker_transport_options = {"visibility_timeout": VISIBILITY_TIMEOUT}
     settings.BRAWL_DISPATCH = "celery"
     settings.BRAWL_RUN_MATCH_TASK = "workers.tasks.start_match"
     stack = Stack(
@@ -65,7 +70,7 @@ def cluster(transactional_db: Any, tmp_path: Path, settings: Any, monkeypatch: p
             "BRAWL_LADDER_INTERVAL": "1",
             "BRAWL_TOURNAMENT_INTERVAL": "2",
             "BRAWL_REAPER_INTERVAL": "2",
-            "BRAWL_BROKER_VISIBILITY_TIMEOUT": "6",
+            "BRAWL_BROKER_VISIBILITY_TIMEOUT": str(VISIBILITY_TIMEOUT),
             # Short deadlines so a lost match is found within seconds, not minutes.
             "BRAWL_REAPER_START_GRACE": "4",
             "BRAWL_REAPER_RESULT_GRACE": "6",

@@ -25,12 +25,12 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from collections import Counter
 from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
-from django.db.models import Q
 
 from referee.core.replay import Replay, verify
 from tests.workers.conftest import GAME
@@ -96,11 +96,55 @@ def played_by_bot(match: Match, version_id: int) -> bool:
     return any(d.source == "bot" and d.seat in seats for d in replay.decisions)
 
 
-def snapshot() -> dict[str, int]:
-    """Returns the number of matches in each status (for failure messages)."""
-    return {s: Match.objects.filter(status=s).count() for s in MatchStatus.values}
+class LentSeatsNeverFreed(AssertionError):
+    """Referees hold more busy seats for some bots than the database has running matches for them."""
 
 
+def leaked_seats(stack: Stack) -> dict[str, int]:
+    """Returns, per bot id, how many more seats the referees hold busy than there are running matches seating it.
+
+    A referee counts a bot's seat busy while it plays a match locally or hosts the seat for another
+    referee's match (the relay); the database knows every match that may still be played.
+    """
+    from workers.referee_client import list_bots
+
+    busy: Counter[str] = Counter()
+    for address in stack.referees.values():
+        for session in list_bots(address)[1]:
+            busy[session.bot_id] += session.active_matches
+    running = Counter(
+        str(bot_id)
+        for bot_id in Match.objects.filter(status=MatchStatus.RUNNING).values_list(
+            "seats__bot_version__bot_id", flat=True
+        )
+    )
+    return {bot: n - running[bot] for bot, n in busy.items() if n > running[bot]}
+
+
+def wait_until_settled(check: Any, seconds: float = 5.0) -> Any:
+    """Returns ``check()`` once it is falsy, or its value if it stays truthy for ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while (value := check()) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    return value
+
+
+def snapshot() -> dict[str, Any]:
+    """Returns the number of matches in each status and the matches not final (for failure messages)."""
+    counts: dict[str, Any] = {s: Match.objects.filter(status=s).count() for s in MatchStatus.values}
+    counts["open"] = [
+        (m.pk, m.status, m.tournament_id, m.referee_id, [s.bot_version.bot_id for s in m.seats.all()], str(m.created))
+        for m in Match.objects.exclude(status__in=FINAL).prefetch_related("seats__bot_version")
+    ]
+    counts["tournament"] = list(Tournament.objects.values_list("status", flat=True))
+    return counts
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=LentSeatsNeverFreed,
+    reason="referee/server/relay.py: a host referee never frees the seats it lent to an origin referee that died",
+)
 def test_the_cluster_survives_a_worker_and_a_referee_killed_mid_match(cluster: Stack) -> None:
     started = time.monotonic()
     bots_a, bots_b = make_bots(BOTS_A), make_bots(BOTS_B)
@@ -125,17 +169,29 @@ def test_the_cluster_survives_a_worker_and_a_referee_killed_mid_match(cluster: S
         tournament_services.do_approve_entrant(entrant)
     tournament_services.do_start_tournament(tour)
 
-    # Mid-match: referee A runs matches (some of them with seats relayed from B) and results are flowing.
-    def busy_on_a() -> list[int]:
-        running = list(Match.objects.filter(status=MatchStatus.RUNNING, referee_id=a).values_list("pk", flat=True))
-        return running if running and Match.objects.filter(status=MatchStatus.FINISHED).count() >= 2 else []
+    # Mid-match: referee A is playing matches (no result staged yet), one of them with a bot of
+    # referee B (a seat B hosts for A through the relay), and results are flowing.
+    b_versions = [b_.version_id for b_ in bots_b]
 
-    wait_until(busy_on_a, 90, "matches running on referee A after the first results")
-    cluster.kill("worker-1")
+    def in_play_on_a() -> list[int]:
+        running = Match.objects.filter(status=MatchStatus.RUNNING, referee_id=a, replay_gz=None, replay_path="")
+        pks = list(running.values_list("pk", flat=True))
+        return pks if pks and Match.objects.filter(status=MatchStatus.FINISHED).count() >= 2 else []
+
+    def relayed_in_play_on_a() -> list[int]:
+        pks = in_play_on_a()
+        relayed = Match.objects.filter(pk__in=pks, seats__bot_version_id__in=b_versions).exists()
+        return pks if relayed else []
+
+    wait_until(relayed_in_play_on_a, 90, "a relayed match in play on referee A after the first results", 0.1)
+    # The referee first: its matches last a second or two, so the window must be short.
     cluster.kill("referee-a")
+    cluster.kill("worker-1")
     killed_at = time.time()
-    lost = list(Match.objects.filter(status=MatchStatus.RUNNING, referee_id=a).values_list("pk", flat=True))
-    assert lost, "referee A was killed with no match running on it"
+    # What referee A took down with it: matches it ran that had not staged a result. Nothing can
+    # stage one for them now (only the referee that runs a match records it).
+    lost = in_play_on_a()
+    assert lost, "referee A was killed with no match in play on it"
 
     # The operator restarts the referee on its address; its bots reconnect to it by themselves.
     time.sleep(2)
@@ -159,8 +215,11 @@ def test_the_cluster_survives_a_worker_and_a_referee_killed_mid_match(cluster: S
         )
 
     try:
-        wait_until(recovered, 150, "the tournament to finish, the ladder to go on and A's bots to play again", 1.0)
+        wait_until(recovered, 100, "the tournament to finish, the ladder to go on and A's bots to play again", 1.0)
     except TimeoutError as exc:
+        leaked = wait_until_settled(lambda: leaked_seats(cluster))
+        if leaked:
+            raise LentSeatsNeverFreed(f"{exc}: seats held for no running match, per bot id: {leaked}") from exc
         raise AssertionError(f"{exc}: {snapshot()}") from exc
 
     # Drain: a beat without ladder rounds for this game keeps the reaper and the tournament sweep going.
@@ -170,16 +229,24 @@ def test_the_cluster_survives_a_worker_and_a_referee_killed_mid_match(cluster: S
     try:
         wait_until(lambda: not Match.objects.exclude(status__in=FINAL).exists(), 90, "every match to be final", 1.0)
     except TimeoutError as exc:
-        stuck = list(Match.objects.exclude(status__in=FINAL).values_list("pk", "status", "referee_id", "created"))
-        raise AssertionError(f"{exc}: {snapshot()}, stuck {stuck}") from exc
+        raise AssertionError(f"{exc}: {snapshot()}") from exc
+
+    # Nothing holds a seat any more: every seat a referee used or lent to another was given back.
+    leaked = wait_until_settled(lambda: leaked_seats(cluster))
+    if leaked:
+        lost_seats = {
+            pk: sorted(Match.objects.get(pk=pk).seats.values_list("bot_version__bot_id", flat=True)) for pk in lost
+        }
+        raise LentSeatsNeverFreed(
+            f"seats held for no running match, per bot id: {leaked}; bots of the matches lost on A: {lost_seats}"
+        )
 
     # Every match the referee took down with it ended with a result or was replaced by one that did.
     for pk in lost:
-        standing = final_replacement(Match.objects.get(pk=pk))
-        assert standing.status in (MatchStatus.FINISHED, MatchStatus.CANCELLED), (pk, standing.pk, standing.status)
-    assert Match.objects.filter(Q(status=MatchStatus.RESCHEDULED) | Q(replaces__isnull=False)).exists(), (
-        "killing a referee mid-match replaced nothing"
-    )
+        match = Match.objects.get(pk=pk)
+        assert match.status == MatchStatus.RESCHEDULED and not match.has_replay, (pk, match.status, match.failure)
+        standing = final_replacement(match)
+        assert standing.status == MatchStatus.FINISHED, (pk, standing.pk, standing.status, standing.failure)
     failed = list(Match.objects.filter(status=MatchStatus.FAILED).values_list("pk", "failure"))
     assert not failed, failed
     for m in Match.objects.filter(status=MatchStatus.RESCHEDULED):
