@@ -17,6 +17,7 @@ from referee.core.contract import (
     Outcome,
     Termination,
     forfeit_outcome,
+    visible_events,
 )
 from referee.core.errors import (
     ChanceExhaustedError,
@@ -60,4 +61,5 @@ __all__ = [
     "game_names",
     "get_game",
     "register",
+    "visible_events",
 ]

@@ -223,6 +223,16 @@ class GameInfo:
     """Whether some seat ever may not see part of the state."""
 
 
+def visible_events(log: Sequence[Event], since: int, viewer: Seat | _Everyone | None) -> list[Event]:
+    """Returns the events of ``log`` from index ``since`` that ``viewer`` may see.
+
+    The usual body of :meth:`Match.events` for an engine that keeps its events in one list.
+    """
+    if viewer is EVERYONE:
+        return list(log[since:])
+    return [e for e in log[since:] if e.visible(viewer)]  # type: ignore[arg-type]
+
+
 class Match(abc.ABC):
     """One match in progress. See the module docstring for the contract."""
 

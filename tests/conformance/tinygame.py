@@ -31,6 +31,7 @@ from referee.core import (
     Seat,
     Termination,
 )
+from referee.core.contract import visible_events
 
 INFO = GameInfo("tinygame", "Tiny Game", "1", min_seats=2, max_seats=4)
 
@@ -141,9 +142,7 @@ class TinyMatch(Match):
         }
 
     def events(self, since: int = 0, viewer: Any = EVERYONE) -> list[Event]:
-        if viewer is EVERYONE:
-            return self._events[since:]
-        return [e for e in self._events[since:] if e.visible(viewer)]
+        return visible_events(self._events, since, viewer)
 
     def outcome(self) -> Outcome | None:
         return self._outcome

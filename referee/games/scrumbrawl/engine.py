@@ -18,7 +18,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from referee.core.chance import Chance
-from referee.core.contract import EVERYONE, Decision, Event, GameInfo, JSONDict, Match, Option, Outcome
+from referee.core.contract import (
+    EVERYONE,
+    Decision,
+    Event,
+    GameInfo,
+    JSONDict,
+    Match,
+    Option,
+    Outcome,
+    visible_events,
+)
 from referee.core.errors import IllegalOptionError, MatchOverError
 from referee.core.ids import Seat
 
@@ -340,9 +350,7 @@ class SBMatch(Match):
 
     def events(self, since: int = 0, viewer: Any = EVERYONE) -> list[Event]:
         """Returns the events from ``since`` that ``viewer`` may see."""
-        if viewer is EVERYONE:
-            return self._events[since:]
-        return [e for e in self._events[since:] if e.visible(viewer)]
+        return visible_events(self._events, since, viewer)
 
     def outcome(self) -> Outcome | None:
         """Returns the outcome once the match is over."""

@@ -13,7 +13,18 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from referee.core.chance import Chance
-from referee.core.contract import EVERYONE, Decision, Event, GameInfo, JSONDict, Match, Option, Outcome, Termination
+from referee.core.contract import (
+    EVERYONE,
+    Decision,
+    Event,
+    GameInfo,
+    JSONDict,
+    Match,
+    Option,
+    Outcome,
+    Termination,
+    visible_events,
+)
 from referee.core.errors import IllegalOptionError, MatchOverError
 from referee.core.ids import Seat
 
@@ -207,10 +218,8 @@ class BrawlMatch(Match):
         return observe(self, viewer)
 
     def events(self, since: int = 0, viewer: Any = EVERYONE) -> list[Event]:
-        """Returns the events from ``since`` on that ``viewer`` may see."""
-        if viewer is EVERYONE:
-            return self._events[since:]
-        return [e for e in self._events[since:] if e.visible(viewer)]
+        """Returns the events from ``since`` that ``viewer`` may see."""
+        return visible_events(self._events, since, viewer)
 
     def outcome(self) -> Outcome | None:
         """Returns the outcome once the match is over."""
