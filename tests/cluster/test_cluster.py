@@ -231,20 +231,19 @@ def test_the_cluster_survives_a_worker_and_a_referee_killed_mid_match(cluster: S
     except TimeoutError as exc:
         raise AssertionError(f"{exc}: {snapshot()}") from exc
 
-    # Nothing holds a seat any more: every seat a referee used or lent to another was given back.
+    # Measured now, raised last: the checks below hold whatever it finds.
     leaked = wait_until_settled(lambda: leaked_seats(cluster))
-    if leaked:
-        lost_seats = {
-            pk: sorted(Match.objects.get(pk=pk).seats.values_list("bot_version__bot_id", flat=True)) for pk in lost
-        }
-        raise LentSeatsNeverFreed(
-            f"seats held for no running match, per bot id: {leaked}; bots of the matches lost on A: {lost_seats}"
-        )
 
     # Every match the referee took down with it ended with a result or was replaced by one that did.
+    # A match whose StartMatch call was in flight when the referee died ends as itself: the worker's
+    # retry starts it on the restarted referee (same match id and request id), which plays it once.
+    rescheduled = 0
     for pk in lost:
         match = Match.objects.get(pk=pk)
-        assert match.status == MatchStatus.RESCHEDULED and not match.has_replay, (pk, match.status, match.failure)
+        assert match.status in (MatchStatus.RESCHEDULED, MatchStatus.FINISHED), (pk, match.status, match.failure)
+        if match.status == MatchStatus.RESCHEDULED:
+            rescheduled += 1
+            assert not match.has_replay, pk
         standing = final_replacement(match)
         assert standing.status == MatchStatus.FINISHED, (pk, standing.pk, standing.status, standing.failure)
     failed = list(Match.objects.filter(status=MatchStatus.FAILED).values_list("pk", "failure"))
@@ -278,6 +277,17 @@ def test_the_cluster_survives_a_worker_and_a_referee_killed_mid_match(cluster: S
     summary: dict[str, Any] = {
         "seconds": round(time.monotonic() - started),
         "lost_on_referee_a": len(lost),
+        "of_them_rescheduled": rescheduled,
+        "leaked_seats": leaked,
         **snapshot(),
     }
     print("cluster:", summary)
+
+    # Nothing holds a seat any more: every seat a referee used or lent to another was given back.
+    if leaked:
+        lost_seats = {
+            pk: sorted(Match.objects.get(pk=pk).seats.values_list("bot_version__bot_id", flat=True)) for pk in lost
+        }
+        raise LentSeatsNeverFreed(
+            f"seats held for no running match, per bot id: {leaked}; bots of the matches lost on A: {lost_seats}"
+        )
