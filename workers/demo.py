@@ -86,6 +86,7 @@ def _ensure_tournaments(demo: Demo) -> None:
         for version in BotVersion.objects.filter(bot__game=game, bot__is_house=True).order_by("bot__name"):
             tournaments.do_approve_entrant(tournaments.do_register_entrant(t, version))
         t = tournaments.do_start_tournament(t)
+        t = tournaments.do_publish_tournament(t)  # a first visitor sees its bracket without logging in
         if play_now:
             played = asyncio.run(_play_queued(t.pk))
             demo.notes.append(f"played {played} matches of {name!r} to its end")

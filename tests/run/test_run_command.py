@@ -128,6 +128,9 @@ def test_run_plays_the_ladder_and_stops_cleanly(checkout: Path, tmp_path: Path, 
         status, page = _get(f"http://127.0.0.1:{web}/games/{ladder_match['game']}/")
         assert status == 200
         assert "<svg" in page and "heuristic" in page
+        status, body = _get(f"http://127.0.0.1:{web}/api/v1/tournaments/")
+        names = {t["name"]: t["status"] for t in json.loads(body)["results"]}
+        assert names.get("Opening Cup") == "finished", names  # the demo's finished, published bracket
         banner = (tmp_path / "run.log").read_text()
         assert f"http://127.0.0.1:{web}/" in banner and "organizer / organizer" in banner
     finally:
