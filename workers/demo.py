@@ -75,13 +75,13 @@ def _ensure_tournaments(demo: Demo) -> None:
 
     organizer = User.objects.get(username="organizer")
     wanted = [
-        ("Opening Cup", "superfantasybrawl", "single_elim", True),
-        ("Autumn Round Robin", "scrumbrawl", "round_robin", False),
+        ("Opening Cup", "superfantasybrawl", "single_elim", 1, True),
+        ("Autumn Round Robin", "scrumbrawl", "round_robin", 7, False),
     ]
-    for name, game, fmt, play_now in wanted:
+    for name, game, fmt, best_of, play_now in wanted:
         if Tournament.objects.filter(name=name).exists():
             continue
-        t = tournaments.do_create_tournament(organizer, name=name, game=game, format=fmt)
+        t = tournaments.do_create_tournament(organizer, name=name, game=game, format=fmt, best_of=best_of)
         t = tournaments.do_open_registration(t)
         for version in BotVersion.objects.filter(bot__game=game, bot__is_house=True).order_by("bot__name"):
             tournaments.do_approve_entrant(tournaments.do_register_entrant(t, version))
