@@ -219,7 +219,9 @@ def test_the_cluster_survives_a_worker_and_a_referee_killed_mid_match(cluster: S
     except TimeoutError as exc:
         leaked = wait_until_settled(lambda: leaked_seats(cluster))
         if leaked:
-            raise LentSeatsNeverFreed(f"{exc}: seats held for no running match, per bot id: {leaked}") from exc
+            raise LentSeatsNeverFreed(
+                f"{exc}: seats held for no running match, per bot id: {leaked}; {snapshot()}"
+            ) from exc
         raise AssertionError(f"{exc}: {snapshot()}") from exc
 
     # Drain: a beat without ladder rounds for this game keeps the reaper and the tournament sweep going.
