@@ -9,13 +9,18 @@ Redis keys (``prefix`` defaults to ``brawl``):
 
 - ``<prefix>:presence:<bot_id>:<referee_id>``: JSON ``{"free": seats, "games": [...]}`` with a
   10 s TTL, refreshed every 2 s and whenever sessions change;
+- ``<prefix>:referee:<referee_id>``: the referee's lease, its boot id (new at every start), with the
+  same TTL and refresh. A host checks the lease of every origin it lends seats to: when the lease
+  has lapsed or names another boot (the origin died, or restarted and forgot its matches), the host
+  frees the lent seats, since no ``match_end`` will ever come for them;
 - ``<prefix>:relay:<referee_id>``: the stream each referee reads; entries carry a type ``t``:
   ``claim``/``claimed``/``refused`` (seat placement), ``to_bot`` (a serialised
   ``ConnectResponse`` for a hosted seat), ``answer`` (a serialised ``Answer`` back to the origin),
   ``detached`` (the hosted bot's stream ended).
 
 What it does not do: it does not choose where a match runs (the worker calls the referee it
-likes; that referee becomes the origin), and a referee that dies takes its matches with it.
+likes; that referee becomes the origin), and a referee that dies takes its matches with it (the
+workers' reaper reschedules them; the hosts free the seats they lent to it once its lease lapses).
 """
 
 from __future__ import annotations
@@ -84,12 +89,17 @@ class RedisRelay:
         self.referee = referee
         self.redis: aioredis.Redis = aioredis.Redis.from_url(url)
         self.id = referee_id or uuid.uuid4().hex[:12]
+        self.boot = uuid.uuid4().hex
+        """This process's boot id, published in the lease; a restart under the same id changes it."""
+        self.lease_ttl = PRESENCE_TTL
         self.prefix = prefix
         self.stream = f"{prefix}:relay:{self.id}"
         self.links: dict[tuple[MatchId, Seat], RelayLink] = {}
         """Origin side: seats of local matches played through another referee."""
         self.hosted: dict[tuple[MatchId, Seat], tuple[str, BotSession]] = {}
         """Host side: seats of remote matches played by a local session, with their origin."""
+        self.hosted_boot: dict[tuple[MatchId, Seat], str] = {}
+        """Host side: the origin's boot id when it claimed each hosted seat."""
         self._claims: dict[str, asyncio.Future[dict[str, str]]] = {}
         self._claiming: set[tuple[MatchId, Seat]] = set()
         self._outbox: asyncio.Queue[tuple[str, Fields]] = asyncio.Queue()
@@ -115,6 +125,7 @@ class RedisRelay:
                 await task
         with contextlib.suppress(Exception):
             keys = [k async for k in self.redis.scan_iter(f"{self.prefix}:presence:*:{self.id}")]
+            keys.append(f"{self.prefix}:referee:{self.id}".encode())
             if keys:
                 await self.redis.delete(*keys)
             await self.redis.delete(self.stream)
@@ -143,6 +154,7 @@ class RedisRelay:
             entry["free"] += max(0, s.free)
             entry["games"] |= set(s.games) or set(s.identity.games) or {"*"}
         pipe = self.redis.pipeline()
+        pipe.set(f"{self.prefix}:referee:{self.id}", self.boot, ex=self.lease_ttl)
         for bot_id, entry in per_bot.items():
             value = json.dumps({"free": entry["free"], "games": sorted(entry["games"])})
             pipe.set(f"{self.prefix}:presence:{bot_id}:{self.id}", value, ex=PRESENCE_TTL)
@@ -152,9 +164,30 @@ class RedisRelay:
         while True:
             try:
                 await self.publish_presence()
+                await self.free_seats_of_lost_origins()
             except Exception:
                 log.exception("relay: presence update failed")
             await asyncio.sleep(2.0)
+
+    async def free_seats_of_lost_origins(self) -> int:
+        """Frees the hosted seats whose origin's lease lapsed or changed boot; returns how many."""
+        origins = {origin for origin, _ in self.hosted.values()}
+        leases: dict[str, str | None] = {}
+        for origin in origins:
+            raw: bytes | str | None = await self.redis.get(f"{self.prefix}:referee:{origin}")
+            leases[origin] = raw.decode() if isinstance(raw, bytes) else raw
+        freed = 0
+        for key, (origin, session) in list(self.hosted.items()):
+            if leases.get(origin) != self.hosted_boot.get(key):
+                del self.hosted[key]
+                self.hosted_boot.pop(key, None)
+                session.seats.discard(key)
+                freed += 1
+                log.warning("relay: origin %s is gone; freed seat %s of match %s", origin, key[1], key[0])
+        if freed:
+            self.referee.on_session_ready()
+            await self.publish_presence()
+        return freed
 
     async def find_host(self, bot_id: BotId, game: str) -> str | None:
         """Returns another referee where ``bot_id`` has a free seat for ``game``, most free first."""
@@ -203,6 +236,7 @@ class RedisRelay:
                             "bot": bot_id,
                             "game": runner.name,
                             "origin": self.id,
+                            "boot": self.boot,
                         },
                     )
                     try:
@@ -241,6 +275,7 @@ class RedisRelay:
         for key, (origin, hosted_by) in list(self.hosted.items()):
             if hosted_by is session:
                 del self.hosted[key]
+                self.hosted_boot.pop(key, None)
                 self.post(origin, {"t": "detached", "match": key[0], "seat": str(int(key[1]))})
 
     def _host_claim(self, f: dict[str, str]) -> None:
@@ -252,6 +287,7 @@ class RedisRelay:
             return
         session.seats.add((match_id, seat))
         self.hosted[(match_id, seat)] = (origin, session)
+        self.hosted_boot[(match_id, seat)] = f.get("boot", "")
         rtt = session.rtt_credit(1.0)
         self.post(origin, {"t": "claimed", "claim": f["claim"], "rtt": f"{rtt:.6f}"})
 
@@ -287,6 +323,7 @@ class RedisRelay:
             hosted[1].send(msg)
             if msg.WhichOneof("message") == "match_end":
                 del self.hosted[key]
+                self.hosted_boot.pop(key, None)
                 hosted[1].seats.discard(key)
                 self.referee.on_session_ready()
                 asyncio.get_running_loop().create_task(self.publish_presence())

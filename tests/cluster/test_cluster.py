@@ -140,11 +140,6 @@ def snapshot() -> dict[str, Any]:
     return counts
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=LentSeatsNeverFreed,
-    reason="referee/server/relay.py: a host referee never frees the seats it lent to an origin referee that died",
-)
 def test_the_cluster_survives_a_worker_and_a_referee_killed_mid_match(cluster: Stack) -> None:
     started = time.monotonic()
     bots_a, bots_b = make_bots(BOTS_A), make_bots(BOTS_B)

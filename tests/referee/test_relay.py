@@ -13,6 +13,7 @@ import os
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
 import pytest
 
@@ -22,10 +23,11 @@ from referee.sdk import BotClient
 from referee.server.auth import BotIdentity, MemoryTokenStore
 from referee.server.hub import RefereeSettings
 from referee.server.match import MatchState
-from referee.server.relay import RelayLink
+from referee.server.relay import RedisRelay, RelayLink
 from referee.server.service import RefereeServer, create_server
 from referee.server.sinks import MemoryResultSink
-from tests.referee.bots import FirstBot
+from referee.server.timecontrol import TimeSettings
+from tests.referee.bots import FirstBot, SilentBot
 from tests.referee.harness import FAST, GAMES
 from tests.referee.test_faults import DroppingBot
 
@@ -116,5 +118,76 @@ def test_remote_bot_reconnects_to_its_referee_and_the_match_resumes(game: str) -
             assert r.replay.outcome is not None and r.replay.outcome.termination.value != "forfeit"
             verify(r.replay)
             await asyncio.wait_for(asyncio.gather(*tasks), 10)
+
+    asyncio.run(scenario())
+
+
+async def _lend_a_seat(origin: RefereeServer, host: RefereeServer, store: MemoryTokenStore, seed: int) -> list[Any]:
+    """Starts a long match on ``origin`` whose seat 1 is a bot on ``host``; returns the client tasks."""
+    game = GAMES[0]
+    tx = store.issue(BotIdentity(BotId("x"), "X"))
+    ty = store.issue(BotIdentity(BotId("y"), "Y"))
+    clients = [
+        BotClient(SilentBot, f"127.0.0.1:{origin.port}", tx, games=[game]),
+        BotClient(SilentBot, f"127.0.0.1:{host.port}", ty, games=[game]),
+    ]
+    tasks = [asyncio.create_task(c.run(1)) for c in clients]
+    patient = TimeSettings(decision_time=60.0, bank_time=60.0).to_proto()  # the match stays on
+    origin.referee.start_match(game=game, seats=[_bot("x"), _bot("y")], seed=seed, time_control=patient)
+    relay = host.referee.relay
+    assert relay is not None
+    for _ in range(200):
+        if relay.hosted:
+            return tasks
+        await asyncio.sleep(0.05)
+    raise AssertionError("the origin never claimed the host's seat")
+
+
+def _kill_relay(server: RefereeServer) -> RedisRelay:
+    """Stops a referee's relay tasks without any goodbye, as a SIGKILL would."""
+    relay = server.referee.relay
+    assert relay is not None
+    for task in relay._tasks:
+        task.cancel()
+    return relay
+
+
+def test_host_frees_the_seats_it_lent_when_the_origin_dies() -> None:
+    """A dead origin sends no match end: when its lease lapses the host frees the lent seat."""
+
+    async def scenario() -> None:
+        async with two_referees() as (origin, host, store):
+            tasks = await _lend_a_seat(origin, host, store, seed=4)
+            relay = host.referee.relay
+            assert relay is not None
+            session = next(iter(host.referee.sessions.values()))
+            assert session.seats
+            assert await relay.free_seats_of_lost_origins() == 0  # the origin is alive
+            dead = _kill_relay(origin)
+            await relay.redis.delete(f"{relay.prefix}:referee:{dead.id}")  # its lease lapses
+            assert await relay.free_seats_of_lost_origins() == 1
+            assert not relay.hosted and not session.seats
+            for t in tasks:
+                t.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    asyncio.run(scenario())
+
+
+def test_a_restarted_origin_under_the_same_id_is_a_lost_origin() -> None:
+    """A lease naming another boot means the origin restarted and forgot its matches."""
+
+    async def scenario() -> None:
+        async with two_referees() as (origin, host, store):
+            tasks = await _lend_a_seat(origin, host, store, seed=5)
+            relay = host.referee.relay
+            assert relay is not None
+            dead = _kill_relay(origin)
+            await relay.redis.set(f"{relay.prefix}:referee:{dead.id}", "another-boot", ex=10)
+            assert await relay.free_seats_of_lost_origins() == 1
+            assert not relay.hosted
+            for t in tasks:
+                t.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
 
     asyncio.run(scenario())
