@@ -59,6 +59,9 @@ def cluster(transactional_db: Any, tmp_path: Path, settings: Any, monkeypatch: p
     # The test process queues the tournament's first games through the web app's dispatch.
     app.conf.broker_url = url
     app.conf.broker_transport_options = {"visibility_timeout": VISIBILITY_TIMEOUT}
+    # Drop pooled broker connections: an earlier suite pointed the app at another Redis database,
+    # and the pools would keep sending there.
+    app._after_fork()  # resets both the connection pool and the producer pool
     settings.BRAWL_DISPATCH = "celery"
     settings.BRAWL_RUN_MATCH_TASK = "workers.tasks.start_match"
     stack = Stack(

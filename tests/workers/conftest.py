@@ -67,6 +67,9 @@ def stack(transactional_db: Any, tmp_path: Path, settings: Any, monkeypatch: pyt
     # The test process queues matches through the web app's dispatch, so it needs the same broker.
     app.conf.broker_url = url
     app.conf.broker_transport_options = {"visibility_timeout": 6}
+    # Drop pooled broker connections: an earlier suite pointed the app at another Redis database,
+    # and the pools would keep sending there.
+    app._after_fork()  # resets both the connection pool and the producer pool
     settings.BRAWL_DISPATCH = "celery"
     settings.BRAWL_RUN_MATCH_TASK = "workers.tasks.start_match"
     s = Stack(
