@@ -312,11 +312,11 @@ class Recorder:
         return self.replay
 
 
-def simulate(replay: Replay, game: Game | None = None) -> Match:
-    """Re-plays the decision log and returns the resulting match.
+def initial_match(replay: Replay, game: Game | None = None) -> Match:
+    """Returns the match a replay starts from, before any decision.
 
     Raises:
-        ReplayError: the rules version differs, or a decision is not legal or not for its seat.
+        ReplayError: the replay's rules version differs from the engine's.
     """
     game = game or get_game(replay.game)
     if replay.rules_version != game.info.rules_version:
@@ -325,7 +325,16 @@ def simulate(replay: Replay, game: Game | None = None) -> Match:
             f"this engine implements {game.info.rules_version!r}"
         )
     config = game.parse_config(replay.config, len(replay.seats))
-    match = game.new_match(config, len(replay.seats), SeededChance(replay.seed))
+    return game.new_match(config, len(replay.seats), SeededChance(replay.seed))
+
+
+def simulate(replay: Replay, game: Game | None = None) -> Match:
+    """Re-plays the decision log and returns the resulting match.
+
+    Raises:
+        ReplayError: the rules version differs, or a decision is not legal or not for its seat.
+    """
+    match = initial_match(replay, game)
     for n, d in enumerate(replay.decisions):
         decision = match.to_move()
         if decision is None:

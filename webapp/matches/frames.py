@@ -11,11 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from referee.core.chance import SeededChance
 from referee.core.contract import Game
 from referee.core.errors import EngineError
-from referee.core.registry import get_game
-from referee.core.replay import Replay, ReplayError
+from referee.core.replay import Replay, ReplayError, initial_match
 from webapp.matches.boards import board_layout
 
 
@@ -33,14 +31,7 @@ def spectator_frames(
     Raises:
         ReplayError: the replay's rules version differs from the engine's or a decision is illegal.
     """
-    game = game or get_game(replay.game)
-    if replay.rules_version != game.info.rules_version:
-        raise ReplayError(
-            f"replay is for {replay.game} rules {replay.rules_version!r}; "
-            f"this engine implements {game.info.rules_version!r}"
-        )
-    config = game.parse_config(replay.config, len(replay.seats))
-    match = game.new_match(config, len(replay.seats), SeededChance(replay.seed))
+    match = initial_match(replay, game)
     total = len(replay.decisions) + 1
     end = total if limit is None else min(total, start + limit)
     frames: list[dict[str, Any]] = []
