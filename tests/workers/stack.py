@@ -127,7 +127,7 @@ class Stack:
         spec = self.directory / f"{name}.json"
         spec.write_text(json.dumps(entries))
         before = self.connected_bots(server)
-        self.spawn(name, [sys.executable, "-m", "tests.workers.botfarm", "--server", server, str(spec)])
+        self.brawl(name, "farm", str(spec), "--server", server)
 
         def online() -> bool:
             self._alive(name)
