@@ -39,7 +39,9 @@ def django_db_modify_db_settings() -> None:
     """Gives this suite's test database its own name."""
     from django.conf import settings
 
-    settings.DATABASES["default"].setdefault("TEST", {})["NAME"] = "test_brawl_cluster"
+    db = settings.DATABASES["default"]
+    # Named after the configured database, so suites run side by side against different ones never meet.
+    db.setdefault("TEST", {})["NAME"] = f"test_{db['NAME']}_cluster"
 
 
 @pytest.fixture
