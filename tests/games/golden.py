@@ -28,6 +28,8 @@ from typing import Any
 
 from referee.core import EVERYONE, get_game
 from referee.core.conformance import random_playout
+from referee.core.replay import Recorder
+from referee.sdk.house import house_factory
 
 HERE = Path(__file__).resolve().parent
 
@@ -43,6 +45,10 @@ class GoldenCase:
     seats: int
     seed: int
     config: Mapping[str, Any] = field(default_factory=dict)
+    bots: str = "random"
+    """Who decides: ``random`` (the seeded random playout), or the name of one of the game's house bots
+    (``HOUSE_BOTS`` in ``referee/games/<game>/bots.py``), seeded with ``seed``, in every seat; a bot that
+    plays the objective ends its games by victory, where random play often only reaches the round cap."""
 
     @property
     def path(self) -> Path:
@@ -74,7 +80,7 @@ def games_with_cases() -> list[str]:
 def transcript(case: GoldenCase) -> list[str]:
     """Plays the case and returns its transcript lines (header first)."""
     game = get_game(case.game)
-    rec = random_playout(game, case.seats, case.seed, dict(case.config))
+    rec = random_playout(game, case.seats, case.seed, dict(case.config)) if case.bots == "random" else _bots_play(case)
     header = {
         "game": case.game,
         "rules_version": game.info.rules_version,
@@ -82,9 +88,22 @@ def transcript(case: GoldenCase) -> list[str]:
         "seed": case.seed,
         "config": rec.replay.config,
     }
+    if case.bots != "random":
+        header["bots"] = case.bots
     lines = [json.dumps(header, sort_keys=True)]
     lines += [json.dumps(e.to_json(), sort_keys=True) for e in rec.match.events(0, EVERYONE)]
     return lines
+
+
+def _bots_play(case: GoldenCase) -> Recorder:
+    """Plays the case with the house bot ``case.bots`` in every seat (each sees only its own view)."""
+    game = get_game(case.game)
+    rec = Recorder(game, game.parse_config(dict(case.config), case.seats), case.seed, [case.bots] * case.seats)
+    bots = [house_factory(case.game, case.bots, seed=case.seed)() for _ in range(case.seats)]
+    while (decision := rec.match.to_move()) is not None:
+        seat = decision.seat
+        rec.apply(bots[seat].choose(decision, rec.match.observe(seat), rec.match.legal_options()))
+    return rec
 
 
 def diff(case: GoldenCase, got: Sequence[str], *, context: int = 2, limit: int = 60) -> str:
