@@ -1,7 +1,8 @@
 """The Celery application of the Brawl Ladder: broker, queues, reliability settings and the beat schedule.
 
-The broker is Redis when ``REDIS_URL`` is set; otherwise kombu's filesystem transport under
-``<BRAWL_VAR_DIR>/broker`` (``./var/broker``), so the one-machine default needs no server. Tasks
+The broker is Redis when ``REDIS_URL`` is set; otherwise the embedded filesystem transport of
+``workers.broker`` under ``<BRAWL_VAR_DIR>/broker`` (``./var/broker``), so the one-machine default
+needs no server (kombu's own filesystem transport tore messages under concurrency, kombu#1551). Tasks
 acknowledge late and are rejected back to the queue when their worker dies, one message is
 prefetched at a time, and every task is safe to run twice (see ``workers.tasks``). Two queues
 keep recording from waiting behind scheduling: ``scheduling`` (ladder rounds, starting matches,
@@ -57,17 +58,23 @@ def broker_settings() -> dict[str, object]:
                 "unacked_restore_throttle": 1,
             },
         }
+    from workers import broker
+
+    broker.register()
     folder = Path(os.environ.get("BRAWL_VAR_DIR", "") or Path.cwd() / "var") / "broker"
-    for sub in ("queue", "processed", "control"):
+    for sub in ("queue", "processed", "control", "staging", "unacked", "bad"):
         (folder / sub).mkdir(parents=True, exist_ok=True)
     return {
-        "broker_url": "filesystem://",
+        "broker_url": f"{broker.ALIAS}://",
         "broker_transport_options": {
             "data_folder_in": str(folder / "queue"),
             "data_folder_out": str(folder / "queue"),
             "processed_folder": str(folder / "processed"),
             # Broadcast (control) exchanges too, or kombu writes a ./control folder in the cwd.
             "control_folder": str(folder / "control"),
+            "staging_folder": str(folder / "staging"),
+            "unacked_folder": str(folder / "unacked"),
+            "bad_folder": str(folder / "bad"),
             "store_processed": False,
         },
     }
