@@ -1,17 +1,29 @@
-"""A small process supervisor for ``brawl run``: start services in order, prefix their logs, stop cleanly.
+"""A small process supervisor for ``brawl run``: start services in order, prefix their logs, restart crashes.
 
 Each service is a command with an optional readiness probe. Services start in order; each waits
-until its probe passes (or its process dies, which stops everything with the reason). Output lines
-are prefixed with the service name. Ctrl-C or SIGTERM stops every process: SIGTERM first, then
-SIGKILL for any still running after a grace period, in reverse start order.
+until its probe passes (a service that dies before it is ready stops everything with the reason).
+Output lines are prefixed with the service name. Once everything is up, a service that exits is
+restarted after a backoff that doubles with each crash in the crash window (1 s, 2 s, 4 s, up to
+30 s), and the restart is logged with the exit status. Only a crash loop - ``max_crashes`` exits of one
+service within ``crash_window`` seconds (5 in 60 s) - stops the service, with a message naming the
+service and its last output lines. Ctrl-C or SIGTERM stops every process: SIGTERM first, then SIGKILL
+for any still running after a grace period, in reverse start order. Each service runs in its own
+process group, and the whole group is killed before a restart, so a crashed worker's beat child
+cannot outlive it.
 
-Not a production process manager: in production each component runs under its own supervisor
-(systemd, Kubernetes); see ``docs/deploy.md``.
+The supervisor writes its state (pids, restarts, last exit) to ``status_path`` as JSON after each
+change, for operators and for the soak test.
+
+The existing code rather than a library: honcho (Procfile runner) stops everything when one process
+exits and has no restart; circus restarts with backoff but brings ZeroMQ, a daemon and its own
+configuration format for four processes. See ``docs/deploy.md``. Not a production process manager:
+in production each component runs under its own supervisor (systemd, Kubernetes).
 """
 
 from __future__ import annotations
 
 import argparse
+import collections
 import contextlib
 import json
 import os
@@ -28,6 +40,9 @@ from pathlib import Path
 from typing import Any
 
 Probe = Callable[[], bool]
+
+TAIL_LINES = 20
+"""Output lines kept per service, shown when it crash-loops."""
 
 
 def tcp_probe(host: str, port: int) -> Probe:
@@ -66,26 +81,110 @@ class Service:
     env: dict[str, str] = field(default_factory=dict)
     ready_timeout: float = 60.0
     process: subprocess.Popen[str] | None = None
+    restarts: int = 0
+    """Times the process was started again after it exited."""
+    last_exit: int | None = None
+    """Exit status of the previous process (negative: killed by that signal)."""
+    started_at: float = 0.0
+    crashes: collections.deque[float] = field(default_factory=collections.deque)
+    """``time.monotonic()`` of each exit within the crash window."""
+    tail: collections.deque[str] = field(default_factory=lambda: collections.deque(maxlen=TAIL_LINES))
+    """The last output lines."""
+    restart_at: float | None = None
+    """When a pending restart is due."""
+
+
+class CrashLoop(RuntimeError):
+    """A service exited too often within the crash window."""
 
 
 class Supervisor:
-    """Starts services in order and stops them all on request or when one dies."""
+    """Starts services in order, restarts those that exit, and stops everything on request or on a crash loop.
 
-    def __init__(self, services: Sequence[Service], *, grace: float = 10.0, out: Callable[[str], None] | None = None):
+    Args:
+        services: the services, in start order.
+        grace: seconds between SIGTERM and SIGKILL when stopping.
+        out: where supervisor and service lines go (stdout by default).
+        max_crashes: exits of one service within ``crash_window`` that stop everything.
+        crash_window: seconds over which exits are counted.
+        backoff: first restart delay in seconds; doubled for each further exit in the window.
+        max_backoff: the longest restart delay.
+        status_path: a JSON file rewritten with every service's pid and restarts on each change.
+    """
+
+    def __init__(
+        self,
+        services: Sequence[Service],
+        *,
+        grace: float = 10.0,
+        out: Callable[[str], None] | None = None,
+        max_crashes: int = 5,
+        crash_window: float = 60.0,
+        backoff: float = 1.0,
+        max_backoff: float = 30.0,
+        status_path: Path | None = None,
+    ):
         self.services = list(services)
         self.grace = grace
+        self.max_crashes = max_crashes
+        self.crash_window = crash_window
+        self.backoff = backoff
+        self.max_backoff = max_backoff
+        self.status_path = status_path
         self._out = out or (lambda line: print(line, flush=True))
         self._stopping = threading.Event()
         self._lock = threading.Lock()
+        self._width = max(len(s.name) for s in self.services)
+        self.failure: str | None = None
+        """Why the supervisor stopped everything, when it did so on its own."""
         self.on_ready: Callable[[], None] | None = None
         """Called once every service is ready (``brawl run`` prints its banner there)."""
 
-    def _pump(self, svc: Service) -> None:
-        assert svc.process is not None and svc.process.stdout is not None
-        width = max(len(s.name) for s in self.services)
-        for line in svc.process.stdout:
+    def _say(self, line: str) -> None:
+        with self._lock:
+            self._out(f"{'run':<{self._width}} | {line}")
+
+    def _pump(self, svc: Service, process: subprocess.Popen[str]) -> None:
+        assert process.stdout is not None
+        for line in process.stdout:
+            text = line.rstrip()
             with self._lock:
-                self._out(f"{svc.name:<{width}} | {line.rstrip()}")
+                svc.tail.append(text)
+                self._out(f"{svc.name:<{self._width}} | {text}")
+
+    def _spawn(self, svc: Service) -> None:
+        env = {**os.environ, **svc.env, "PYTHONUNBUFFERED": "1"}
+        svc.process = subprocess.Popen(
+            list(svc.argv),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            env=env,
+            start_new_session=True,  # so Ctrl-C reaches us once, and we stop children in order
+        )
+        svc.started_at = time.monotonic()
+        svc.restart_at = None
+        threading.Thread(target=self._pump, args=(svc, svc.process), daemon=True).start()
+        self._write_status()
+
+    def _write_status(self) -> None:
+        if self.status_path is None:
+            return
+        state = {
+            "pid": os.getpid(),
+            "failure": self.failure,
+            "services": {
+                s.name: {
+                    "pid": s.process.pid if s.process is not None and s.process.poll() is None else None,
+                    "restarts": s.restarts,
+                    "last_exit": s.last_exit,
+                }
+                for s in self.services
+            },
+        }
+        staged = self.status_path.with_name(self.status_path.name + ".tmp")
+        staged.write_text(json.dumps(state, indent=1))
+        os.replace(staged, self.status_path)  # readers never see half a file
 
     def start(self) -> None:
         """Starts every service in order, waiting for each to be ready.
@@ -94,34 +193,79 @@ class Supervisor:
             RuntimeError: a service exited or did not become ready in time (everything is stopped).
         """
         for svc in self.services:
-            env = {**os.environ, **svc.env, "PYTHONUNBUFFERED": "1"}
-            svc.process = subprocess.Popen(
-                list(svc.argv),
-                stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT,
-                text=True,
-                env=env,
-                start_new_session=True,  # so Ctrl-C reaches us once, and we stop children in order
-            )
-            threading.Thread(target=self._pump, args=(svc,), daemon=True).start()
+            self._spawn(svc)
+            assert svc.process is not None
             if svc.ready is None:
                 continue
             deadline = time.monotonic() + svc.ready_timeout
             while not svc.ready():
                 if svc.process.poll() is not None:
                     self.stop()
-                    raise RuntimeError(f"{svc.name} exited with status {svc.process.returncode} before it was ready")
+                    raise RuntimeError(
+                        f"{svc.name} exited with status {svc.process.returncode} before it was ready"
+                        + self._tail_text(svc)
+                    )
                 if time.monotonic() > deadline:
                     self.stop()
-                    raise RuntimeError(f"{svc.name} was not ready after {svc.ready_timeout:.0f} s")
+                    raise RuntimeError(
+                        f"{svc.name} was not ready after {svc.ready_timeout:.0f} s" + self._tail_text(svc)
+                    )
                 time.sleep(0.2)
 
+    def _tail_text(self, svc: Service) -> str:
+        time.sleep(0.2)  # let the pump thread read the last lines the process wrote
+        with self._lock:
+            lines = list(svc.tail)
+        if not lines:
+            return " (it printed nothing)"
+        return f"; its last {len(lines)} output lines:\n" + "\n".join(f"    {line}" for line in lines)
+
+    def _on_exit(self, svc: Service, now: float) -> None:
+        """Records an exit of ``svc`` and schedules its restart, or raises :class:`CrashLoop`."""
+        assert svc.process is not None
+        status = svc.process.returncode
+        svc.last_exit = status
+        # Whatever the process left behind in its group (a worker's beat child) goes with it.
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(svc.process.pid, signal.SIGKILL)
+        svc.crashes.append(now)
+        while svc.crashes and now - svc.crashes[0] > self.crash_window:
+            svc.crashes.popleft()
+        how = f"signal {signal.Signals(-status).name}" if status < 0 else f"status {status}"
+        if len(svc.crashes) >= self.max_crashes:
+            raise CrashLoop(
+                f"{svc.name} exited {len(svc.crashes)} times within {self.crash_window:.0f} s (last: {how}); "
+                "stopping everything" + self._tail_text(svc)
+            )
+        delay = min(self.max_backoff, self.backoff * 2 ** (len(svc.crashes) - 1))
+        svc.restart_at = now + delay
+        self._say(
+            f"WARNING {svc.name} exited with {how}; restarting it in {delay:.0f} s "
+            f"({len(svc.crashes)} exit(s) in the last {self.crash_window:.0f} s)"
+        )
+        self._write_status()
+
     def wait(self) -> int:
-        """Blocks until a service exits or a stop is requested; returns the exit status to use."""
+        """Restarts services that exit until a stop is requested or a crash loop; returns the exit status to use."""
         while not self._stopping.is_set():
+            now = time.monotonic()
             for svc in self.services:
-                if svc.process is not None and svc.process.poll() is not None:
-                    self._out(f"{svc.name} exited with status {svc.process.returncode}; stopping everything")
+                if svc.process is None:
+                    continue
+                if svc.restart_at is not None:
+                    if now >= svc.restart_at:
+                        svc.restarts += 1
+                        self._spawn(svc)
+                        self._say(f"{svc.name} restarted (pid {svc.process.pid}, restart {svc.restarts})")
+                    continue
+                if svc.process.poll() is None:
+                    continue
+                try:
+                    self._on_exit(svc, now)
+                except CrashLoop as exc:
+                    self.failure = str(exc)
+                    self._say(f"ERROR {exc}")
+                    self._write_status()
                     self.stop()
                     return 1
             self._stopping.wait(0.5)
@@ -141,16 +285,22 @@ class Supervisor:
             try:
                 svc.process.wait(timeout=max(0.1, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
-                self._out(f"{svc.name} did not stop within {self.grace:.0f} s; killing it")
+                self._say(f"{svc.name} did not stop within {self.grace:.0f} s; killing it")
                 with contextlib.suppress(ProcessLookupError):
                     os.killpg(svc.process.pid, signal.SIGKILL)
                 svc.process.wait()
+        # A group leader may be gone while its children still run (a beat child): end the groups.
+        for svc in self.services:
+            if svc.process is not None:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(svc.process.pid, signal.SIGKILL)
+        self._write_status()
 
     def run_until_interrupted(self) -> int:
         """Starts everything, then waits; SIGINT and SIGTERM stop everything cleanly."""
 
         def on_signal(signum: int, _frame: object) -> None:
-            self._out(f"received {signal.Signals(signum).name}; stopping")
+            self._say(f"received {signal.Signals(signum).name}; stopping")
             self._stopping.set()
 
         signal.signal(signal.SIGINT, on_signal)
@@ -164,6 +314,8 @@ class Supervisor:
             self.on_ready()
         status = self.wait()
         self.stop()
+        if self.failure:
+            print(f"brawl run: {self.failure}", file=sys.stderr)
         return status
 
 
@@ -178,6 +330,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     )
     parser.add_argument("--web", default="127.0.0.1:8000", metavar="HOST:PORT", help="web site address")
     parser.add_argument("--referee", default="127.0.0.1:50051", metavar="HOST:PORT", help="referee (bots connect here)")
+    parser.add_argument(
+        "--referee-internal",
+        default="127.0.0.1:50052",
+        metavar="HOST:PORT",
+        help="the referee's internal API (workers and web; loopback, with the generated service credential)",
+    )
     parser.add_argument("--var", default="var", type=Path, help="folder for the database, broker, replays (./var)")
     parser.add_argument("--no-house-bots", action="store_true", help="do not connect the house bots")
     parser.set_defaults(func=cmd_run)
@@ -203,7 +361,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     var.mkdir(parents=True, exist_ok=True)
     os.environ.setdefault("BRAWL_VAR_DIR", str(var))
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "webapp.settings")
-    os.environ.setdefault("BRAWL_REFEREES", args.referee)
+    # The workers and the web tier reach the referee's internal listener, never the bot port.
+    os.environ.setdefault("BRAWL_REFEREES", args.referee_internal)
     try:
         demo = _prepare(var)
     except Exception as exc:
@@ -218,7 +377,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     services = [
         Service(
             "referee",
-            [*brawl, "referee", "--listen", args.referee, "--grace", "5"],
+            [*brawl, "referee", "--listen", args.referee, "--internal-listen", args.referee_internal, "--grace", "5"],
             tcp_probe(ref_host, int(ref_port)),
         ),
         Service("worker", [*brawl, "worker", "--beat", "--concurrency", "1", "--pool", "solo"]),
@@ -230,7 +389,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     ]
     if not args.no_house_bots:
         services.append(Service("housebots", [*brawl, "farm", str(spec_path), "--server", args.referee]))
-    supervisor = Supervisor(services, grace=15.0)
+    supervisor = Supervisor(services, grace=15.0, status_path=var / "supervisor.json")
     database = os.environ.get("DATABASE_URL") or f"sqlite {var / 'brawl.sqlite3'}"
     broker = os.environ.get("REDIS_URL") or f"filesystem broker {var / 'broker'}"
 
