@@ -1,9 +1,13 @@
 """A small synchronous client of the referees' internal API (``brawl.referee.v1.RefereeService``).
 
-Which referees exist comes from ``BRAWL_REFEREES`` (comma-separated ``host:port``; the Django
-setting of the same name wins when present). A referee is named by its address everywhere: the
-address is what ``Match.referee_id`` records, so any worker can reach the referee of a match.
-Channels are cached per process (Celery's prefork children each build their own after the fork).
+Which referees exist comes from ``BRAWL_REFEREES`` (comma-separated ``host:port`` of each
+referee's *internal* listener, never its bot port; the Django setting of the same name wins when
+present). A referee is named by that address everywhere: the address is what ``Match.referee_id``
+records, so any worker can reach the referee of a match. Every call presents the service
+credential (``authorization: Bearer <secret>``, the secret from
+:func:`referee.server.auth.internal_token`: ``BRAWL_INTERNAL_TOKEN``, or the generated file under
+the var dir on embedded defaults). Channels are cached per process (Celery's prefork children each
+build their own after the fork).
 
 This module converts messages and classifies errors; it holds no scheduling policy.
 """
@@ -19,6 +23,8 @@ from typing import Any
 import grpc
 from brawl.referee.v1 import referee_pb2, referee_pb2_grpc
 from google.protobuf import struct_pb2
+
+from referee.server.auth import internal_token
 
 DEFAULT_TIMEOUT = 5.0
 """Seconds any one call may take."""
@@ -61,7 +67,7 @@ class Presence:
 
 
 def referee_addresses() -> list[str]:
-    """Returns the configured referee addresses, in order (``127.0.0.1:50051`` when none is set)."""
+    """Returns the configured internal addresses of the referees, in order (``127.0.0.1:50052`` when none is set)."""
     raw: Any = None
     try:
         from django.conf import settings
@@ -73,7 +79,7 @@ def referee_addresses() -> list[str]:
         raw = os.environ.get("BRAWL_REFEREES", "")
     items = raw.split(",") if isinstance(raw, str) else list(raw)
     addresses = [a.strip() for a in items if a and a.strip()]
-    return addresses or ["127.0.0.1:50051"]
+    return addresses or ["127.0.0.1:50052"]
 
 
 _lock = threading.Lock()
@@ -92,9 +98,27 @@ def stub(address: str) -> Any:
         return found
 
 
+_secrets: dict[tuple[str, str], str] = {}
+
+
+def credential() -> tuple[tuple[str, str], ...]:
+    """Returns the call metadata carrying the service credential.
+
+    Read once per process and configuration (``BRAWL_INTERNAL_TOKEN``, ``BRAWL_VAR_DIR``), not per call.
+
+    Raises:
+        InternalTokenError: no secret can be found (production without ``BRAWL_INTERNAL_TOKEN``).
+    """
+    key = (os.environ.get("BRAWL_INTERNAL_TOKEN", ""), os.environ.get("BRAWL_VAR_DIR", ""))
+    secret = _secrets.get(key)
+    if secret is None:
+        secret = _secrets[key] = internal_token()
+    return (("authorization", f"Bearer {secret}"),)
+
+
 def _call(address: str, method: str, request: Any, timeout: float) -> Any:
     try:
-        return getattr(stub(address), method)(request, timeout=timeout)
+        return getattr(stub(address), method)(request, timeout=timeout, metadata=credential())
     except grpc.RpcError as exc:
         code = exc.code() if hasattr(exc, "code") else grpc.StatusCode.UNKNOWN
         detail = exc.details() if hasattr(exc, "details") else str(exc)
@@ -170,7 +194,7 @@ def start_match(
         game=game,
         seats=[referee_pb2.Seat(bot_id=b, display_name=n) for b, n in zip(bot_ids, names, strict=True)],
         config=struct,
-        seed=seed & ((1 << 64) - 1),
+        seed=seed,
         join_timeout_seconds=join_timeout,
         labels=dict(labels),
     )
@@ -240,4 +264,6 @@ def watch_match(address: str, match_id: str, timeout: float | None = None) -> An
     surface while iterating, as ``grpc.RpcError`` (``NOT_FOUND`` when the referee does not know
     the match); this function does not classify them because the stream outlives the call.
     """
-    return stub(address).WatchMatch(referee_pb2.WatchMatchRequest(match_id=match_id), timeout=timeout)
+    return stub(address).WatchMatch(
+        referee_pb2.WatchMatchRequest(match_id=match_id), timeout=timeout, metadata=credential()
+    )

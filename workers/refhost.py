@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from referee.core.ids import MatchId
 from referee.core.replay import Replay
@@ -78,15 +78,23 @@ class StagingSink:
 
 
 def serve_ladder_referee(
-    listen: str, *, grace: float = 30.0, max_message_bytes: int | None = None, relay_url: str | None = None
+    listen: str,
+    *,
+    grace: float = 30.0,
+    max_message_bytes: int | None = None,
+    relay_url: str | None = None,
+    internal_address: str = "127.0.0.1:50052",
+    tls: Any = None,
 ) -> None:
     """Runs a ladder-mode referee on ``listen`` until SIGTERM.
 
     Args:
-        listen: ``HOST:PORT`` to bind.
+        listen: ``HOST:PORT`` of the bot port.
         grace: Seconds running matches get on shutdown.
         max_message_bytes: The gRPC message limit (the referee's default when ``None``).
         relay_url: Redis URL of the seat relay between referees; ``None`` turns it off.
+        internal_address: ``HOST:PORT`` of the internal API (what ``BRAWL_REFEREES`` lists).
+        tls: ``referee.server.service.TlsFiles`` to serve bots over TLS, or ``None``.
     """
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "webapp.settings")
     import django
@@ -99,6 +107,13 @@ def serve_ladder_referee(
     settings = RefereeSettings() if max_message_bytes is None else RefereeSettings(max_message_bytes=max_message_bytes)
     asyncio.run(
         serve(
-            listen, tokens=DjangoTokenStore(), sink=StagingSink(), settings=settings, grace=grace, relay_url=relay_url
+            listen,
+            tokens=DjangoTokenStore(),
+            sink=StagingSink(),
+            settings=settings,
+            grace=grace,
+            relay_url=relay_url,
+            internal_address=internal_address,
+            tls=tls,
         )
     )

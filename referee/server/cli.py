@@ -1,4 +1,10 @@
-"""``brawl referee``: run a referee server, and ``brawl referee token``: add a local bot token.
+"""``brawl referee``: run a referee server; ``brawl referee token``: add a local bot token;
+``brawl referee start``: start a match between connected bots through the internal API.
+
+A referee listens twice: ``--listen`` is the bot port (``BotService`` and health, TLS with
+``--tls-cert``/``--tls-key``), ``--internal-listen`` the internal API (``RefereeService``, loopback
+by default), which needs the service credential (``BRAWL_INTERNAL_TOKEN``, or on embedded
+defaults the secret generated in ``$BRAWL_VAR_DIR/internal-token``; see ``referee.server.auth``).
 
 One command, two modes, chosen by the options:
 
@@ -24,18 +30,30 @@ from __future__ import annotations
 import argparse
 import asyncio
 import importlib
+import json
 import logging
 import os
 import sys
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from referee.core.ids import BotId
-from referee.server.auth import BotIdentity, JsonFileTokenStore, MemoryTokenStore, TokenStore
+from referee.server.auth import (
+    BotIdentity,
+    InternalTokenError,
+    JsonFileTokenStore,
+    MemoryTokenStore,
+    TokenStore,
+    internal_token,
+)
 from referee.server.hub import RefereeSettings
 from referee.server.metrics import serve_metrics
-from referee.server.service import serve
+from referee.server.service import TlsFiles, serve
 from referee.server.sinks import FileResultSink, MemoryResultSink, ResultSink
+
+DEFAULT_INTERNAL = "127.0.0.1:50052"
+"""Where the internal API listens unless told: loopback, never the bot port."""
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +69,15 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
             "standalone mode, with a JSON token file and replay files and no database."
         ),
     )
-    parser.add_argument("--listen", default="127.0.0.1:50051", metavar="HOST:PORT", help="address to bind")
+    parser.add_argument("--listen", default="127.0.0.1:50051", metavar="HOST:PORT", help="the bot port to bind")
+    parser.add_argument(
+        "--internal-listen",
+        default=DEFAULT_INTERNAL,
+        metavar="HOST:PORT",
+        help="the internal API (workers, web tier; needs BRAWL_INTERNAL_TOKEN) (default: %(default)s)",
+    )
+    parser.add_argument("--tls-cert", type=Path, metavar="FILE", help="PEM certificate chain: serve bots over TLS")
+    parser.add_argument("--tls-key", type=Path, metavar="FILE", help="PEM private key of --tls-cert")
     parser.add_argument(
         "--tokens", type=Path, metavar="FILE", help="standalone mode: JSON token file (see `brawl referee token`)"
     )
@@ -80,6 +106,27 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     tok.add_argument("--name", default="")
     tok.add_argument("--games", nargs="*", default=[])
     tok.set_defaults(func=cmd_token)
+    start = sub.add_parser(
+        "start",
+        help="start a match between bots connected to a referee, through its internal API",
+        description=(
+            "Starts one match on a running referee (standalone or ladder) between bots connected to it, and "
+            "waits for its end unless --no-wait. Run it where the internal listener is reachable (loopback by "
+            "default) with the same BRAWL_INTERNAL_TOKEN, or the same BRAWL_VAR_DIR on embedded defaults."
+        ),
+    )
+    start.add_argument("--internal", default=DEFAULT_INTERNAL, metavar="HOST:PORT", help="the referee's internal API")
+    start.add_argument("--game", required=True, help="registry name: scrumbrawl or superfantasybrawl")
+    start.add_argument(
+        "--bot", action="append", required=True, metavar="BOT_ID", help="a seat, in order: a bot id or house:NAME"
+    )
+    start.add_argument("--match-id", default="", help="match id (default: the referee chooses)")
+    start.add_argument("--seed", type=int, default=None, help="match seed (default: a fresh secret one)")
+    start.add_argument("--config", default="{}", metavar="JSON", help="config overrides, a JSON object")
+    start.add_argument("--decision-ms", type=int, default=0, help="free think time per decision (default: the game's)")
+    start.add_argument("--join-timeout", type=float, default=60.0, help="seconds to wait for the bots to be connected")
+    start.add_argument("--no-wait", action="store_true", help="return once the referee accepted the match")
+    start.set_defaults(func=cmd_start)
 
 
 def is_standalone(args: argparse.Namespace) -> bool:
@@ -107,6 +154,15 @@ def cmd_referee(args: argparse.Namespace) -> int:
     )
     settings = RefereeSettings(max_message_bytes=args.max_message_bytes)
     relay = relay_url(args)
+    if bool(args.tls_cert) != bool(args.tls_key):
+        print("error: --tls-cert and --tls-key go together", file=sys.stderr)
+        return 2
+    tls = TlsFiles(args.tls_cert, args.tls_key) if args.tls_cert else None
+    try:
+        internal_token()  # fail at start, with the reason, rather than on the first call
+    except InternalTokenError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     if args.metrics:
         port = serve_metrics(args.metrics)
         log.info("metrics on %s (port %d)", args.metrics, port)
@@ -115,7 +171,12 @@ def cmd_referee(args: argparse.Namespace) -> int:
         # By name: the ladder wiring needs Django, which the standalone referee never loads.
         refhost = importlib.import_module("workers.refhost")
         refhost.serve_ladder_referee(
-            args.listen, grace=args.grace, max_message_bytes=args.max_message_bytes, relay_url=relay
+            args.listen,
+            grace=args.grace,
+            max_message_bytes=args.max_message_bytes,
+            relay_url=relay,
+            internal_address=args.internal_listen,
+            tls=tls,
         )
         return 0
     tokens: TokenStore = JsonFileTokenStore(args.tokens) if args.tokens else MemoryTokenStore()
@@ -124,7 +185,18 @@ def cmd_referee(args: argparse.Namespace) -> int:
     sink: ResultSink = FileResultSink(args.replays) if args.replays else MemoryResultSink()
     kept = "replay files" if args.replays else "replays in memory"
     log.info("standalone mode: token file, %s, relay %s", kept, "on" if relay else "off")
-    asyncio.run(serve(args.listen, tokens=tokens, sink=sink, settings=settings, grace=args.grace, relay_url=relay))
+    asyncio.run(
+        serve(
+            args.listen,
+            tokens=tokens,
+            sink=sink,
+            settings=settings,
+            grace=args.grace,
+            relay_url=relay,
+            internal_address=args.internal_listen,
+            tls=tls,
+        )
+    )
     return 0
 
 
@@ -134,3 +206,72 @@ def cmd_token(args: argparse.Namespace) -> int:
     identity = BotIdentity(BotId(args.bot_id), args.name or args.bot_id, games=frozenset(args.games))
     print(store.add(identity))
     return 0
+
+
+def cmd_start(args: argparse.Namespace) -> int:
+    """Starts a match on a referee's internal API; prints its id, then (unless ``--no-wait``) its end.
+
+    Returns 0 when the match was accepted (and, waiting, ended as succeeded or cancelled), 1 when it
+    failed, 2 when the referee refused it or cannot be reached.
+    """
+    import grpc
+    from brawl.referee.v1 import referee_pb2, referee_pb2_grpc
+    from google.protobuf import struct_pb2
+
+    try:
+        config = json.loads(args.config)
+        if not isinstance(config, dict):
+            raise ValueError("not an object")
+        secret = internal_token()
+    except (ValueError, InternalTokenError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    seats = [
+        referee_pb2.Seat(house_bot=b[6:]) if b.startswith("house:") else referee_pb2.Seat(bot_id=b, display_name=b)
+        for b in args.bot
+    ]
+    struct = struct_pb2.Struct()
+    struct.update(config)
+    request = referee_pb2.StartMatchRequest(
+        request_id=f"cli-{os.getpid()}-{os.urandom(4).hex()}",
+        match_id=args.match_id,
+        game=args.game,
+        seats=seats,
+        config=struct,
+        join_timeout_seconds=args.join_timeout,
+    )
+    if args.seed is not None:
+        request.seed = args.seed
+    if args.decision_ms:
+        request.time_control.decision_time.FromMilliseconds(args.decision_ms)
+    metadata = (("authorization", f"Bearer {secret}"),)
+    ended = {
+        referee_pb2.Match.STATE_SUCCEEDED: 0,
+        referee_pb2.Match.STATE_CANCELLED: 0,
+        referee_pb2.Match.STATE_FAILED: 1,
+    }
+    with grpc.insecure_channel(args.internal) as channel:
+        generated: Any = referee_pb2_grpc  # generated code carries no annotations
+        api = generated.RefereeServiceStub(channel)
+        try:
+            match = api.StartMatch(request, metadata=metadata, timeout=10).match
+            print(f"match {match.match_id} started; seed commitment {match.seed_commitment}")
+            if args.no_wait:
+                return 0
+            for update in api.WatchMatch(referee_pb2.WatchMatchRequest(match_id=match.match_id), metadata=metadata):
+                if update.state in ended:
+                    break
+            final = api.GetMatch(referee_pb2.GetMatchRequest(match_id=match.match_id), metadata=metadata, timeout=10)
+        except grpc.RpcError as exc:
+            code = exc.code() if hasattr(exc, "code") else None
+            detail = exc.details() if hasattr(exc, "details") else str(exc)
+            print(
+                f"error: the referee at {args.internal} answered {getattr(code, 'name', code)}: {detail}",
+                file=sys.stderr,
+            )
+            return 2
+    m = final.match
+    state = referee_pb2.Match.State.Name(m.state)
+    ranks = list(m.outcome.ranks)
+    print(f"match {m.match_id} {state}: ranks {ranks} {m.outcome.reason}; seed {m.seed}; replay {m.replay_uri}")
+    return ended.get(m.state, 1)

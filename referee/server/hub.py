@@ -24,8 +24,9 @@ from typing import TYPE_CHECKING, Any
 from brawl.bot.v1 import bot_pb2
 
 from referee.core.errors import ConfigError
+from referee.core.fairness import seed_commitment
 from referee.core.ids import BotId, MatchId, Seat
-from referee.core.registry import UnknownGameError, get_game
+from referee.core.registry import UnknownGameError, game_names, get_game
 from referee.sdk.host import BotHost
 from referee.sdk.house import UnknownHouseBotError, house_factory
 from referee.server import metrics
@@ -56,6 +57,10 @@ class RefereeSettings:
     """Seconds a match waits for its bots when StartMatch does not say."""
     keep_finished: int = 10_000
     """Finished matches kept in memory for GetMatch and ListMatches."""
+    max_pending_matches: int = 1_000
+    """Matches that may wait for their bots at once; StartMatch beyond it is RESOURCE_EXHAUSTED."""
+    revalidate_interval: float = 10.0
+    """Seconds between re-checks of every live session's token; a revoked token closes its sessions."""
 
 
 class StartError(ValueError):
@@ -69,9 +74,13 @@ class AlreadyExistsError(StartError):
 class BotSession:
     """One connected bot process (one ``Connect`` stream): a :class:`SeatLink` for its seats."""
 
-    def __init__(self, identity: BotIdentity, games: frozenset[str], max_matches: int) -> None:
+    def __init__(self, identity: BotIdentity, games: frozenset[str], max_matches: int, token: str = "") -> None:
         self.link_id = f"s-{uuid.uuid4().hex[:12]}"
         self.identity = identity
+        self.token = token
+        """The token the session authenticated with, kept to re-check it (never logged or sent)."""
+        self.revoked = False
+        """Set when a re-check found the token revoked: the session takes no seat and is closing."""
         self.games = games
         self.max_matches = max_matches
         self.outbox: asyncio.Queue[bot_pb2.ConnectResponse | None] = asyncio.Queue()
@@ -222,6 +231,8 @@ class Referee:
             elif not spec.bot_id:
                 raise StartError(f"seat {i} names neither a bot_id nor a house_bot")
         meta = {
+            # Published while the match runs; the replay reveals the seed it commits to.
+            "seed_commitment": commitment_of(mid, seed),
             "bots": [s.bot_id or f"house:{s.house_bot}" for s in seats],
             "labels": dict(labels or {}),
             "time_control": {
@@ -261,6 +272,15 @@ class Referee:
             runner.submit(link, answer)
 
         return submit
+
+    def get_by_request(self, request_id: str) -> MatchRunner | None:
+        """Returns the runner a StartMatch with ``request_id`` started, or ``None``."""
+        mid = self._requests.get(request_id) if request_id else None
+        return self.get(mid) if mid is not None else None
+
+    def pending_count(self) -> int:
+        """Matches waiting for their bots (counted against ``settings.max_pending_matches``)."""
+        return sum(1 for e in self.matches.values() if e.runner.state is MatchState.PENDING)
 
     def get(self, match_id: str) -> MatchRunner | None:
         """Returns the runner of ``match_id``, or ``None``."""
@@ -319,20 +339,23 @@ class Referee:
 
     # ----- sessions ----------------------------------------------------------------------
 
-    def open_session(self, identity: BotIdentity, hello: bot_pb2.Hello) -> BotSession:
+    def open_session(self, identity: BotIdentity, hello: bot_pb2.Hello, token: str = "") -> BotSession:
         """Registers a new session for ``identity``; re-attaches seats it left behind.
+
+        An empty ``hello.games`` means every game the token allows: the token's games, or every
+        game this referee knows when the token names none; the Welcome lists them.
 
         Raises:
             StartError: the Hello asks for no game the bot may play.
         """
         asked = set(hello.games)
-        allowed = {g for g in asked if identity.may_play(g)} if asked else set(identity.games)
-        if asked and not allowed:
+        allowed = {g for g in asked if identity.may_play(g)} if asked else set(identity.games or game_names())
+        if not allowed:
             raise StartError(
                 f"this bot may play {sorted(identity.games)!r}; the Hello asked only for {sorted(asked)!r}"
             )
         cap = max(1, min(hello.max_matches or 1, self.settings.max_matches_per_session))
-        session = BotSession(identity, frozenset(allowed), cap)
+        session = BotSession(identity, frozenset(allowed), cap, token)
         self.sessions[session.link_id] = session
         metrics.BOT_SESSIONS.inc()
         self._presence_changed()
@@ -346,7 +369,7 @@ class Referee:
             runner = self.get(match_id)
             if runner is None or runner.is_over():
                 continue
-            live = [s for s in self.sessions.values() if s.identity.bot_id == bot_id and not s.closed]
+            live = [s for s in self.sessions.values() if s.identity.bot_id == bot_id and not s.closed and not s.revoked]
             session = next((s for s in live if self._plays(s, runner.name)), None)
             if session is None:
                 self._orphans.setdefault(bot_id, set()).add((match_id, seat))
@@ -359,10 +382,14 @@ class Referee:
         return (not session.games or game in session.games) and session.identity.may_play(game)
 
     def close_session(self, session: BotSession) -> None:
-        """Forgets a session whose stream ended; its matches start their reconnect grace."""
+        """Forgets a session whose stream ended; its matches start their reconnect grace.
+
+        Safe to call more than once (the stream's ``finally`` and its done-callback both call it).
+        """
         session.close()
-        if self.sessions.pop(session.link_id, None) is not None:
-            metrics.BOT_SESSIONS.dec()
+        if self.sessions.pop(session.link_id, None) is None:
+            return
+        metrics.BOT_SESSIONS.dec()
         for match_id, seat in list(session.seats):
             runner = self.get(match_id)
             if runner is not None and not runner.is_over():
@@ -374,6 +401,43 @@ class Referee:
         # A bot that reconnected before its old stream was found dead is already here.
         self._adopt_orphans(session.identity.bot_id)
         self._presence_changed()
+
+    async def revalidate(self, bot_ids: set[BotId] | None = None) -> int:
+        """Re-checks the tokens of live sessions (of ``bot_ids``, or all); closes the revoked ones.
+
+        A closed session's seats follow the reconnect-grace rules, as after any dropped stream.
+        Each distinct token is asked of the store once. Returns how many sessions were closed.
+        """
+        live = [
+            s
+            for s in list(self.sessions.values())
+            if not s.closed and not s.revoked and (bot_ids is None or s.identity.bot_id in bot_ids)
+        ]
+        verdicts: dict[str, bool] = {}
+        closed = 0
+        for session in live:
+            if session.token not in verdicts:
+                try:
+                    verdicts[session.token] = await self.tokens.authenticate(session.token) is not None
+                except Exception:
+                    # The store being down is no proof of revocation: keep the session, log it.
+                    log.exception("token re-check failed for bot %r", session.identity.bot_id)
+                    verdicts[session.token] = True
+            if not verdicts[session.token] and not session.closed:
+                log.info("bot %r: token revoked; closing session %r", session.identity.bot_id, session.link_id)
+                session.revoked = True
+                session.close()
+                closed += 1
+        return closed
+
+    async def revalidate_forever(self) -> None:
+        """Runs :meth:`revalidate` every ``settings.revalidate_interval`` seconds until cancelled."""
+        while True:
+            await asyncio.sleep(self.settings.revalidate_interval)
+            try:
+                await self.revalidate()
+            except Exception:
+                log.exception("token re-check round failed")
 
     def orphan(self, bot_id: BotId, match_id: MatchId, seat: Seat) -> None:
         """Marks a seat as waiting for ``bot_id`` to come back (to any referee)."""
@@ -388,7 +452,7 @@ class Referee:
         candidates = [
             s
             for s in self.sessions.values()
-            if s.identity.bot_id == bot_id and s.free > 0 and not s.closed and self._plays(s, game)
+            if s.identity.bot_id == bot_id and s.free > 0 and not s.closed and not s.revoked and self._plays(s, game)
         ]
         return max(candidates, key=lambda s: s.free) if candidates else None
 
@@ -432,3 +496,11 @@ class Referee:
     def on_session_ready(self) -> None:
         """Called when a session opened or freed capacity: give it waiting seats."""
         self._assign_all()
+
+
+def commitment_of(match_id: str, seed: int) -> str:
+    """The seed commitment of a match (see :mod:`referee.core.fairness`); empty for a seed out of range."""
+    try:
+        return seed_commitment(match_id, seed)
+    except ValueError:
+        return ""

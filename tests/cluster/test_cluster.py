@@ -58,10 +58,10 @@ BOTS_B = [
 
 
 def start_farm(stack: Stack, name: str, bots: list[TestBot], server: str) -> None:
-    """Starts ``brawl farm`` for ``bots`` on ``server`` and waits until they are all connected there."""
+    """Starts ``brawl farm`` for ``bots`` on referee ``server`` (internal address); waits until all connected."""
     spec = stack.directory / f"{name}.json"
     spec.write_text(json.dumps([{"bot": b.policy, "token": b.token, "max_matches": 2} for b in bots]))
-    stack.brawl(name, "farm", str(spec), "--server", server)
+    stack.brawl(name, "farm", str(spec), "--server", stack.bot_address(server))
     wait_until(lambda: stack.connected_bots(server) >= len(bots), 60, f"{name} to connect to {server}")
 
 

@@ -5,10 +5,13 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import secrets
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
+
+import grpc
 
 from referee.core import register
 from referee.core.ids import BotId
@@ -40,6 +43,8 @@ class Env:
     server: RefereeServer
     store: MemoryTokenStore
     sink: MemoryResultSink
+    secret: str = ""
+    """The internal API's service credential."""
     tokens: dict[str, str] = field(default_factory=dict)
     clients: list[tuple[BotClient, asyncio.Task[None]]] = field(default_factory=list)
 
@@ -49,7 +54,17 @@ class Env:
 
     @property
     def address(self) -> str:
+        """The bot port."""
         return f"127.0.0.1:{self.server.port}"
+
+    @property
+    def internal(self) -> str:
+        """The internal listener (RefereeService)."""
+        return f"127.0.0.1:{self.server.internal_port}"
+
+    def api_channel(self, secret: str | None = None) -> grpc.aio.Channel:
+        """A channel to the internal listener presenting ``secret`` (default: the right credential)."""
+        return grpc.aio.insecure_channel(self.internal, interceptors=bearer(self.secret if secret is None else secret))
 
     def token(self, bot_id: str, games: frozenset[str] = frozenset()) -> str:
         if bot_id not in self.tokens:
@@ -73,15 +88,22 @@ class Env:
 
 
 @asynccontextmanager
-async def referee_env(settings: RefereeSettings | None = None) -> AsyncIterator[Env]:
+async def referee_env(settings: RefereeSettings | None = None, **server_kw: Any) -> AsyncIterator[Env]:
     """Runs a referee on a free loopback port for the duration of the block."""
     store = MemoryTokenStore()
     sink = MemoryResultSink()
+    # The workers' client reads the credential from the environment: a test that sets it gets it here.
+    secret = os.environ.get("BRAWL_INTERNAL_TOKEN") or "test-" + secrets.token_urlsafe(24)
     server = create_server(
-        "127.0.0.1:0", tokens=store, sink=sink, settings=settings or RefereeSettings(ping_interval=0.2)
+        "127.0.0.1:0",
+        tokens=store,
+        sink=sink,
+        settings=settings or RefereeSettings(ping_interval=0.2),
+        secret=secret,
+        **server_kw,
     )
     await server.start()
-    env = Env(server, store, sink)
+    env = Env(server, store, sink, secret=secret)
     try:
         yield env
     finally:
@@ -89,6 +111,40 @@ async def referee_env(settings: RefereeSettings | None = None) -> AsyncIterator[
             client.stop()
         await asyncio.gather(*(t for _, t in env.clients), return_exceptions=True)
         await server.stop(0.5)
+
+
+class _Bearer:
+    """Adds ``authorization: Bearer <secret>`` to every call (an empty secret adds nothing)."""
+
+    def __init__(self, secret: str) -> None:
+        self.secret = secret
+
+    def _details(self, details: Any) -> Any:
+        if not self.secret:
+            return details
+        metadata = [*(details.metadata or ()), ("authorization", f"Bearer {self.secret}")]
+        return details._replace(metadata=grpc.aio.Metadata(*metadata))
+
+
+# A channel files each interceptor under the first call kind it implements, so one class per kind.
+class _UnaryUnary(_Bearer, grpc.aio.UnaryUnaryClientInterceptor):
+    async def intercept_unary_unary(self, continuation: Any, details: Any, request: Any) -> Any:
+        return await continuation(self._details(details), request)
+
+
+class _UnaryStream(_Bearer, grpc.aio.UnaryStreamClientInterceptor):
+    async def intercept_unary_stream(self, continuation: Any, details: Any, request: Any) -> Any:
+        return await continuation(self._details(details), request)
+
+
+class _StreamStream(_Bearer, grpc.aio.StreamStreamClientInterceptor):
+    async def intercept_stream_stream(self, continuation: Any, details: Any, request_iterator: Any) -> Any:
+        return await continuation(self._details(details), request_iterator)
+
+
+def bearer(secret: str) -> list[Any]:
+    """Client interceptors adding the service credential ``secret`` to unary and streaming calls."""
+    return [_UnaryUnary(secret), _UnaryStream(secret), _StreamStream(secret)]
 
 
 async def wait_connected(env: Env, *bot_ids: str, timeout: float = 5.0) -> None:

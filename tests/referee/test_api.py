@@ -43,7 +43,7 @@ def test_start_get_list_watch_and_cancel(game: str) -> None:
         async with referee_env() as env:
             env.connect(FirstBot, "a", games=[game])
             env.connect(SilentBot, "mute", games=[game])
-            async with grpc.aio.insecure_channel(env.address) as channel:
+            async with env.api_channel() as channel:
                 api = referee_pb2_grpc.RefereeServiceStub(channel)
                 req = referee_pb2.StartMatchRequest(
                     request_id="r-1",
@@ -80,7 +80,7 @@ def test_start_get_list_watch_and_cancel(game: str) -> None:
                 assert exc.value.code() == grpc.StatusCode.ALREADY_EXISTS
 
                 long_tc = FAST.to_proto()
-                long_tc.max_strikes = 1000
+                long_tc.max_strikes = 100
                 long_tc.bank_time.FromSeconds(1000)
                 slow = await api.StartMatch(
                     referee_pb2.StartMatchRequest(
@@ -133,7 +133,7 @@ def test_start_get_list_watch_and_cancel(game: str) -> None:
 @pytest.mark.parametrize("game", GAMES)
 def test_refusals_carry_status_codes_and_reasons(game: str) -> None:
     async def scenario() -> None:
-        async with referee_env() as env, grpc.aio.insecure_channel(env.address) as channel:
+        async with referee_env() as env, env.api_channel() as channel:
             api = referee_pb2_grpc.RefereeServiceStub(channel)
             bad_config = Struct()
             bad_config.update({"no_such_field": 1})
@@ -174,22 +174,46 @@ def test_refusals_carry_status_codes_and_reasons(game: str) -> None:
     asyncio.run(scenario())
 
 
-def test_health_and_reflection() -> None:
+def test_health_and_reflection_list_only_what_each_listener_serves() -> None:
+    """Issue 11, finding 1: the bot port serves and lists BotService and health only; the internal
+    API lives on its own listener, where reflection needs the credential."""
+
+    async def services(channel: grpc.aio.Channel) -> set[str]:
+        refl = reflection_pb2_grpc.ServerReflectionStub(channel)
+
+        async def ask():  # type: ignore[no-untyped-def]
+            yield reflection_pb2.ServerReflectionRequest(list_services="")
+
+        names: set[str] = set()
+        async for resp in refl.ServerReflectionInfo(ask()):
+            names |= {s.name for s in resp.list_services_response.service}
+        return names
+
     async def scenario() -> None:
-        async with referee_env() as env, grpc.aio.insecure_channel(env.address) as channel:
-            health = health_pb2_grpc.HealthStub(channel)
-            for service in ("", "brawl.bot.v1.BotService", "brawl.referee.v1.RefereeService"):
-                resp = await health.Check(health_pb2.HealthCheckRequest(service=service))
+        async with referee_env() as env:
+            async with grpc.aio.insecure_channel(env.address) as channel:
+                health = health_pb2_grpc.HealthStub(channel)
+                for service in ("", "brawl.bot.v1.BotService"):
+                    resp = await health.Check(health_pb2.HealthCheckRequest(service=service))
+                    assert resp.status == health_pb2.HealthCheckResponse.SERVING
+                with pytest.raises(grpc.aio.AioRpcError) as exc:
+                    await health.Check(health_pb2.HealthCheckRequest(service="brawl.referee.v1.RefereeService"))
+                assert exc.value.code() == grpc.StatusCode.NOT_FOUND
+                assert await services(channel) == {
+                    "brawl.bot.v1.BotService",
+                    "grpc.health.v1.Health",
+                    "grpc.reflection.v1alpha.ServerReflection",
+                }
+            async with env.api_channel(secret="") as anonymous:
+                health = health_pb2_grpc.HealthStub(anonymous)  # probes need no credential
+                resp = await health.Check(health_pb2.HealthCheckRequest(service="brawl.referee.v1.RefereeService"))
                 assert resp.status == health_pb2.HealthCheckResponse.SERVING
-            refl = reflection_pb2_grpc.ServerReflectionStub(channel)
-
-            async def ask():  # type: ignore[no-untyped-def]
-                yield reflection_pb2.ServerReflectionRequest(list_services="")
-
-            names = set()
-            async for resp in refl.ServerReflectionInfo(ask()):
-                names |= {s.name for s in resp.list_services_response.service}
-            assert {"brawl.bot.v1.BotService", "brawl.referee.v1.RefereeService", "grpc.health.v1.Health"} <= names
+                with pytest.raises(grpc.aio.AioRpcError) as exc:
+                    await services(anonymous)
+                assert exc.value.code() == grpc.StatusCode.UNAUTHENTICATED
+            async with env.api_channel() as channel:
+                assert "brawl.referee.v1.RefereeService" in await services(channel)
+                assert "brawl.bot.v1.BotService" not in await services(channel)
             await env.server.stop(0.1)
             assert env.referee.accepting is False
 

@@ -1,7 +1,9 @@
 """``brawl referee`` and ``brawl bot run`` as processes: tokens file, replays dir, SIGTERM.
 
-Partitions: two SDK bots in their own processes play a match started through the API on a
-referee process; the replay lands in --replays and verifies; SIGTERM stops the referee cleanly.
+Partitions: two SDK bots in their own processes play a match that ``brawl referee start`` starts
+through the internal API (with the credential the referee generated under the shared var dir) on a
+referee process; the replay lands in --replays and verifies and carries the seed commitment;
+SIGTERM stops the referee cleanly.
 """
 
 from __future__ import annotations
@@ -15,11 +17,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-import grpc
-from brawl.referee.v1 import referee_pb2, referee_pb2_grpc
-
+from referee.core.fairness import seed_commitment
 from referee.core.replay import Replay, verify
-from tests.referee.harness import FAST
+from tests.referee import harness  # noqa: F401 - registers tinygame, which the replay is re-simulated with
 
 ROOT = Path(__file__).resolve().parents[2]
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -33,6 +33,7 @@ def free_port() -> int:
 
 
 def test_referee_and_bot_processes_play_and_stop_cleanly(tmp_path: Path) -> None:
+    env = {**{k: v for k, v in ENV.items() if k != "BRAWL_INTERNAL_TOKEN"}, "BRAWL_VAR_DIR": str(tmp_path / "var")}
     tokens = tmp_path / "tokens.json"
     token = {}
     for bot in ("alice", "bob"):
@@ -47,6 +48,7 @@ def test_referee_and_bot_processes_play_and_stop_cleanly(tmp_path: Path) -> None
         token[bot] = out.stdout.strip()
     port = free_port()
     address = f"127.0.0.1:{port}"
+    internal = f"127.0.0.1:{free_port()}"
     # The referee process registers tinygame through a tiny wrapper module, as a deployment would
     # register an extra game; the product games need nothing.
     wrapper = tmp_path / "referee_with_tinygame.py"
@@ -61,6 +63,8 @@ def test_referee_and_bot_processes_play_and_stop_cleanly(tmp_path: Path) -> None
             "referee",
             "--listen",
             address,
+            "--internal-listen",
+            internal,
             "--tokens",
             str(tokens),
             "--replays",
@@ -69,7 +73,7 @@ def test_referee_and_bot_processes_play_and_stop_cleanly(tmp_path: Path) -> None
             "2",
         ],
         cwd=ROOT,
-        env=ENV,
+        env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
@@ -99,24 +103,31 @@ def test_referee_and_bot_processes_play_and_stop_cleanly(tmp_path: Path) -> None
         for b in ("alice", "bob")
     ]
     try:
-
-        async def start() -> str:
-            async with grpc.aio.insecure_channel(address) as channel:
-                await asyncio.wait_for(channel.channel_ready(), 20)
-                api = referee_pb2_grpc.RefereeServiceStub(channel)
-                resp = await api.StartMatch(
-                    referee_pb2.StartMatchRequest(
-                        request_id="cli-1",
-                        game="tinygame",
-                        seed=4,
-                        time_control=FAST.to_proto(),
-                        seats=[referee_pb2.Seat(bot_id="alice"), referee_pb2.Seat(bot_id="bob")],
-                        join_timeout_seconds=30,
-                    )
-                )
-                return str(resp.match.match_id)
-
-        match_id = asyncio.run(start())
+        for _ in range(200):
+            try:
+                with socket.create_connection(("127.0.0.1", int(internal.rsplit(":", 1)[1])), timeout=0.2):
+                    break
+            except OSError:
+                assert referee.poll() is None, referee.stdout.read() if referee.stdout else ""
+                asyncio.run(asyncio.sleep(0.1))
+        started = subprocess.run(
+            [
+                *BRAWL,
+                *("referee", "start", "--internal", internal, "--game", "tinygame", "--bot", "alice", "--bot", "bob"),
+                *("--seed", "4", "--decision-ms", "500", "--join-timeout", "30"),
+            ],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=90,
+        )
+        assert started.returncode == 0, started.stdout + started.stderr
+        first = started.stdout.splitlines()[0]
+        match_id = first.split()[1]
+        commitment = first.rsplit(" ", 1)[1]
+        assert "SUCCEEDED" in started.stdout and "seed 4" in started.stdout, started.stdout
+        assert commitment == seed_commitment(match_id, 4)
         for p in bots:
             assert p.wait(timeout=60) == 0, p.stdout.read() if p.stdout else ""
         replay_file = tmp_path / "replays" / f"{match_id}.json.gz"
@@ -127,6 +138,7 @@ def test_referee_and_bot_processes_play_and_stop_cleanly(tmp_path: Path) -> None
         replay = Replay.load(replay_file)
         verify(replay)
         assert replay.seats == ["alice", "bob"] and not replay.incidents
+        assert replay.meta["seed_commitment"] == commitment and replay.meta["match_id"] == match_id
     finally:
         for p in bots:
             if p.poll() is None:
@@ -135,7 +147,7 @@ def test_referee_and_bot_processes_play_and_stop_cleanly(tmp_path: Path) -> None
         status = referee.wait(timeout=20)
     log = referee.stdout.read() if referee.stdout else ""
     assert status == 0, log
-    assert "stopping" in log and "bot alice connected" in log
+    assert "stopping" in log and "bot 'alice' connected" in log
 
 
 def parse(*argv: str) -> argparse.Namespace:

@@ -91,6 +91,11 @@ class LoopbackReferee:
     def address(self) -> str:
         return f"127.0.0.1:{self.server.port}"
 
+    @property
+    def internal(self) -> str:
+        """The internal API (what the workers and the web tier call, and ``Match.referee_id`` names)."""
+        return f"127.0.0.1:{self.server.internal_port}"
+
     def run(self, coro: Any, timeout: float = 30.0) -> Any:
         return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
 
@@ -106,7 +111,7 @@ class LoopbackReferee:
     def wait_connected(self, count: int, timeout: float = 10.0) -> None:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            _, bots = referee_client.list_bots(self.address, GAME)
+            _, bots = referee_client.list_bots(self.internal, GAME)
             if len(bots) >= count:
                 return
             time.sleep(0.05)
@@ -193,9 +198,9 @@ def queue(make_bot: Callable[..., Bot], author: User, other: User, config: dict[
 
 def start_on(referee: LoopbackReferee, m: Match) -> None:
     """Marks the match running on ``referee`` and starts it there, as the workers do."""
-    match_services.do_start_match(m.pk, referee.address)
+    match_services.do_start_match(m.pk, referee.internal)
     referee_client.start_match(
-        referee.address,
+        referee.internal,
         request_id=f"live-{m.pk}",
         match_id=str(m.pk),
         game=GAME,
@@ -280,7 +285,7 @@ def test_live_frames_follow_a_running_match(
     assert incremental == live_events[: len(incremental)]
 
     # Once the result is recorded, live mode says so and the viewer loads the stored replay.
-    match_services.do_finish_match(m.pk, replay, referee_id=referee.address)
+    match_services.do_finish_match(m.pk, replay, referee_id=referee.internal)
     body = anon.get(url, {"since": last}).json()
     assert body["live"] is False and body["status"] == "finished" and body["has_replay"] is True
     assert anon.get(f"/api/v1/matches/{m.pk}/frames/").status_code == 200
@@ -320,7 +325,7 @@ def test_browser_follows_a_running_match_then_loads_its_replay(
     other: User,
 ) -> None:
     m = queue(make_bot, author, other, {"max_rounds": 8})
-    match_services.do_start_match(m.pk, referee.address)
+    match_services.do_start_match(m.pk, referee.internal)
     page.goto(f"{live_server.url}/matches/{m.pk}/")
     page.wait_for_selector("#viewer-message:has-text('Live')")
     start_on(referee, m)
@@ -335,7 +340,7 @@ def test_browser_follows_a_running_match_then_loads_its_replay(
     assert "Live: decision" in page.inner_text("#viewer-message")
     shot(page, "viewer-live.png")
     replay = referee.replay(m.pk)
-    match_services.do_finish_match(m.pk, replay, referee_id=referee.address)
+    match_services.do_finish_match(m.pk, replay, referee_id=referee.internal)
     page.wait_for_selector("#viewer[data-loaded='1']", timeout=15_000)
     assert page.inner_text("#match-status") == "finished"
     # The stored replay opens at its last frame, where the live view left off.

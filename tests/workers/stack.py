@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import secrets
 import signal
 import socket
 import subprocess
@@ -21,6 +22,10 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
+
+# The referees' internal API needs the service credential. The test process (which calls ListBots
+# and StartMatch itself) and every process of a stack share one secret through the environment.
+os.environ.setdefault("BRAWL_INTERNAL_TOKEN", "stack-" + secrets.token_urlsafe(24))
 
 
 def free_port() -> int:
@@ -66,9 +71,12 @@ class Stack:
         }
         self.procs: dict[str, subprocess.Popen[bytes]] = {}
         self.referee_address = ""
-        """The first referee started: where bots connect unless told otherwise."""
+        """The first referee started, named by its internal address (what the workers call and record)."""
         self.referees: dict[str, str] = {}
-        """Every referee started, by process name, with its address (all of them in ``BRAWL_REFEREES``)."""
+        """Every referee started, by process name, with its internal address (all of them in ``BRAWL_REFEREES``)."""
+        self.bot_ports: dict[str, str] = {}
+        """The bot port of each referee, by its internal address: where its bots connect."""
+        self._internal_ports: dict[str, int] = {}
 
     def log(self, name: str) -> str:
         """Returns what process ``name`` has logged so far."""
@@ -97,37 +105,50 @@ class Stack:
     def start_referee(self, name: str = "referee", port: int = 0, args: Sequence[str] = ()) -> str:
         """Starts ``brawl referee`` (ladder mode, plus ``args``) and waits until it accepts connections.
 
-        Returns its address. Every referee started joins ``BRAWL_REFEREES`` of the processes
-        started afterwards; the first one is :attr:`referee_address`.
+        ``port`` is its bot port. Returns its internal address, which names it for the workers
+        (:meth:`bot_address` gives its bot port). Every referee started joins ``BRAWL_REFEREES`` of
+        the processes started afterwards; the first one is :attr:`referee_address`. A referee
+        started again under the same name keeps its internal port.
         """
         port = port or free_port()
-        address = f"127.0.0.1:{port}"
-        self.brawl(name, "referee", "--listen", address, "--grace", "2", *args)
+        bot_address = f"127.0.0.1:{port}"
+        internal_port = self._internal_ports.setdefault(name, free_port())
+        address = f"127.0.0.1:{internal_port}"
+        self.bot_ports[address] = bot_address
+        self.brawl(name, "referee", "--listen", bot_address, "--internal-listen", address, "--grace", "2", *args)
 
         def up() -> bool:
             self._alive(name)
             try:
-                with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                    return True
+                for listening in (port, internal_port):  # the bot port and the internal API
+                    with socket.create_connection(("127.0.0.1", listening), timeout=0.5):
+                        pass
+                return True
             except OSError:
                 return False
 
-        wait_until(up, 60, f"{name} to listen on {address}")
+        wait_until(up, 60, f"{name} to listen on {bot_address}")
         self.referee_address = self.referee_address or address
         self.referees[name] = address
         self.env["BRAWL_REFEREES"] = ",".join(self.referees.values())
         return address
 
+    def bot_address(self, referee: str = "") -> str:
+        """Returns the bot port of a referee named by its internal address (default :attr:`referee_address`)."""
+        referee = referee or self.referee_address
+        return self.bot_ports.get(referee, referee)
+
     def start_bots(self, entries: list[dict[str, Any]], name: str = "bots", server: str = "") -> None:
         """Starts a bot farm for ``entries`` (``bot``, ``token``, ``max_matches``); waits until all are online.
 
-        The bots connect to ``server`` (default :attr:`referee_address`).
+        The bots connect to the bot port of ``server`` (a referee's internal address, default
+        :attr:`referee_address`).
         """
         server = server or self.referee_address
         spec = self.directory / f"{name}.json"
         spec.write_text(json.dumps(entries))
         before = self.connected_bots(server)
-        self.brawl(name, "farm", str(spec), "--server", server)
+        self.brawl(name, "farm", str(spec), "--server", self.bot_address(server))
 
         def online() -> bool:
             self._alive(name)

@@ -100,7 +100,7 @@ def test_duplicate_start_and_record_deliveries_are_harmless(stack: Stack) -> Non
     stub = referee_client.stub(stack.referee_address)
     from brawl.referee.v1 import referee_pb2
 
-    listed = stub.ListMatches(referee_pb2.ListMatchesRequest(), timeout=5).matches
+    listed = stub.ListMatches(referee_pb2.ListMatchesRequest(), timeout=5, metadata=referee_client.credential()).matches
     assert [m.match_id for m in listed] == [str(match.pk)]
     assert RatingHistory.objects.filter(match=match).count() == 2
     assert sorted(Rating.objects.values_list("games", flat=True)) == [1, 1]

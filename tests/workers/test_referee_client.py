@@ -29,16 +29,16 @@ def test_list_bots_reports_sessions_with_their_load_and_filters_by_game() -> Non
             env.connect(lambda: RandomPolicy(1), "alpha", games=[TINY], max_matches=3)
             env.connect(lambda: RandomPolicy(2), "beta", games=[TINY], max_matches=1)
             await wait_connected(env, "alpha", "beta")
-            accepting, bots = await asyncio.to_thread(referee_client.list_bots, env.address)
+            accepting, bots = await asyncio.to_thread(referee_client.list_bots, env.internal)
             assert accepting
             by_id = {b.bot_id: b for b in bots}
             assert set(by_id) == {"alpha", "beta"}
             assert (by_id["alpha"].max_matches, by_id["alpha"].free, by_id["alpha"].games) == (3, 3, (TINY,))
-            _, other_game = await asyncio.to_thread(referee_client.list_bots, env.address, "scrumbrawl")
+            _, other_game = await asyncio.to_thread(referee_client.list_bots, env.internal, "scrumbrawl")
             assert other_game == []
             # A match in progress takes a seat of each bot: the load shows until it ends.
             runner = env.start(TINY, ["alpha", "beta"], seed=3)
-            _, busy = await asyncio.to_thread(referee_client.list_bots, env.address, TINY)
+            _, busy = await asyncio.to_thread(referee_client.list_bots, env.internal, TINY)
             assert {b.bot_id: b.active_matches for b in busy} == {"alpha": 1, "beta": 1}
             assert {b.bot_id: b.free for b in busy} == {"alpha": 2, "beta": 0}
             await runner.wait()
@@ -53,7 +53,7 @@ def test_presence_skips_a_silent_referee_and_start_is_idempotent_on_request_id()
             env.connect(lambda: RandomPolicy(2), "beta", games=[TINY], max_matches=2)
             await wait_connected(env, "alpha", "beta")
             dead = f"127.0.0.1:{free_port()}"
-            sessions, silent = await asyncio.to_thread(referee_client.presence, TINY, [dead, env.address])
+            sessions, silent = await asyncio.to_thread(referee_client.presence, TINY, [dead, env.internal])
             assert silent == [dead]
             assert sorted(s.bot_id for s in sessions) == ["alpha", "beta"]
             with pytest.raises(RefereeUnavailable):
@@ -62,7 +62,7 @@ def test_presence_skips_a_silent_referee_and_start_is_idempotent_on_request_id()
             def start() -> str:
                 return str(
                     referee_client.start_match(
-                        env.address,
+                        env.internal,
                         request_id="req-1",
                         match_id="41",
                         game=TINY,
@@ -81,9 +81,9 @@ def test_presence_skips_a_silent_referee_and_start_is_idempotent_on_request_id()
             assert first == again == "41"
             assert len(env.referee.matches) == 1
             await env.referee.wait_all(10)
-            remote = await asyncio.to_thread(referee_client.get_match, env.address, "41")
+            remote = await asyncio.to_thread(referee_client.get_match, env.internal, "41")
             assert remote is not None and remote.state in referee_client.ENDED
             assert remote.time_control.decision_time.ToMilliseconds() == 500
-            assert await asyncio.to_thread(referee_client.get_match, env.address, "nope") is None
+            assert await asyncio.to_thread(referee_client.get_match, env.internal, "nope") is None
 
     run(body)

@@ -27,7 +27,7 @@ from google.protobuf import struct_pb2 as google_dot_protobuf_dot_struct__pb2
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1e\x62rawl/referee/v1/referee.proto\x12\x10\x62rawl.referee.v1\x1a\x16\x62rawl/bot/v1/bot.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xc1\x05\n\x05Match\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12,\n\x05state\x18\x03 \x01(\x0e\x32\x1d.brawl.referee.v1.Match.State\x12%\n\x05seats\x18\x04 \x03(\x0b\x32\x16.brawl.referee.v1.Seat\x12\'\n\x06\x63onfig\x18\x05 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x0c\n\x04seed\x18\x06 \x01(\x04\x12/\n\x0ctime_control\x18\x07 \x01(\x0b\x32\x19.brawl.bot.v1.TimeControl\x12&\n\x07outcome\x18\x08 \x01(\x0b\x32\x15.brawl.bot.v1.Outcome\x12\x16\n\x0e\x64\x65\x63ision_count\x18\t \x01(\x05\x12/\n\x0b\x63reate_time\x18\n \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\nstart_time\x18\x0b \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12,\n\x08\x65nd_time\x18\x0c \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x12\n\nreplay_uri\x18\r \x01(\t\x12\x33\n\x06labels\x18\x0e \x03(\x0b\x32#.brawl.referee.v1.Match.LabelsEntry\x12\x11\n\tincidents\x18\x0f \x03(\t\x1a-\n\x0bLabelsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\x80\x01\n\x05State\x12\x15\n\x11STATE_UNSPECIFIED\x10\x00\x12\x11\n\rSTATE_PENDING\x10\x01\x12\x11\n\rSTATE_RUNNING\x10\x02\x12\x13\n\x0fSTATE_SUCCEEDED\x10\x03\x12\x13\n\x0fSTATE_CANCELLED\x10\x04\x12\x10\n\x0cSTATE_FAILED\x10\x05\"q\n\x04Seat\x12\x10\n\x06\x62ot_id\x18\x01 \x01(\tH\x00\x12\x13\n\thouse_bot\x18\x02 \x01(\tH\x00\x12\x14\n\x0c\x64isplay_name\x18\x03 \x01(\t\x12\x11\n\tconnected\x18\x04 \x01(\x08\x12\x0f\n\x07strikes\x18\x05 \x01(\x05\x42\x08\n\x06player\"\xe4\x02\n\x11StartMatchRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\x10\n\x08match_id\x18\x02 \x01(\t\x12\x0c\n\x04game\x18\x03 \x01(\t\x12%\n\x05seats\x18\x04 \x03(\x0b\x32\x16.brawl.referee.v1.Seat\x12\'\n\x06\x63onfig\x18\x05 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x0c\n\x04seed\x18\x06 \x01(\x04\x12/\n\x0ctime_control\x18\x07 \x01(\x0b\x32\x19.brawl.bot.v1.TimeControl\x12\x1c\n\x14join_timeout_seconds\x18\x08 \x01(\x01\x12?\n\x06labels\x18\t \x03(\x0b\x32/.brawl.referee.v1.StartMatchRequest.LabelsEntry\x1a-\n\x0bLabelsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"<\n\x12StartMatchResponse\x12&\n\x05match\x18\x01 \x01(\x0b\x32\x17.brawl.referee.v1.Match\"#\n\x0fGetMatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\":\n\x10GetMatchResponse\x12&\n\x05match\x18\x01 \x01(\x0b\x32\x17.brawl.referee.v1.Match\"J\n\x12\x43\x61ncelMatchRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\x10\n\x08match_id\x18\x02 \x01(\t\x12\x0e\n\x06reason\x18\x03 \x01(\t\"=\n\x13\x43\x61ncelMatchResponse\x12&\n\x05match\x18\x01 \x01(\x0b\x32\x17.brawl.referee.v1.Match\"i\n\x12ListMatchesRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\x12,\n\x05state\x18\x03 \x01(\x0e\x32\x1d.brawl.referee.v1.Match.State\"X\n\x13ListMatchesResponse\x12(\n\x07matches\x18\x01 \x03(\x0b\x32\x17.brawl.referee.v1.Match\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"%\n\x11WatchMatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\"\xed\x01\n\x12WatchMatchResponse\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12,\n\x05state\x18\x02 \x01(\x0e\x32\x1d.brawl.referee.v1.Match.State\x12\x16\n\x0e\x64\x65\x63ision_count\x18\x03 \x01(\x05\x12.\n\x0bobservation\x18\x04 \x01(\x0b\x32\x19.brawl.bot.v1.Observation\x12\'\n\x06\x65vents\x18\x05 \x03(\x0b\x32\x17.brawl.bot.v1.GameEvent\x12&\n\x07outcome\x18\x06 \x01(\x0b\x32\x15.brawl.bot.v1.Outcome\"\x1f\n\x0fListBotsRequest\x12\x0c\n\x04game\x18\x01 \x01(\t\"S\n\x10ListBotsResponse\x12,\n\x04\x62ots\x18\x01 \x03(\x0b\x32\x1e.brawl.referee.v1.ConnectedBot\x12\x11\n\taccepting\x18\x02 \x01(\x08\"\x94\x01\n\x0c\x43onnectedBot\x12\x0e\n\x06\x62ot_id\x18\x01 \x01(\t\x12\x12\n\nversion_id\x18\x02 \x01(\t\x12\x10\n\x08\x62ot_name\x18\x03 \x01(\t\x12\r\n\x05games\x18\x04 \x03(\t\x12\x13\n\x0bmax_matches\x18\x05 \x01(\x05\x12\x16\n\x0e\x61\x63tive_matches\x18\x06 \x01(\x05\x12\x12\n\nsession_id\x18\x07 \x01(\t2\xa2\x04\n\x0eRefereeService\x12W\n\nStartMatch\x12#.brawl.referee.v1.StartMatchRequest\x1a$.brawl.referee.v1.StartMatchResponse\x12Q\n\x08GetMatch\x12!.brawl.referee.v1.GetMatchRequest\x1a\".brawl.referee.v1.GetMatchResponse\x12Z\n\x0b\x43\x61ncelMatch\x12$.brawl.referee.v1.CancelMatchRequest\x1a%.brawl.referee.v1.CancelMatchResponse\x12Z\n\x0bListMatches\x12$.brawl.referee.v1.ListMatchesRequest\x1a%.brawl.referee.v1.ListMatchesResponse\x12Y\n\nWatchMatch\x12#.brawl.referee.v1.WatchMatchRequest\x1a$.brawl.referee.v1.WatchMatchResponse0\x01\x12Q\n\x08ListBots\x12!.brawl.referee.v1.ListBotsRequest\x1a\".brawl.referee.v1.ListBotsResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1e\x62rawl/referee/v1/referee.proto\x12\x10\x62rawl.referee.v1\x1a\x16\x62rawl/bot/v1/bot.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xe8\x05\n\x05Match\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12,\n\x05state\x18\x03 \x01(\x0e\x32\x1d.brawl.referee.v1.Match.State\x12%\n\x05seats\x18\x04 \x03(\x0b\x32\x16.brawl.referee.v1.Seat\x12\'\n\x06\x63onfig\x18\x05 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x11\n\x04seed\x18\x06 \x01(\x04H\x00\x88\x01\x01\x12/\n\x0ctime_control\x18\x07 \x01(\x0b\x32\x19.brawl.bot.v1.TimeControl\x12&\n\x07outcome\x18\x08 \x01(\x0b\x32\x15.brawl.bot.v1.Outcome\x12\x16\n\x0e\x64\x65\x63ision_count\x18\t \x01(\x05\x12/\n\x0b\x63reate_time\x18\n \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\nstart_time\x18\x0b \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12,\n\x08\x65nd_time\x18\x0c \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x12\n\nreplay_uri\x18\r \x01(\t\x12\x33\n\x06labels\x18\x0e \x03(\x0b\x32#.brawl.referee.v1.Match.LabelsEntry\x12\x11\n\tincidents\x18\x0f \x03(\t\x12\x17\n\x0fseed_commitment\x18\x10 \x01(\t\x1a-\n\x0bLabelsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\x80\x01\n\x05State\x12\x15\n\x11STATE_UNSPECIFIED\x10\x00\x12\x11\n\rSTATE_PENDING\x10\x01\x12\x11\n\rSTATE_RUNNING\x10\x02\x12\x13\n\x0fSTATE_SUCCEEDED\x10\x03\x12\x13\n\x0fSTATE_CANCELLED\x10\x04\x12\x10\n\x0cSTATE_FAILED\x10\x05\x42\x07\n\x05_seed\"q\n\x04Seat\x12\x10\n\x06\x62ot_id\x18\x01 \x01(\tH\x00\x12\x13\n\thouse_bot\x18\x02 \x01(\tH\x00\x12\x14\n\x0c\x64isplay_name\x18\x03 \x01(\t\x12\x11\n\tconnected\x18\x04 \x01(\x08\x12\x0f\n\x07strikes\x18\x05 \x01(\x05\x42\x08\n\x06player\"\xf2\x02\n\x11StartMatchRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\x10\n\x08match_id\x18\x02 \x01(\t\x12\x0c\n\x04game\x18\x03 \x01(\t\x12%\n\x05seats\x18\x04 \x03(\x0b\x32\x16.brawl.referee.v1.Seat\x12\'\n\x06\x63onfig\x18\x05 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x11\n\x04seed\x18\x06 \x01(\x04H\x00\x88\x01\x01\x12/\n\x0ctime_control\x18\x07 \x01(\x0b\x32\x19.brawl.bot.v1.TimeControl\x12\x1c\n\x14join_timeout_seconds\x18\x08 \x01(\x01\x12?\n\x06labels\x18\t \x03(\x0b\x32/.brawl.referee.v1.StartMatchRequest.LabelsEntry\x1a-\n\x0bLabelsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x42\x07\n\x05_seed\"<\n\x12StartMatchResponse\x12&\n\x05match\x18\x01 \x01(\x0b\x32\x17.brawl.referee.v1.Match\"#\n\x0fGetMatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\":\n\x10GetMatchResponse\x12&\n\x05match\x18\x01 \x01(\x0b\x32\x17.brawl.referee.v1.Match\"J\n\x12\x43\x61ncelMatchRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\x10\n\x08match_id\x18\x02 \x01(\t\x12\x0e\n\x06reason\x18\x03 \x01(\t\"=\n\x13\x43\x61ncelMatchResponse\x12&\n\x05match\x18\x01 \x01(\x0b\x32\x17.brawl.referee.v1.Match\"i\n\x12ListMatchesRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\x12,\n\x05state\x18\x03 \x01(\x0e\x32\x1d.brawl.referee.v1.Match.State\"X\n\x13ListMatchesResponse\x12(\n\x07matches\x18\x01 \x03(\x0b\x32\x17.brawl.referee.v1.Match\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"%\n\x11WatchMatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\"\xed\x01\n\x12WatchMatchResponse\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12,\n\x05state\x18\x02 \x01(\x0e\x32\x1d.brawl.referee.v1.Match.State\x12\x16\n\x0e\x64\x65\x63ision_count\x18\x03 \x01(\x05\x12.\n\x0bobservation\x18\x04 \x01(\x0b\x32\x19.brawl.bot.v1.Observation\x12\'\n\x06\x65vents\x18\x05 \x03(\x0b\x32\x17.brawl.bot.v1.GameEvent\x12&\n\x07outcome\x18\x06 \x01(\x0b\x32\x15.brawl.bot.v1.Outcome\"\x1f\n\x0fListBotsRequest\x12\x0c\n\x04game\x18\x01 \x01(\t\"S\n\x10ListBotsResponse\x12,\n\x04\x62ots\x18\x01 \x03(\x0b\x32\x1e.brawl.referee.v1.ConnectedBot\x12\x11\n\taccepting\x18\x02 \x01(\x08\"\x92\x01\n\x0c\x43onnectedBot\x12\x0e\n\x06\x62ot_id\x18\x01 \x01(\t\x12\x12\n\nversion_id\x18\x02 \x01(\t\x12\x10\n\x08\x62ot_name\x18\x03 \x01(\t\x12\r\n\x05games\x18\x04 \x03(\t\x12\x13\n\x0bmax_matches\x18\x05 \x01(\x05\x12\x16\n\x0e\x61\x63tive_matches\x18\x06 \x01(\x05J\x04\x08\x07\x10\x08R\nsession_id2\xa2\x04\n\x0eRefereeService\x12W\n\nStartMatch\x12#.brawl.referee.v1.StartMatchRequest\x1a$.brawl.referee.v1.StartMatchResponse\x12Q\n\x08GetMatch\x12!.brawl.referee.v1.GetMatchRequest\x1a\".brawl.referee.v1.GetMatchResponse\x12Z\n\x0b\x43\x61ncelMatch\x12$.brawl.referee.v1.CancelMatchRequest\x1a%.brawl.referee.v1.CancelMatchResponse\x12Z\n\x0bListMatches\x12$.brawl.referee.v1.ListMatchesRequest\x1a%.brawl.referee.v1.ListMatchesResponse\x12Y\n\nWatchMatch\x12#.brawl.referee.v1.WatchMatchRequest\x1a$.brawl.referee.v1.WatchMatchResponse0\x01\x12Q\n\x08ListBots\x12!.brawl.referee.v1.ListBotsRequest\x1a\".brawl.referee.v1.ListBotsResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -39,41 +39,41 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_STARTMATCHREQUEST_LABELSENTRY']._loaded_options = None
   _globals['_STARTMATCHREQUEST_LABELSENTRY']._serialized_options = b'8\001'
   _globals['_MATCH']._serialized_start=140
-  _globals['_MATCH']._serialized_end=845
-  _globals['_MATCH_LABELSENTRY']._serialized_start=669
-  _globals['_MATCH_LABELSENTRY']._serialized_end=714
-  _globals['_MATCH_STATE']._serialized_start=717
-  _globals['_MATCH_STATE']._serialized_end=845
-  _globals['_SEAT']._serialized_start=847
-  _globals['_SEAT']._serialized_end=960
-  _globals['_STARTMATCHREQUEST']._serialized_start=963
-  _globals['_STARTMATCHREQUEST']._serialized_end=1319
-  _globals['_STARTMATCHREQUEST_LABELSENTRY']._serialized_start=669
-  _globals['_STARTMATCHREQUEST_LABELSENTRY']._serialized_end=714
-  _globals['_STARTMATCHRESPONSE']._serialized_start=1321
-  _globals['_STARTMATCHRESPONSE']._serialized_end=1381
-  _globals['_GETMATCHREQUEST']._serialized_start=1383
-  _globals['_GETMATCHREQUEST']._serialized_end=1418
-  _globals['_GETMATCHRESPONSE']._serialized_start=1420
-  _globals['_GETMATCHRESPONSE']._serialized_end=1478
-  _globals['_CANCELMATCHREQUEST']._serialized_start=1480
-  _globals['_CANCELMATCHREQUEST']._serialized_end=1554
-  _globals['_CANCELMATCHRESPONSE']._serialized_start=1556
-  _globals['_CANCELMATCHRESPONSE']._serialized_end=1617
-  _globals['_LISTMATCHESREQUEST']._serialized_start=1619
-  _globals['_LISTMATCHESREQUEST']._serialized_end=1724
-  _globals['_LISTMATCHESRESPONSE']._serialized_start=1726
-  _globals['_LISTMATCHESRESPONSE']._serialized_end=1814
-  _globals['_WATCHMATCHREQUEST']._serialized_start=1816
-  _globals['_WATCHMATCHREQUEST']._serialized_end=1853
-  _globals['_WATCHMATCHRESPONSE']._serialized_start=1856
-  _globals['_WATCHMATCHRESPONSE']._serialized_end=2093
-  _globals['_LISTBOTSREQUEST']._serialized_start=2095
-  _globals['_LISTBOTSREQUEST']._serialized_end=2126
-  _globals['_LISTBOTSRESPONSE']._serialized_start=2128
-  _globals['_LISTBOTSRESPONSE']._serialized_end=2211
-  _globals['_CONNECTEDBOT']._serialized_start=2214
-  _globals['_CONNECTEDBOT']._serialized_end=2362
-  _globals['_REFEREESERVICE']._serialized_start=2365
-  _globals['_REFEREESERVICE']._serialized_end=2911
+  _globals['_MATCH']._serialized_end=884
+  _globals['_MATCH_LABELSENTRY']._serialized_start=699
+  _globals['_MATCH_LABELSENTRY']._serialized_end=744
+  _globals['_MATCH_STATE']._serialized_start=747
+  _globals['_MATCH_STATE']._serialized_end=875
+  _globals['_SEAT']._serialized_start=886
+  _globals['_SEAT']._serialized_end=999
+  _globals['_STARTMATCHREQUEST']._serialized_start=1002
+  _globals['_STARTMATCHREQUEST']._serialized_end=1372
+  _globals['_STARTMATCHREQUEST_LABELSENTRY']._serialized_start=699
+  _globals['_STARTMATCHREQUEST_LABELSENTRY']._serialized_end=744
+  _globals['_STARTMATCHRESPONSE']._serialized_start=1374
+  _globals['_STARTMATCHRESPONSE']._serialized_end=1434
+  _globals['_GETMATCHREQUEST']._serialized_start=1436
+  _globals['_GETMATCHREQUEST']._serialized_end=1471
+  _globals['_GETMATCHRESPONSE']._serialized_start=1473
+  _globals['_GETMATCHRESPONSE']._serialized_end=1531
+  _globals['_CANCELMATCHREQUEST']._serialized_start=1533
+  _globals['_CANCELMATCHREQUEST']._serialized_end=1607
+  _globals['_CANCELMATCHRESPONSE']._serialized_start=1609
+  _globals['_CANCELMATCHRESPONSE']._serialized_end=1670
+  _globals['_LISTMATCHESREQUEST']._serialized_start=1672
+  _globals['_LISTMATCHESREQUEST']._serialized_end=1777
+  _globals['_LISTMATCHESRESPONSE']._serialized_start=1779
+  _globals['_LISTMATCHESRESPONSE']._serialized_end=1867
+  _globals['_WATCHMATCHREQUEST']._serialized_start=1869
+  _globals['_WATCHMATCHREQUEST']._serialized_end=1906
+  _globals['_WATCHMATCHRESPONSE']._serialized_start=1909
+  _globals['_WATCHMATCHRESPONSE']._serialized_end=2146
+  _globals['_LISTBOTSREQUEST']._serialized_start=2148
+  _globals['_LISTBOTSREQUEST']._serialized_end=2179
+  _globals['_LISTBOTSRESPONSE']._serialized_start=2181
+  _globals['_LISTBOTSRESPONSE']._serialized_end=2264
+  _globals['_CONNECTEDBOT']._serialized_start=2267
+  _globals['_CONNECTEDBOT']._serialized_end=2413
+  _globals['_REFEREESERVICE']._serialized_start=2416
+  _globals['_REFEREESERVICE']._serialized_end=2962
 # @@protoc_insertion_point(module_scope)

@@ -13,7 +13,7 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class Match(_message.Message):
-    __slots__ = ("match_id", "game", "state", "seats", "config", "seed", "time_control", "outcome", "decision_count", "create_time", "start_time", "end_time", "replay_uri", "labels", "incidents")
+    __slots__ = ("match_id", "game", "state", "seats", "config", "seed", "time_control", "outcome", "decision_count", "create_time", "start_time", "end_time", "replay_uri", "labels", "incidents", "seed_commitment")
     class State(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
         __slots__ = ()
         STATE_UNSPECIFIED: _ClassVar[Match.State]
@@ -50,6 +50,7 @@ class Match(_message.Message):
     REPLAY_URI_FIELD_NUMBER: _ClassVar[int]
     LABELS_FIELD_NUMBER: _ClassVar[int]
     INCIDENTS_FIELD_NUMBER: _ClassVar[int]
+    SEED_COMMITMENT_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     game: str
     state: Match.State
@@ -65,7 +66,8 @@ class Match(_message.Message):
     replay_uri: str
     labels: _containers.ScalarMap[str, str]
     incidents: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, match_id: _Optional[str] = ..., game: _Optional[str] = ..., state: _Optional[_Union[Match.State, str]] = ..., seats: _Optional[_Iterable[_Union[Seat, _Mapping]]] = ..., config: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., seed: _Optional[int] = ..., time_control: _Optional[_Union[_bot_pb2.TimeControl, _Mapping]] = ..., outcome: _Optional[_Union[_bot_pb2.Outcome, _Mapping]] = ..., decision_count: _Optional[int] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., start_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., end_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., replay_uri: _Optional[str] = ..., labels: _Optional[_Mapping[str, str]] = ..., incidents: _Optional[_Iterable[str]] = ...) -> None: ...
+    seed_commitment: str
+    def __init__(self, match_id: _Optional[str] = ..., game: _Optional[str] = ..., state: _Optional[_Union[Match.State, str]] = ..., seats: _Optional[_Iterable[_Union[Seat, _Mapping]]] = ..., config: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., seed: _Optional[int] = ..., time_control: _Optional[_Union[_bot_pb2.TimeControl, _Mapping]] = ..., outcome: _Optional[_Union[_bot_pb2.Outcome, _Mapping]] = ..., decision_count: _Optional[int] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., start_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., end_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., replay_uri: _Optional[str] = ..., labels: _Optional[_Mapping[str, str]] = ..., incidents: _Optional[_Iterable[str]] = ..., seed_commitment: _Optional[str] = ...) -> None: ...
 
 class Seat(_message.Message):
     __slots__ = ("bot_id", "house_bot", "display_name", "connected", "strikes")
@@ -199,19 +201,17 @@ class ListBotsResponse(_message.Message):
     def __init__(self, bots: _Optional[_Iterable[_Union[ConnectedBot, _Mapping]]] = ..., accepting: _Optional[bool] = ...) -> None: ...
 
 class ConnectedBot(_message.Message):
-    __slots__ = ("bot_id", "version_id", "bot_name", "games", "max_matches", "active_matches", "session_id")
+    __slots__ = ("bot_id", "version_id", "bot_name", "games", "max_matches", "active_matches")
     BOT_ID_FIELD_NUMBER: _ClassVar[int]
     VERSION_ID_FIELD_NUMBER: _ClassVar[int]
     BOT_NAME_FIELD_NUMBER: _ClassVar[int]
     GAMES_FIELD_NUMBER: _ClassVar[int]
     MAX_MATCHES_FIELD_NUMBER: _ClassVar[int]
     ACTIVE_MATCHES_FIELD_NUMBER: _ClassVar[int]
-    SESSION_ID_FIELD_NUMBER: _ClassVar[int]
     bot_id: str
     version_id: str
     bot_name: str
     games: _containers.RepeatedScalarFieldContainer[str]
     max_matches: int
     active_matches: int
-    session_id: str
-    def __init__(self, bot_id: _Optional[str] = ..., version_id: _Optional[str] = ..., bot_name: _Optional[str] = ..., games: _Optional[_Iterable[str]] = ..., max_matches: _Optional[int] = ..., active_matches: _Optional[int] = ..., session_id: _Optional[str] = ...) -> None: ...
+    def __init__(self, bot_id: _Optional[str] = ..., version_id: _Optional[str] = ..., bot_name: _Optional[str] = ..., games: _Optional[_Iterable[str]] = ..., max_matches: _Optional[int] = ..., active_matches: _Optional[int] = ...) -> None: ...

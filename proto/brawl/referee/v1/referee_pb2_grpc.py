@@ -74,8 +74,11 @@ class RefereeServiceServicer:
     def StartMatch(self, request, context):
         """Starts a match and returns at once; the match waits for its bots to be connected.
         Idempotent on request_id: a repeated request returns the first response. Fails with
-        INVALID_ARGUMENT (unknown game, bad config, wrong seat count) and ALREADY_EXISTS (match_id
-        taken by another request).
+        INVALID_ARGUMENT (unknown game, bad config, wrong seat count, a match or request id outside
+        [A-Za-z0-9_.:-]{1,64} or containing "..", a seed of 2^63 or more, a time control, round cap,
+        join timeout, label or display name outside its bounds; the message names the value),
+        RESOURCE_EXHAUSTED (this referee already has its cap of pending matches) and ALREADY_EXISTS
+        (match_id taken by another request).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

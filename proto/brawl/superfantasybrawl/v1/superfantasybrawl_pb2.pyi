@@ -120,7 +120,7 @@ class ChallengeSlotView(_message.Message):
     def __init__(self, slot: _Optional[int] = ..., value: _Optional[int] = ..., challenge: _Optional[str] = ...) -> None: ...
 
 class OptionParams(_message.Message):
-    __slots__ = ("card", "champion", "core", "action", "hex", "orientation", "targets", "hexes", "strength", "value", "seat", "cards", "count")
+    __slots__ = ("card", "champion", "core", "action", "hex", "orientation", "targets", "hexes", "strength", "value", "seat", "cards", "count", "keyword")
     CARD_FIELD_NUMBER: _ClassVar[int]
     CHAMPION_FIELD_NUMBER: _ClassVar[int]
     CORE_FIELD_NUMBER: _ClassVar[int]
@@ -134,6 +134,7 @@ class OptionParams(_message.Message):
     SEAT_FIELD_NUMBER: _ClassVar[int]
     CARDS_FIELD_NUMBER: _ClassVar[int]
     COUNT_FIELD_NUMBER: _ClassVar[int]
+    KEYWORD_FIELD_NUMBER: _ClassVar[int]
     card: str
     champion: str
     core: str
@@ -147,7 +148,8 @@ class OptionParams(_message.Message):
     seat: int
     cards: _containers.RepeatedScalarFieldContainer[str]
     count: int
-    def __init__(self, card: _Optional[str] = ..., champion: _Optional[str] = ..., core: _Optional[str] = ..., action: _Optional[str] = ..., hex: _Optional[str] = ..., orientation: _Optional[int] = ..., targets: _Optional[_Iterable[str]] = ..., hexes: _Optional[_Iterable[str]] = ..., strength: _Optional[int] = ..., value: _Optional[int] = ..., seat: _Optional[int] = ..., cards: _Optional[_Iterable[str]] = ..., count: _Optional[int] = ...) -> None: ...
+    keyword: str
+    def __init__(self, card: _Optional[str] = ..., champion: _Optional[str] = ..., core: _Optional[str] = ..., action: _Optional[str] = ..., hex: _Optional[str] = ..., orientation: _Optional[int] = ..., targets: _Optional[_Iterable[str]] = ..., hexes: _Optional[_Iterable[str]] = ..., strength: _Optional[int] = ..., value: _Optional[int] = ..., seat: _Optional[int] = ..., cards: _Optional[_Iterable[str]] = ..., count: _Optional[int] = ..., keyword: _Optional[str] = ...) -> None: ...
 
 class Event(_message.Message):
     __slots__ = ("seat", "team", "champion", "card", "hex", "from_hex", "path", "mode", "amount", "source", "hp_left", "vps", "reason", "targets", "target", "defence", "strength", "keyword", "cards", "trap_kind", "challenge", "slot", "challenges", "round", "value", "ranks", "core", "action", "count")
