@@ -41,6 +41,7 @@ from django.utils import timezone
 from ladder.ids import BotId, BotVersionId
 from ladder.matchmaking import Candidate, MatchmakingConfig, RecentMatch, ScheduledMatch, make_matches
 from referee.core.errors import ConfigError
+from referee.core.fairness import new_seed
 from referee.core.registry import get_game
 from webapp.bots.models import Bot
 from webapp.matches import services as match_services
@@ -202,15 +203,18 @@ def schedule_round(game: str, tick: str, *, now: datetime | None = None) -> Roun
         round_key = digest.hexdigest()[:32]  # request ids stay well under the column's 64 characters
         versions_by_id = {str(b.latest_version_id): b.latest_version for b in bots.values()}
         queued: list[int] = []
-        planned: list[ScheduledMatch] = []
+        planned: list[tuple[str, ScheduledMatch]] = []
         for referee in sorted(by_referee):
-            planned.extend(make_matches(by_referee[referee], recent, now, rng, config))
-        for i, sm in enumerate(planned):
+            planned.extend((referee, sm) for sm in make_matches(by_referee[referee], recent, now, rng, config))
+        # The matchmaker's generator is seeded from the tick, so anyone who knows the tick could
+        # compute its seeds: every table draws a secret seed instead, shared by its mirrored set.
+        seeds: dict[tuple[str, int], int] = {}
+        for i, (referee, sm) in enumerate(planned):
             match = match_services.do_queue_match(
                 game,
                 [versions_by_id[v] for v in sm.seats],
                 rated=True,
-                seed=sm.seed,
+                seed=seeds.setdefault((referee, sm.table_index), new_seed()),
                 request_id=f"ladder-{round_key}-{i}",
             )
             queued.append(match.pk)
