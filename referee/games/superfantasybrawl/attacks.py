@@ -338,6 +338,11 @@ def _reaction_effects(m: BrawlMatch, st: Step, choice: str | None) -> Pending | 
     return None
 
 
+POST_OPTIONAL_BY_ITSELF = frozenset({"dash", "swoop", "jump", "place", "force", "plan"})
+"""Keywords whose own decision already offers doing nothing (``<kind>:stay``, ``plan:stop``), so a
+post-attack one is not asked about twice."""
+
+
 @step("attack_post")
 def _attack_post(m: BrawlMatch, st: Step, choice: str | None) -> Pending | None:
     a = m.attack
@@ -347,11 +352,39 @@ def _attack_post(m: BrawlMatch, st: Step, choice: str | None) -> Pending | None:
     card: Card = m.content.cards[a["card"]]
     steps = []
     for e in card.post:
-        if e.who == "target":
-            steps += [effect_step(e, attacker.id, a["seat"], t) for t in a["targets"]]
-        else:
-            steps.append(effect_step(e, attacker.id, a["seat"], attacker.id))
+        champs = a["targets"] if e.who == "target" else [attacker.id]
+        for champ in champs:
+            effect = effect_step(e, attacker.id, a["seat"], champ)
+            # Seed-it: "l'attacco deve essere effettuato e poi il giocatore sceglie se applicare l'abilità o
+            # meno": each post-attack ability is the attacker's choice, asked per champion it would affect.
+            steps.append(
+                effect if e.kw in POST_OPTIONAL_BY_ITSELF else {"op": "post_choice", "card": card.id, "effect": effect}
+            )
     m.push(steps)
+    return None
+
+
+@step("post_choice")
+def _post_choice(m: BrawlMatch, st: Step, choice: str | None) -> Pending | None:
+    """Asks the attacker whether to apply one post-attack ability to one champion (seed-it, A11 step 9)."""
+    effect = st["effect"]
+    c = m.champs[effect["champ"]]
+    if c.hex is None:
+        return None  # a champion on its Gate cannot be affected by card effects (A14)
+    card = m.content.cards[st["card"]]
+    kw, value = effect["kw"], effect["value"]
+    what = f"{kw} {value}" if value else kw
+    if choice is None:
+        params = {"card": card.id, "champion": c.id, "keyword": kw, "value": value}
+        options = [
+            opt("post:apply", "apply", f"apply {card.name}'s {what} to {c.id}", **params),
+            opt("post:decline", "decline", f"do not apply {card.name}'s {what} to {c.id}", **params),
+        ]
+        return Pending(effect["player"], "post_attack", f"apply {what} to {c.id}?", options, "post:decline", st)
+    if choice == "post:apply":
+        m.push([effect])
+    else:
+        m.emit("post_attack_declined", {"champion": c.id, "card": card.id, "keyword": kw})
     return None
 
 
@@ -367,6 +400,8 @@ def effect_step(e: Effect, source: str, seat: int, champ: str) -> Step:
         "value": e.value,
         "range": e.range,
         "near": e.near,
+        "relation": e.relation,
+        "element": e.element,
         "champ": champ,
         "source": source,
         "player": seat,

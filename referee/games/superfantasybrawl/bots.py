@@ -79,8 +79,11 @@ class HeuristicPolicy:
             return -1.0 if o.id == "react:pass" else 1.0 + champs[p["champion"]]["damage"] * 0.1
         if kind == "strike":
             return -1.0 if o.id == "strike:none" else 1.0
-        if kind == "draw":
-            return float(p.get("count", 0))
+        if kind == "post_attack":
+            # Push, root, stun or fear an Enemy; spare an Ally caught in the area (heal and draw always help).
+            c = champs.get(p.get("champion", ""))
+            helps = p.get("keyword") in ("heal", "draw") or (c is not None and c["team"] != my_team)
+            return (1.0 if helps else -1.0) * (1.0 if o.id == "post:apply" else -1.0)
         if kind == "plan":
             return 1.0 if o.id == "plan:stop" else 0.0
         if kind == "mulligan":

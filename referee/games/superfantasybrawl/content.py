@@ -38,6 +38,10 @@ EFFECT_KEYWORDS = (
 )
 """Keywords an effect entry may name; each has a handler registered in :mod:`.keywords`."""
 EFFECT_WHO = ("self", "target", "attacker")
+RELATIONS = ("towards", "away")
+"""Seed-ja's "towards" and "away" (向かう/遠ざかる): a movement effect may name one, with an element."""
+RELATIVE_KEYWORDS = ("dash", "swoop", "jump", "force")
+"""The movement keywords that may be made "towards" or "away from" an element."""
 TARGET_KINDS = ("none", "ally", "enemy", "self_or_ally")
 CONDITIONS = ("target_bloodied", "self_bloodied", "target_rooted")
 TRAITS = ("guardian", "long_reach", "pierce", "steadfast", "strength_bonus", "unstunnable")
@@ -62,6 +66,10 @@ class Effect:
     value: int = 0
     range: int = 0
     near: str = ""
+    relation: str = ""
+    """``"towards"`` or ``"away"`` (seed-ja): the move must end nearer to / further from ``element``."""
+    element: str = ""
+    """What the move is towards or away from: ``"source"`` (the effect's champion) or ``"statue:<colour>"``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -294,7 +302,21 @@ def _effects(raw: Any, where: str) -> tuple[Effect, ...]:
             raise ContentError(f"{w}: a place effect needs 'range' or 'near'")
         if near not in ("", "self"):
             raise ContentError(f"{w}.near must be 'self' if given, got {near!r}")
-        out.append(Effect(kw, who, value, int(rng), str(near)))
+        relation, element = "", ""
+        for rel in RELATIONS:
+            if rel in e:
+                if relation:
+                    raise ContentError(f"{w}: an effect may be towards or away, not both")
+                relation, element = rel, e[rel]
+        if relation:
+            if kw not in RELATIVE_KEYWORDS:
+                raise ContentError(f"{w}.{relation}: only {list(RELATIVE_KEYWORDS)} may move {relation}, not {kw!r}")
+            statues = tuple(f"statue:{c}" for c in COLOURS)
+            if element not in ("source", *statues):
+                raise ContentError(f"{w}.{relation} must be 'source' or one of {list(statues)}, got {element!r}")
+            if element == "source" and who == "self":
+                raise ContentError(f"{w}.{relation}: 'source' is the champion itself when who is 'self'")
+        out.append(Effect(kw, who, value, int(rng), str(near), relation, str(element)))
     return tuple(out)
 
 

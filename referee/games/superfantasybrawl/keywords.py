@@ -22,6 +22,7 @@ from referee.games.superfantasybrawl.movement import (
     jump_destinations,
     line_destinations,
     place_destinations,
+    relative,
     straight_displacement,
     walk_step,
 )
@@ -66,6 +67,8 @@ def _destination_choice(
     optional: bool = True,
 ) -> Pending | None:
     if choice is None:
+        if st.get("relation"):
+            dests = _relative(m, st, c, dests)
         if not dests:
             return None
         options = [
@@ -81,9 +84,34 @@ def _destination_choice(
     if choice.endswith(":stay"):
         return None
     dest = parse_hex(choice.split(":", 1)[1])
+    if st.get("relation"):
+        dests = _relative(m, st, c, dests, quiet=True)
     source = c.id if mode == "move" else st["source"]
     m.push([walk_step(c.id, dests[dest], mode if mode != "move" else "move", source)])
     return None
+
+
+def element_hex(m: BrawlMatch, st: Step) -> Hex | None:
+    """Where the element of a "towards"/"away" effect stands: its source champion, or a statue."""
+    element = st.get("element", "")
+    if element.startswith("statue:"):
+        return m.content.arena.statues[element.split(":", 1)[1]]
+    return m.champs[st["source"]].hex
+
+
+def _relative(
+    m: BrawlMatch, st: Step, c: ChampState, dests: dict[Hex, Path], *, quiet: bool = False
+) -> dict[Hex, Path]:
+    """Keeps the destinations that go towards / away from the effect's element (seed-ja, measured after the move).
+
+    When none does, the champion does not move, and an ``ignored`` event says so.
+    """
+    element = element_hex(m, st)
+    assert c.hex is not None
+    kept = relative(dests, c.hex, element, st["relation"]) if element is not None else {}
+    if not kept and not quiet:
+        m.emit("ignored", {"champion": c.id, "keyword": st["kw"], "reason": f"no {st['kw']} goes {st['relation']}"})
+    return kept
 
 
 @keyword("dash")
@@ -134,11 +162,19 @@ def _force(m: BrawlMatch, st: Step, c: ChampState, choice: str | None) -> Pendin
 
 @keyword("fear")
 def _fear(m: BrawlMatch, st: Step, c: ChampState, choice: str | None) -> Pending | None:
-    """Fear X: a Dash away from the source chosen by the feared champion's player, furthest and longest (FAQ A16.5)."""
+    """Fear X: the feared champion's player Dashes it away from the source, as far as it can (seeds 000, 001).
+
+    Away is measured after the move (seed-ja); among the Dashes that end further away only the
+    longest are offered (seed-it: "il massimo dello scatto possibile"). When no Dash ends further
+    away the champion does not move (seed-ja, "それができない場合、その戦士は移動しません"), logged as ``ignored``.
+    """
     source = m.champs[st["source"]].hex
     if source is None or has_trait(m, c, "steadfast"):
         return None
     dests = fear_destinations(m, c, source, st["value"])
+    if choice is None and not dests and not c.rooted:
+        m.emit("ignored", {"champion": c.id, "keyword": "fear", "reason": "no dash ends further away"})
+        return None
     return _destination_choice(m, st, c, choice, dests, c.seat, "fear", "displace", optional=False)
 
 
@@ -230,15 +266,8 @@ def _damage(m: BrawlMatch, st: Step, c: ChampState, choice: str | None) -> Pendi
 
 @keyword("draw")
 def _draw(m: BrawlMatch, st: Step, c: ChampState, choice: str | None) -> Pending | None:
-    """Draw X: draw up to X; the player names how many first (dized)."""
-    seat = st["player"]
-    most = min(st["value"], len(m.decks[seat]) + len(m.discards[seat]))
-    if choice is None:
-        if most <= 0:
-            return None
-        options = [opt(f"draw:{k}", "draw", f"draw {k}", count=k) for k in range(most, -1, -1)]
-        return Pending(seat, "draw", f"draw up to {most}", options, options[0].id, st)
-    m.draw(seat, int(choice.split(":")[1]))
+    """Draw X: draw X cards (seed-it: "Pesca X: pesca X carte."), fewer only when deck and discard run out."""
+    m.draw(st["player"], st["value"])
     return None
 
 

@@ -43,7 +43,7 @@ from referee.games.superfantasybrawl.hexes import Hex
 from referee.games.superfantasybrawl.state import ChampState, team
 from referee.games.superfantasybrawl.steps import STEPS, Pending, Step
 
-INFO = GameInfo("superfantasybrawl", "Super Fantasy Brawl", "1", min_seats=2, max_seats=4)
+INFO = GameInfo("superfantasybrawl", "Super Fantasy Brawl", "2", min_seats=2, max_seats=4)
 
 
 class BrawlMatch(Match):

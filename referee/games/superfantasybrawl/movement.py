@@ -173,36 +173,49 @@ def straight_displacement(
     return path, value - len(path)
 
 
-def fear_destinations(m: BrawlMatch, target: ChampState, source: Hex, value: int) -> dict[Hex, Path]:
-    """Fear X: the Dashes away from ``source`` that end furthest from it, of maximum length (FAQ A16.5).
+def towards(start: Hex, end: Hex, element: Hex) -> bool:
+    """Whether a move from ``start`` to ``end`` goes towards ``element``.
 
-    Each step must increase the distance to the source (the per-step reading of 'away', A10).
+    Seed-ja (向かう): after the move the champion must be fewer hexes from the element than before;
+    only the whole move counts, not each step.
+    """
+    return distance(end, element) < distance(start, element)
+
+
+def away(start: Hex, end: Hex, element: Hex) -> bool:
+    """Whether a move from ``start`` to ``end`` goes away from ``element``.
+
+    Seed-ja (遠ざかる): after the move the champion must be more hexes from the element than before;
+    a sideways Dash that ends further away qualifies.
+    """
+    return distance(end, element) > distance(start, element)
+
+
+def relative(dests: dict[Hex, Path], start: Hex, element: Hex, relation: str) -> dict[Hex, Path]:
+    """Keeps the destinations that go ``relation`` (``"towards"`` or ``"away"``) relative to ``element``.
+
+    An empty result means the champion does not move (seed-ja: "それができない場合、その戦士は移動しません").
+    """
+    keep = towards if relation == "towards" else away
+    return {h: p for h, p in dests.items() if keep(start, h, element)}
+
+
+def fear_destinations(m: BrawlMatch, target: ChampState, source: Hex, value: int) -> dict[Hex, Path]:
+    """Fear X: the longest Dashes of up to X that end further from ``source`` than the champion starts.
+
+    Seed-it: the feared champion "deve scattare X in una direzione a sua scelta, purché sia lontano
+    dalla fonte" and "deve muovere il massimo dello scatto possibile"; seed-ja measures "away"
+    after the move. So every Dash destination (normal restrictions: Allies passed, not ended on)
+    that ends further away is a candidate, and only the candidates of the greatest length remain;
+    its controller picks among them. None ends further away: the champion does not move.
     """
     if target.hex is None or target.rooted:
         return {}
-    occ = occupied(m)
-    candidates: list[tuple[int, int, Hex, Path]] = []
-    for d in DIRECTIONS:
-        h = target.hex
-        dist = distance(h, source)
-        path: Path = []
-        end: tuple[Hex, Path] | None = None
-        for _ in range(value):
-            n = add(h, d)
-            nd = distance(n, source)
-            if nd <= dist or not _passable(m, target, n, occ):
-                break
-            path.append(n)
-            h, dist = n, nd
-            if endable(m, n, occ):
-                end = (n, list(path))
-        if end is not None:
-            candidates.append((distance(end[0], source), len(end[1]), end[0], end[1]))
-    if not candidates:
+    dashes = relative(line_destinations(m, target, value, swoop=False), target.hex, source, "away")
+    if not dashes:
         return {}
-    far = max(c[0] for c in candidates)
-    longest = max(c[1] for c in candidates if c[0] == far)
-    return {c[2]: c[3] for c in candidates if c[0] == far and c[1] == longest}
+    longest = max(len(p) for p in dashes.values())
+    return {h: p for h, p in dashes.items() if len(p) == longest}
 
 
 def walk_step(

@@ -1,7 +1,8 @@
 """One scenario per keyword of rules-facts A15 (seed-it 'Parole chiave', dized keyword pages).
 
-Bloodied, Control, Dash, Double, Draw, Fear, Force, Heal, Jump, Lifesteal, Out of Action (see
-test_attacks), Place, Plan, Poison, Pull, Push, Root, Stun, Swoop.
+Bloodied, Control, Dash, Double, Force, Heal, Jump, Lifesteal, Out of Action (see
+test_attacks), Place, Plan, Poison, Pull, Push, Root, Stun, Swoop. Draw, Fear, towards and away, as the
+seeds word them, are in test_seed_rulings.
 """
 
 from __future__ import annotations
@@ -65,26 +66,6 @@ def test_double_resolves_the_attack_damage_twice() -> None:
     assert len(events(m, "attack_roll")) == 2
 
 
-def test_draw_up_to_x_the_player_names_how_many() -> None:
-    """Draw X (dized): draw up to X; the player announces how many first."""
-    m = build({"quill": {"seat": 0, "hex": (0, -1)}, **FAR}, hands=[["qui5"], []], decks=[["qui1", "qui2"], []])
-    play(m, "card:qui5", "move:stay", "skill:use")
-    assert ids(m) == ["draw:2", "draw:1", "draw:0"]
-    play(m, "draw:1")
-    assert m.hands[0] == ["qui2"]
-
-
-def test_fear_the_feared_player_picks_among_the_furthest_longest_dashes() -> None:
-    """Fear X (A15, FAQ A16.5): the feared champion's player chooses, but must end furthest away and Dash the most."""
-    m = build({"gloam": {"seat": 0, "hex": (-1, -1)}, "tavi": {"seat": 1, "hex": (0, -1)}}, hands=[["glo3"], []])
-    play(m, "card:glo3", "target:tavi")
-    d = m.to_move()
-    assert d is not None and d.seat == 1 and d.kind == "fear"
-    assert ids(m) == ["fear:q2r-3", "fear:q2r-1"]
-    play(m, "fear:q2r-1")
-    assert m.champs["tavi"].hex == (2, -1)
-
-
 def test_force_moves_the_target_by_the_card_player_and_a_rooted_champion_cannot_be_forced() -> None:
     """Force X (A15): the card's player moves the target up to X; Root stops it and it deals no damage."""
     champs = {"oska": {"seat": 0, "hex": (-1, -1)}, "tavi": {"seat": 1, "hex": (1, -1)}}
@@ -141,8 +122,8 @@ def test_plan_puts_cards_on_top_in_the_chosen_order() -> None:
     m = build(
         {"wren": {"seat": 0, "hex": (0, -2)}, **FAR}, hands=[["wre3", "wre1", "wre4"], []], decks=[["wre5", "wre6"], []]
     )
-    play(m, "card:wre3", "move:stay", "skill:use", "draw:0", "plan:wre1", "plan:wre4")
-    assert m.decks[0][-2:] == ["wre1", "wre4"] and m.hands[0] == []
+    play(m, "card:wre3", "move:stay", "skill:use", "plan:wre1", "plan:wre4")  # Foresight: Draw 2, then Plan 2
+    assert m.decks[0][-2:] == ["wre1", "wre4"] and sorted(m.hands[0]) == ["wre5", "wre6"]
     assert m.observe(Seat(0))["planned_on_top"] == 2
     assert [e.kind for e in m.events(0, Seat(1))].count("planned_card") == 0  # which cards is private
 
@@ -163,7 +144,7 @@ def test_poison_adds_damage_only_if_attack_damage_was_dealt() -> None:
 def test_pull_moves_the_target_towards_the_source_and_blocked_hexes_are_damage() -> None:
     """Pull X (A15, dized): straight towards the source; stops before a champion; 1 damage per hex not moved."""
     m = build({"greta": {"seat": 0, "hex": (-3, -1)}, "tavi": {"seat": 1, "hex": (0, -1)}}, hands=[["gre1"], []])
-    play(m, "card:gre1", "target:tavi")
+    play(m, "card:gre1", "target:tavi", "post:apply")
     assert m.champs["tavi"].hex == (-2, -1)
     assert m.champs["tavi"].damage == 1  # strength 1 - defence 1 = 0, then 1 hex of the Pull blocked by Greta
 
@@ -171,7 +152,7 @@ def test_pull_moves_the_target_towards_the_source_and_blocked_hexes_are_damage()
 def test_push_blocked_by_a_statue_deals_damage_off_row_is_ignored_rooted_takes_it_all() -> None:
     """Push X (A15, A18.5): away along the row; blocked hexes are damage; not on a row: ignored; Root: all damage."""
     m = build({"brannoc": {"seat": 0, "hex": (-2, 0)}, "tavi": {"seat": 1, "hex": (-1, 0)}}, hands=[["bra1"], []])
-    play(m, "card:bra1", "move:stay", "target:tavi")
+    play(m, "card:bra1", "move:stay", "target:tavi", "post:apply")
     assert m.champs["tavi"].hex == (-1, 0) and m.champs["tavi"].damage == 2
     m = build({"quill": {"seat": 0, "hex": (-3, -1)}, "oska": {"seat": 1, "hex": (0, -3)}}, hands=[["qui3"], ["osk6"]])
     play(m, "card:qui3", "target:oska", "react:osk6:oska")
@@ -180,7 +161,7 @@ def test_push_blocked_by_a_statue_deals_damage_off_row_is_ignored_rooted_takes_i
         {"brannoc": {"seat": 0, "hex": (0, -1)}, "tavi": {"seat": 1, "hex": (1, -1), "rooted": True}},
         hands=[["bra1"], []],
     )
-    play(m, "card:bra1", "move:stay", "target:tavi")
+    play(m, "card:bra1", "move:stay", "target:tavi", "post:apply")
     assert m.champs["tavi"].hex == (1, -1) and m.champs["tavi"].damage == 2
 
 
@@ -201,10 +182,10 @@ def test_stun_discards_a_card_of_that_champion_or_reveals_the_hand() -> None:
     m = build(
         {"greta": {"seat": 0, "hex": (0, -1)}, "tavi": {"seat": 1, "hex": (1, -1)}}, hands=[["gre2"], ["tav1", "osk1"]]
     )
-    play(m, "card:gre2", "move:stay", "target:tavi")
+    play(m, "card:gre2", "move:stay", "target:tavi", "post:apply")
     assert m.discards[1] == ["tav1"]  # the only Tavi card: no choice to make
     m = build({"greta": {"seat": 0, "hex": (0, -1)}, "tavi": {"seat": 1, "hex": (1, -1)}}, hands=[["gre2"], ["osk1"]])
-    play(m, "card:gre2", "move:stay", "target:tavi")
+    play(m, "card:gre2", "move:stay", "target:tavi", "post:apply")
     assert events(m, "hand_revealed") == [{"seat": 1, "champion": "tavi", "cards": ["osk1"]}]
 
 

@@ -52,7 +52,7 @@ def test_steadfast_cannot_be_pushed_and_takes_no_push_damage() -> None:
         {"brannoc": {"seat": 0, "hex": (-2, 0)}, "greta": {"seat": 1, "hex": (-1, 0), "levelled": True}},
         hands=[["bra1"], []],
     )
-    play(m, "card:bra1", "move:stay", "target:greta")
+    play(m, "card:bra1", "move:stay", "target:greta", "post:apply")
     assert m.champs["greta"].hex == (-1, 0) and m.champs["greta"].damage == 1
     assert events(m, "immune")[0]["keyword"] == "push"
 

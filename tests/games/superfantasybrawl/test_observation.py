@@ -29,7 +29,7 @@ def test_each_seat_sees_only_its_own_hand_and_a_spectator_none() -> None:
 def test_determinize_keeps_what_the_viewer_sees_and_redeals_the_rest() -> None:
     """determinize: the viewer's hand and planned top cards stay; other hands, decks and traps are re-dealt."""
     m = build(CHAMPS, hands=HANDS, decks=DECKS, traps={(1, -2): ("damage", 1), (3, -2): ("root", 0)})
-    play(m, "card:wre3", "move:stay", "skill:use", "draw:0", "plan:wre1", "plan:stop")
+    play(m, "card:wre3", "move:stay", "skill:use", "plan:wre1", "plan:stop")
     changed_hand = changed_traps = False
     for salt in range(20):
         other = m.determinize(Seat(0), SeededChance(salt))
@@ -70,7 +70,7 @@ def test_a_hand_revealed_by_stun_stays_known_in_the_redeal() -> None:
         hands=[["gre2"], ["osk1", "osk2"]],
         decks=[[], ["tav1", "tav2", "tav3"]],
     )
-    play(m, "card:gre2", "move:stay", "target:tavi")
+    play(m, "card:gre2", "move:stay", "target:tavi", "post:apply")
     for salt in range(5):
         other = m.determinize(Seat(0), SeededChance(salt))
         assert sorted(other.hands[1]) == ["osk1", "osk2"]

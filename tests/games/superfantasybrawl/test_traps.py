@@ -67,7 +67,7 @@ def test_a_trap_sprung_by_a_push_credits_the_pusher_with_the_knock_out() -> None
         traps={(1, -2): ("damage", 2)},
         chance=ScriptedChance.of(0),
     )
-    play(m, "card:bra1", "move:stay", "target:tavi")
+    play(m, "card:bra1", "move:stay", "target:tavi", "post:apply")
     assert m.champs["tavi"].hex is None
     assert m.vp == [1, 0]
     while m.to_move().kind == "trap_replace":  # type: ignore[union-attr]
@@ -150,7 +150,7 @@ def test_a_push_stopped_by_a_root_trap_turns_the_rest_into_damage() -> None:
         traps={(1, -2): ("root", 0)},
         chance=ScriptedChance.of(0),
     )
-    play(m, "card:dur3", "move:stay", "target:tavi")
+    play(m, "card:dur3", "move:stay", "target:tavi", "post:apply")
     while m.to_move().kind == "trap_replace":  # type: ignore[union-attr]
         play(m, ids(m)[0])
     assert m.champs["tavi"].hex == (1, -2)
