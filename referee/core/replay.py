@@ -31,6 +31,7 @@ from referee.core.contract import (
     forfeit_outcome,
 )
 from referee.core.errors import EngineError
+from referee.core.fairness import check_commitment
 from referee.core.ids import Seat
 from referee.core.registry import get_game
 
@@ -346,6 +347,39 @@ def simulate(replay: Replay, game: Game | None = None) -> Match:
         except EngineError as exc:
             raise ReplayError(f"decision {n}: {exc}") from exc
     return match
+
+
+def verify_commitment(replay: Replay, published: str | None = None) -> str | None:
+    """Checks the replay's seed against its seed commitment (``meta.seed_commitment``).
+
+    The commitment is SHA-256 of the match id and the seed, published when the match was created
+    (see :mod:`referee.core.fairness`); the replay reveals the seed. With ``published`` (the value
+    the service showed before the match, e.g. on its match page) the check is against that value
+    and the replay's own copy must agree with it.
+
+    Returns:
+        The commitment checked, or ``None`` when there is none to check (an old replay, nothing
+        published).
+
+    Raises:
+        ReplayError: the commitment does not match the seed and match id, or differs from the
+            published one, or ``meta.match_id`` is missing when a commitment is to be checked.
+    """
+    recorded = str(replay.meta.get("seed_commitment") or "").strip().lower()
+    wanted = (published or "").strip().lower() or recorded
+    if not wanted:
+        return None
+    match_id = replay.meta.get("match_id")
+    if match_id is None or match_id == "":
+        raise ReplayError("the replay names no meta.match_id, so its seed commitment cannot be checked")
+    if published and recorded and recorded != wanted:
+        raise ReplayError(f"the replay's seed commitment {recorded} differs from the published {wanted}")
+    if not check_commitment(str(match_id), replay.seed, wanted):
+        raise ReplayError(
+            f"seed {replay.seed} of match {str(match_id)!r} does not match the seed commitment {wanted}: "
+            "the match was not played with the seed committed to"
+        )
+    return wanted
 
 
 def verify(replay: Replay, game: Game | None = None) -> Match:
