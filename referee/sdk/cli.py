@@ -21,6 +21,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     run.add_argument("--games", nargs="*", default=[], help="games to play (default: every game the token allows)")
     run.add_argument("--max-matches", type=int, default=1, help="seats to accept at once")
     run.add_argument("--matches", type=int, default=None, help="exit after this many matches")
+    run.add_argument("--tls", action="store_true", help="connect over TLS (a referee behind a TLS ingress)")
+    run.add_argument(
+        "--ca", metavar="FILE", help="PEM certificate authority to trust with --tls (default: system roots)"
+    )
     run.add_argument("-v", "--verbose", action="store_true")
     run.set_defaults(func=cmd_run)
 
@@ -33,9 +37,24 @@ def cmd_run(args: argparse.Namespace) -> int:
     if not args.token:
         print("error: no token (pass --token or set BRAWL_TOKEN)", file=sys.stderr)
         return 2
+    if args.ca and not args.tls:
+        print("error: --ca needs --tls", file=sys.stderr)
+        return 2
     factory = load_object(args.bot)
     try:
-        run_bot(factory, args.server, args.token, games=args.games, max_matches=args.max_matches, matches=args.matches)
+        run_bot(
+            factory,
+            args.server,
+            args.token,
+            games=args.games,
+            max_matches=args.max_matches,
+            matches=args.matches,
+            tls=args.tls,
+            ca=args.ca,
+        )
+    except OSError as exc:
+        print(f"error: cannot read the CA file: {exc}", file=sys.stderr)
+        return 2
     except BotConnectionError as exc:
         print(f"error: the referee refused the bot: {exc}", file=sys.stderr)
         return 2

@@ -12,6 +12,7 @@ import asyncio
 import importlib
 import logging
 from collections.abc import AsyncIterator, Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -68,6 +69,8 @@ class BotClient:
         max_matches: Seats to accept at once.
         reconnect: Reconnect when the stream breaks.
         threaded: Call the bot in a worker thread (keeps pings answered while it thinks).
+        tls: Connect over TLS (the referee's bot port serves TLS when given a certificate).
+        ca: PEM file of the certificate authority to trust (default: the system's roots).
     """
 
     def __init__(
@@ -81,7 +84,11 @@ class BotClient:
         reconnect: bool = True,
         threaded: bool = True,
         on_match_end: Callable[[MatchResult], None] | None = None,
+        tls: bool = False,
+        ca: str | Path | None = None,
     ) -> None:
+        self.credentials = channel_credentials(tls, ca)
+        """TLS credentials of the channel, or ``None`` for plaintext."""
         self.server = server
         self.token = token
         self.games = list(games)
@@ -150,7 +157,11 @@ class BotClient:
                     return
                 yield item
 
-        async with grpc.aio.insecure_channel(self.server) as channel:
+        async with (
+            grpc.aio.secure_channel(self.server, self.credentials)
+            if self.credentials is not None
+            else grpc.aio.insecure_channel(self.server)
+        ) as channel:
             generated: Any = bot_pb2_grpc  # generated code carries no annotations
             stub = generated.BotServiceStub(channel)
             call = stub.Connect(requests(), metadata=(("authorization", f"Bearer {self.token}"),))
@@ -194,6 +205,21 @@ class BotClient:
             await asyncio.wait(list(self.host.tasks), timeout=1.0)
 
 
+def channel_credentials(tls: bool, ca: str | Path | None = None) -> grpc.ChannelCredentials | None:
+    """Returns TLS channel credentials (``ca``: a PEM file to trust instead of the system's roots), or
+    ``None`` for a plaintext channel.
+
+    Raises:
+        OSError: ``ca`` cannot be read.
+        ValueError: ``ca`` is given without ``tls``.
+    """
+    if not tls:
+        if ca is not None:
+            raise ValueError("a CA file only makes sense with TLS (--tls)")
+        return None
+    return grpc.ssl_channel_credentials(root_certificates=Path(ca).read_bytes() if ca is not None else None)
+
+
 def run_bot(
     factory: Callable[[], Any],
     server: str,
@@ -202,11 +228,14 @@ def run_bot(
     games: Sequence[str] = (),
     max_matches: int = 1,
     matches: int | None = None,
+    tls: bool = False,
+    ca: str | Path | None = None,
 ) -> None:
     """Runs a bot until interrupted (or ``matches`` matches ended): the blocking entry point.
 
     Raises:
         BotConnectionError: the referee refused the token or the Hello.
+        OSError: the CA file cannot be read.
     """
-    client = BotClient(factory, server, token, games=games, max_matches=max_matches)
+    client = BotClient(factory, server, token, games=games, max_matches=max_matches, tls=tls, ca=ca)
     asyncio.run(client.run(matches))
