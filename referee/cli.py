@@ -37,6 +37,15 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Runs the ``brawl`` command line and returns its exit status."""
     args = build_parser().parse_args(argv)
+    from referee import logsetup
+
+    # One logging set-up for every process ``brawl`` starts (referee, worker, web, bots); the
+    # subcommands' own ``logging.basicConfig`` calls are then no-ops.
+    try:
+        logsetup.configure(args.command, verbose=bool(getattr(args, "verbose", False)))
+    except ValueError as exc:
+        print(f"brawl: {exc}", file=sys.stderr)
+        return 2
     status: int = args.func(args)
     return status
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from celery import Celery
+from celery import Celery, signals
 from kombu import Exchange, Queue
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "webapp.settings")
@@ -65,7 +65,8 @@ def broker_settings() -> dict[str, object]:
     for sub in ("queue", "processed", "control", "staging", "unacked", "bad"):
         (folder / sub).mkdir(parents=True, exist_ok=True)
     return {
-        "broker_url": f"{broker.ALIAS}://",
+        # A host name, or kombu warns that none was supplied in every process that connects.
+        "broker_url": f"{broker.ALIAS}://localhost",
         "broker_transport_options": {
             "data_folder_in": str(folder / "queue"),
             "data_folder_out": str(folder / "queue"),
@@ -142,13 +143,22 @@ app.conf.update(
         "workers.tasks.*": {"queue": SCHEDULING},
     },
     broker_connection_retry_on_startup=True,
-    worker_hijack_root_logger=True,
-    worker_task_log_format="%(asctime)s %(levelname)s %(task_name)s task_id=%(task_id)s %(message)s",
-    worker_log_format="%(asctime)s %(levelname)s %(processName)s %(message)s",
+    # Logging is set up by ``referee.logsetup`` (the ``setup_logging`` receiver below): the same
+    # format, JSON option and ``task_id`` field as every other process.
+    worker_hijack_root_logger=False,
     beat_schedule=beat_schedule(),
     timezone="UTC",
 )
 app.set_default()
+
+
+@signals.setup_logging.connect
+def _logging(loglevel: object = None, **_: object) -> None:
+    """Celery's own root-logger set-up is replaced by the project's (``referee.logsetup``)."""
+    from referee import logsetup
+
+    logsetup.configure("worker", verbose=str(loglevel).upper() in {"DEBUG", "10"})
+
 
 # Count task failures and retries for ``/metrics`` (``workers.taskmetrics``).
 from workers import taskmetrics  # noqa: E402  (needs the app configured, and settings named, first)
