@@ -15,6 +15,9 @@ from rest_framework import exceptions, pagination, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
+MAX_ID = 2**63 - 1
+"""The largest id any table holds (a signed 64-bit column); larger numbers are refused, not sent to the database."""
+
 
 class Pagination(pagination.PageNumberPagination):
     """Page-number pagination; ``?page_size=`` up to 200."""
@@ -22,6 +25,41 @@ class Pagination(pagination.PageNumberPagination):
     page_size = 50
     page_size_query_param = "page_size"
     max_page_size = 200
+
+
+class BadParameter(exceptions.ValidationError):
+    """A query parameter is not a number in its range."""
+
+    default_code = "bad_parameter"
+
+    def __init__(self, detail: str) -> None:
+        super().__init__({"detail": detail}, code="bad_parameter")
+
+
+def bounded_int(raw: str | None, name: str, *, default: Any, low: int = 0, high: int = MAX_ID) -> Any:
+    """Parses an integer query parameter within ``low..high``; ``default`` when absent or empty.
+
+    Raises:
+        BadParameter: not an integer, or outside the range (a 400 with code ``bad_parameter``).
+    """
+    if raw is None or raw == "":
+        return default
+    try:
+        value = int(raw.strip())
+    except ValueError:
+        raise BadParameter(f"{name} must be an integer, got {raw[:40]!r}") from None
+    if not low <= value <= high:
+        raise BadParameter(f"{name} must be between {low} and {high}, got {raw[:40]}")
+    return value
+
+
+def query_id(raw: str | None, name: str) -> int | None:
+    """Parses an id query parameter (``1..MAX_ID``); ``None`` when absent or empty.
+
+    Raises:
+        BadParameter: not an id.
+    """
+    return bounded_int(raw, name, default=None, low=1)  # type: ignore[no-any-return]
 
 
 class DomainError(exceptions.APIException):
@@ -52,7 +90,12 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         return None
     if isinstance(exc, exceptions.APIException) and isinstance(response.data, dict) and "detail" in response.data:
         codes = exc.get_codes()
+        if isinstance(codes, dict):  # a ValidationError raised as {"detail": ...}: its code sits under "detail"
+            detail_codes = codes.get("detail")
+            codes = detail_codes[0] if isinstance(detail_codes, list) and detail_codes else detail_codes
         response.data["code"] = codes if isinstance(codes, str) else exc.default_code
+        if isinstance(response.data["detail"], list) and len(response.data["detail"]) == 1:
+            response.data["detail"] = response.data["detail"][0]
     elif isinstance(exc, exceptions.ValidationError):
         response.data = {"detail": response.data, "code": "invalid"}
     wait = getattr(exc, "wait", None)

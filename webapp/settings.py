@@ -7,7 +7,10 @@ Environment variables:
     ALLOWED_HOSTS: comma-separated host names; ``localhost,127.0.0.1`` outside production.
     DATABASE_URL: ``postgresql://user@host:port/name``; required in production; SQLite in
         ``./var/brawl.sqlite3`` when unset elsewhere.
-    REDIS_URL: the cache and Celery broker; required in production; a local memory cache otherwise.
+    REDIS_URL: the cache and Celery broker; required in production; a file cache shared by the
+        machine's processes under ``BRAWL_VAR_DIR/cache`` otherwise.
+    BRAWL_TRUSTED_PROXIES: addresses/networks of the reverse proxies whose ``X-Forwarded-For`` is
+        believed (none by default).
     BRAWL_VAR_DIR: where SQLite, replay files and uploads live; ``./var`` by default.
     BRAWL_CHALLENGES_PER_DAY: unrated challenge matches an author may request per UTC day.
     BRAWL_METRICS_ALLOW: addresses/networks that may read ``/metrics`` without a staff login (loopback).
@@ -42,7 +45,8 @@ if _production:
 else:
     SECRET_KEY = env("SECRET_KEY", str, INSECURE_DEV_SECRET_KEY) or INSECURE_DEV_SECRET_KEY
 
-DEBUG: bool = bool(env("DEBUG", parse_bool, BRAWL_ENV is Environment.DEVELOPMENT))
+# Debug pages show settings, SQL and source to anyone who triggers an error: only when asked for.
+DEBUG: bool = bool(env("DEBUG", parse_bool, False))
 ALLOWED_HOSTS: list[str] = (
     env("ALLOWED_HOSTS", parse_list, [] if _production else ["localhost", "127.0.0.1", "[::1]", "testserver"]) or []
 )
@@ -67,9 +71,35 @@ CACHES = {
     "default": (
         {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
         if REDIS_URL
-        else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "brawl"}
+        # Shared by every process of the machine, so throttle counts and frames are too (webapp/cache.py).
+        else {
+            "BACKEND": "webapp.cache.SharedFileCache",
+            "LOCATION": str(VAR_DIR / "cache"),
+            "OPTIONS": {"MAX_ENTRIES": 50_000},
+        }
     )
 }
+
+BRAWL_TRUSTED_PROXIES: str = env("BRAWL_TRUSTED_PROXIES", str, "") or ""
+"""Reverse proxies (comma-separated addresses or networks) whose ``X-Forwarded-For`` is believed."""
+try:
+    for _net in BRAWL_TRUSTED_PROXIES.split(","):
+        if _net.strip():
+            ipaddress.ip_network(_net.strip(), strict=False)
+except ValueError as _exc:
+    raise ConfigurationError(f"BRAWL_TRUSTED_PROXIES: {_exc}") from _exc
+
+DATA_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
+"""Largest request body (2.5 MiB, Django's default, stated): larger API requests get a JSON 413."""
+
+BRAWL_LOGIN_FAILURES_PER_ACCOUNT: int = env("BRAWL_LOGIN_FAILURES_PER_ACCOUNT", int, 10) or 10
+"""Failed sign-ins to one account within the lockout window that lock it for the window."""
+BRAWL_LOGIN_FAILURES_PER_ADDRESS: int = env("BRAWL_LOGIN_FAILURES_PER_ADDRESS", int, 30) or 30
+"""Failed sign-ins from one address within the lockout window that lock that address out."""
+BRAWL_LOGIN_LOCKOUT_SECONDS: int = env("BRAWL_LOGIN_LOCKOUT_SECONDS", int, 900) or 900
+"""The window failures are counted in, and how long a lockout lasts."""
+AUTHENTICATION_BACKENDS = ["webapp.accounts.lockout.LockoutBackend"]
+"""Django's model backend behind the sign-in lockout (``webapp/accounts/lockout.py``)."""
 
 BRAWL_CHALLENGES_PER_DAY: int = env("BRAWL_CHALLENGES_PER_DAY", int, 50) or 0
 """Unrated challenge matches one author may request per UTC day."""
@@ -96,7 +126,9 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "webapp.middleware.ClientAddressMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    "webapp.middleware.ApiGuardMiddleware",
     "webapp.middleware.FramesGZipMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -156,6 +188,14 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
     "DEFAULT_PAGINATION_CLASS": "webapp.api.Pagination",
+    "DEFAULT_PARSER_CLASSES": [
+        "webapp.parsers.BoundedJSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
+    # The client's address is resolved once, behind trusted proxies only (webapp.middleware.ClientAddressMiddleware);
+    # 0 makes DRF's throttles use it instead of reading X-Forwarded-For themselves.
+    "NUM_PROXIES": 0,
     "PAGE_SIZE": 50,
     "DEFAULT_THROTTLE_CLASSES": [
         "rest_framework.throttling.AnonRateThrottle",
@@ -165,6 +205,9 @@ REST_FRAMEWORK = {
         "anon": env("BRAWL_THROTTLE_ANON", str, "600/hour"),
         "user": env("BRAWL_THROTTLE_USER", str, "5000/hour"),
         "frames": env("BRAWL_THROTTLE_FRAMES", str, "120/hour"),
+        "replay": env("BRAWL_THROTTLE_REPLAY", str, "600/hour"),
+        "api_token": env("BRAWL_THROTTLE_API_TOKEN", str, "20/hour"),
+        "signup": env("BRAWL_THROTTLE_SIGNUP", str, "20/hour"),
     },
     "EXCEPTION_HANDLER": "webapp.api.exception_handler",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
@@ -182,13 +225,10 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
 }
 
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
-    "root": {"handlers": ["console"], "level": env("LOG_LEVEL", str, "INFO")},
-}
+# Every process logs the same way (``referee.logsetup``: BRAWL_LOG_FORMAT=text|json, BRAWL_LOG_LEVEL,
+# BRAWL_LOG_DIR, the ``extra`` fields such as ``match_id`` kept on each line).
+LOGGING_CONFIG = "referee.logsetup.django_setup"
+LOGGING = {"service": "web"}
 
 BRAWL_DISPATCH: str = env("BRAWL_DISPATCH", str, "none") or "none"
 """``celery`` to send queued matches to the workers; ``none`` to leave them in the table."""

@@ -22,3 +22,9 @@ urlpatterns = [
 
 # The site serves its own static files whatever DEBUG says: no CDN, and it works offline.
 urlpatterns.append(re_path(r"^static/(?P<path>.*)$", serve, {"insecure": True}))
+
+# Errors nobody answered: JSON with a stable code under /api/, HTML pages elsewhere (webapp/errors.py).
+handler400 = "webapp.errors.bad_request"
+handler403 = "webapp.errors.permission_denied"
+handler404 = "webapp.errors.page_not_found"
+handler500 = "webapp.errors.server_error"

@@ -73,10 +73,18 @@ def test_complete_production_settings_load(tmp_path) -> None:
     assert ok.stdout.split() == ["False", "django.db.backends.postgresql", "s3cret-v"]
 
 
-def test_development_defaults_are_marked_insecure(tmp_path) -> None:
+def test_development_defaults_are_marked_insecure_and_show_no_debug_pages(tmp_path) -> None:
+    """Debug pages (settings, SQL, source) appear only when DEBUG=true is asked for, even in development."""
     dev = settings_import({"BRAWL_VAR_DIR": str(tmp_path)})
     assert dev.returncode == 0, dev.stderr
-    assert dev.stdout.split() == ["True", "django.db.backends.sqlite3", "insecure"]
+    assert dev.stdout.split() == ["False", "django.db.backends.sqlite3", "insecure"]
+    asked = settings_import({"BRAWL_VAR_DIR": str(tmp_path), "DEBUG": "true"})
+    assert asked.stdout.split()[0] == "True", asked.stderr
+
+
+def test_trusted_proxies_must_be_addresses(tmp_path) -> None:
+    bad = settings_import({"BRAWL_VAR_DIR": str(tmp_path), "BRAWL_TRUSTED_PROXIES": "10.0.0.0/8,proxy.local"})
+    assert bad.returncode != 0 and "BRAWL_TRUSTED_PROXIES" in bad.stderr
 
 
 def test_env_helpers(monkeypatch) -> None:

@@ -5,13 +5,18 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from drf_spectacular.utils import extend_schema
 from rest_framework import permissions, status
 from rest_framework.authentication import BasicAuthentication, SessionAuthentication, TokenAuthentication
+from rest_framework.exceptions import Throttled
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.throttling import AnonRateThrottle, SimpleRateThrottle, UserRateThrottle
 from rest_framework.views import APIView
 
+from webapp.accounts import lockout
 from webapp.accounts.serializers import ApiTokenSerializer, MeSerializer
 from webapp.accounts.services import do_rotate_api_token
 from webapp.matches.services import challenges_left
@@ -38,6 +43,26 @@ class MeView(APIView):
         )
 
 
+class LockoutBasicAuthentication(BasicAuthentication):
+    """HTTP Basic that answers 429 with ``Retry-After`` while the account or address is locked out."""
+
+    def authenticate_credentials(self, userid: str, password: str, request: Request | None = None) -> Any:
+        wait = lockout.locked_for(userid, lockout.client_of(request))
+        if wait:
+            raise Throttled(wait=wait, detail="too many failed sign-ins; try again later")
+        return super().authenticate_credentials(userid, password, request)
+
+
+class ApiTokenThrottle(SimpleRateThrottle):
+    """Issuing API tokens: the ``api_token`` rate per user (or address, before authentication succeeds)."""
+
+    scope = "api_token"
+
+    def get_cache_key(self, request: Request, view: object) -> str:
+        ident = request.user.pk if request.user.is_authenticated else self.get_ident(request)
+        return self.cache_format % {"scope": self.scope, "ident": ident}
+
+
 class ApiTokenView(APIView):
     """Issues the caller a new API token (the old one stops working); the key is shown once.
 
@@ -46,7 +71,8 @@ class ApiTokenView(APIView):
     """
 
     permission_classes = [permissions.IsAuthenticated]
-    authentication_classes = [BasicAuthentication, SessionAuthentication, TokenAuthentication]
+    authentication_classes = [LockoutBasicAuthentication, SessionAuthentication, TokenAuthentication]
+    throttle_classes = [AnonRateThrottle, UserRateThrottle, ApiTokenThrottle]
 
     @extend_schema(request=None, responses={201: ApiTokenSerializer})
     def post(self, request: Request) -> Response:

@@ -8,7 +8,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from webapp.matches import services
-from webapp.matches.models import Match, MatchSeat
+from webapp.matches.models import Match, MatchSeat, with_secrets_state
 
 
 class MatchSeatInline(admin.TabularInline):
@@ -22,10 +22,24 @@ class MatchAdmin(admin.ModelAdmin):
     list_display = ["id", "game", "status", "rated", "tournament", "created", "finished_at"]
     list_filter = ["game", "status", "rated"]
     raw_id_fields = ["tournament", "requested_by", "replaces"]
-    readonly_fields = ["request_id", "created"]
-    exclude = ["replay_gz"]
+    readonly_fields = ["request_id", "created", "seed_commitment", "revealed_seed"]
+    # The seed is secret until the match ends, even from staff (a staff member may also be an author):
+    # it is shown only through Match.revealed_seed(), never as a form field.
+    exclude = ["replay_gz", "seed"]
     inlines = [MatchSeatInline]
     actions = ["cancel"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        # Matches are created only by matches.services.do_queue_match (seed from the OS, commitment published).
+        return False
+
+    @admin.display(description="seed")
+    def revealed_seed(self, obj: Match) -> str:
+        seed = obj.revealed_seed()
+        return str(seed) if seed is not None else "hidden until the match (and any match sharing its seed) has ended"
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Match]:
+        return with_secrets_state(super().get_queryset(request))
 
     @admin.action(description="Cancel (matches not yet final)")
     def cancel(self, request: HttpRequest, queryset: QuerySet[Match]) -> None:

@@ -18,12 +18,34 @@ from typing import Any
 from django.conf import settings
 from django.db import models
 
+from referee.core.fairness import seed_commitment
 from webapp import refs
 
 
 def new_request_id() -> str:
     """Returns a fresh idempotency key for a match request."""
     return uuid.uuid4().hex
+
+
+def referee_match_id(pk: int) -> str:
+    """Returns the match id string the workers give the referee's ``StartMatch`` for the row ``pk``."""
+    return str(pk)
+
+
+def with_secrets_state(qs: models.QuerySet[Match]) -> models.QuerySet[Match]:
+    """Annotates ``secrets_open`` (see :meth:`Match.secrets_revealed`) on every row in one query."""
+    unfinished_twin = (
+        Match.objects.filter(seed=models.OuterRef("seed"))
+        .exclude(pk=models.OuterRef("pk"))
+        .exclude(status__in=FINAL_STATUSES)
+    )
+    return qs.annotate(
+        secrets_open=models.Case(
+            models.When(models.Q(status__in=FINAL_STATUSES) & ~models.Exists(unfinished_twin), then=models.Value(True)),
+            default=models.Value(False),
+            output_field=models.BooleanField(),
+        )
+    )
 
 
 class MatchStatus(models.TextChoices):
@@ -56,8 +78,15 @@ class Match(models.Model):
     """The game config, as validated by the engine's ``parse_config``."""
     time_control = models.JSONField(default=dict, blank=True)
     """Referee time control (``{"per_decision_ms", "bank_ms", "increment_ms"}``); empty for the default."""
-    seed = models.BigIntegerField()
-    """Seed of the match's chance; with the config and decisions it reproduces the match."""
+    seed = models.BigIntegerField(db_index=True)
+    """Seed of the match's chance; with the config and decisions it reproduces the match.
+
+    Secret until :meth:`secrets_revealed`: with it a player could predict every hidden card. Never
+    show it anywhere without asking that method first (serializers, templates and the admin do).
+    """
+    seed_commitment = models.CharField(max_length=64, blank=True, default="")
+    """The published commitment to the seed (``referee.core.fairness.seed_commitment`` of
+    :meth:`referee_match_id` and ``seed``), set when the match is created; public from the start."""
     status = models.CharField(max_length=16, choices=MatchStatus.choices, default=MatchStatus.QUEUED, db_index=True)
     """Lifecycle state."""
     rated = models.BooleanField(default=True)
@@ -111,6 +140,35 @@ class Match(models.Model):
     def is_final(self) -> bool:
         """Whether the match has reached a status it never leaves."""
         return self.status in FINAL_STATUSES
+
+    def referee_match_id(self) -> str:
+        """Returns the id the referee knows this match by (``StartMatch.match_id``), which the commitment hashes."""
+        return referee_match_id(self.pk)
+
+    def commit_seed(self) -> None:
+        """Sets :attr:`seed_commitment` from the saved row's id and seed (every creator of matches calls it)."""
+        if self.pk is None:
+            raise ValueError("a match is committed to its seed once it has an id")
+        self.seed_commitment = seed_commitment(self.referee_match_id(), self.seed)
+
+    def secrets_revealed(self) -> bool:
+        """Whether the seed, the replay and anything derived from them may be shown to anyone.
+
+        The one place that decides it: only once this match is final and so is every other match
+        played on the same seed (the other matches of a mirrored set share it, and its deal).
+        Querysets from :func:`with_secrets_state` answer from an annotation, without a query.
+        """
+        annotated = getattr(self, "secrets_open", None)
+        if annotated is not None:
+            return bool(annotated)
+        if not self.is_final:
+            return False
+        same_seed = Match.objects.filter(seed=self.seed).exclude(pk=self.pk)
+        return not same_seed.exclude(status__in=FINAL_STATUSES).exists()
+
+    def revealed_seed(self) -> int | None:
+        """The seed once :meth:`secrets_revealed`, else ``None``."""
+        return self.seed if self.secrets_revealed() else None
 
     @property
     def has_replay(self) -> bool:

@@ -40,7 +40,14 @@ class MatchSerializer(serializers.ModelSerializer):
     """A match as listed."""
 
     seats = MatchSeatSerializer(many=True, read_only=True)
-    has_replay = serializers.SerializerMethodField()
+    has_replay = serializers.SerializerMethodField(
+        help_text="Whether the replay can be downloaded: stored, and the match's secrets revealed."
+    )
+    seed_commitment = serializers.CharField(
+        read_only=True,
+        help_text="SHA-256 commitment to the seed, published when the match is created "
+        "(``referee.core.fairness.seed_commitment`` of the match id and the seed).",
+    )
 
     class Meta:
         model = Match
@@ -59,16 +66,28 @@ class MatchSerializer(serializers.ModelSerializer):
             "outcome",
             "seats",
             "has_replay",
+            "seed_commitment",
         ]
 
     def get_has_replay(self, obj: Match) -> bool:
+        # A replay staged while the match (or a match sharing its seed) still runs holds the seed: not yet.
+        if not obj.secrets_revealed():
+            return False
         # Listing querysets defer the replay bytes and annotate this instead of loading them.
         annotated = getattr(obj, "replay_stored", None)
         return bool(annotated) if annotated is not None else obj.has_replay
 
 
 class MatchDetailSerializer(MatchSerializer):
-    """A match with everything the referee recorded."""
+    """A match with everything the referee recorded; the seed only once the match's secrets are revealed."""
+
+    seed = serializers.SerializerMethodField(
+        help_text="The match seed, null until the match and every match sharing its seed have ended "
+        "(check it against ``seed_commitment``)."
+    )
+    secrets_revealed = serializers.SerializerMethodField(
+        help_text="Whether the seed and the replay are public (the match and every match sharing its seed ended)."
+    )
 
     class Meta(MatchSerializer.Meta):
         fields = [
@@ -76,6 +95,7 @@ class MatchDetailSerializer(MatchSerializer):
             "config",
             "time_control",
             "seed",
+            "secrets_revealed",
             "referee_id",
             "request_id",
             "incidents",
@@ -83,6 +103,12 @@ class MatchDetailSerializer(MatchSerializer):
             "failure",
             "replaces",
         ]
+
+    def get_seed(self, obj: Match) -> int | None:
+        return obj.revealed_seed()
+
+    def get_secrets_revealed(self, obj: Match) -> bool:
+        return obj.secrets_revealed()
 
 
 class FramesSerializer(serializers.Serializer):

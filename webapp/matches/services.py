@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import gzip
 import logging
-import secrets
 import statistics
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
@@ -23,6 +22,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from referee.core.errors import ConfigError
+from referee.core.fairness import new_seed
 from referee.core.registry import get_game
 from referee.core.replay import Replay
 from webapp.api import DomainError, LimitReached
@@ -44,11 +44,6 @@ class InvalidChallenge(DomainError):
 
     status_code = 400
     default_code = "invalid_challenge"
-
-
-def new_seed() -> int:
-    """Returns a fresh match seed (63 bits, so it fits a signed 64-bit column)."""
-    return secrets.randbits(63)
 
 
 def game_config(game: str, seats: int, raw: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -82,6 +77,9 @@ def do_queue_match(
 ) -> Match:
     """Creates a queued match with one seat per version, in order, and hands it to the workers.
 
+    The one creation path of matches: it draws the seed (``referee.core.fairness.new_seed``) unless
+    the caller brings one (the matchmaker's, shared by a mirrored set), and publishes the seed's
+    commitment on the row in the same transaction, before any worker can start the match.
     With a ``request_id`` already used, returns the existing match instead (idempotent).
     """
     if request_id:
@@ -109,6 +107,9 @@ def do_queue_match(
     except IntegrityError:
         # A concurrent request with the same id won the race: answer with its match.
         return Match.objects.get(request_id=request_id)
+    # The commitment hashes the referee's match id, which is the row id: known only after the insert.
+    match.commit_seed()
+    match.save(update_fields=["seed_commitment"])
     MatchSeat.objects.bulk_create(MatchSeat(match=match, seat=i, bot_version=v) for i, v in enumerate(versions))
     dispatch.enqueue_match(match.pk)
     return match

@@ -6,6 +6,11 @@
 from __future__ import annotations
 
 import gzip
+import hashlib
+import json
+import time
+from collections.abc import Mapping
+from typing import Any, cast
 
 from django.core.cache import cache
 from django.db.models import BooleanField as BoolField
@@ -15,7 +20,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import permissions, viewsets
 from rest_framework.decorators import action
-from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.exceptions import NotFound
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.throttling import SimpleRateThrottle
@@ -23,20 +28,27 @@ from rest_framework.throttling import SimpleRateThrottle
 from referee.core.errors import EngineError
 from referee.core.registry import UnknownGameError
 from referee.core.replay import Replay, ReplayError
+from webapp.api import BadParameter, bounded_int, query_id
 from webapp.matches.frames import spectator_frames
-from webapp.matches.live import live_frames
-from webapp.matches.models import Match, MatchSeat, MatchStatus
+from webapp.matches.live import MAX_WAIT_SECONDS, live_frames
+from webapp.matches.models import Match, MatchSeat, MatchStatus, with_secrets_state
 from webapp.matches.serializers import FramesSerializer, MatchDetailSerializer, MatchSerializer
 
-FRAMES_CACHE_SECONDS = 600
-"""How long computed frames stay in the cache."""
+FRAMES_CACHE_SECONDS = 7 * 24 * 3600
+"""How long computed frames stay in the cache (a replay never changes; the cache may evict earlier)."""
+FRAMES_LOCK_SECONDS = 60
+"""How long one request may hold the right to compute a replay's frames."""
+FRAMES_LOCK_POLL_SECONDS = 0.2
+"""How often a request waiting for another's computation looks for the result."""
+FRAMES_LOCK_POLLS = 150
+"""How many times it looks before computing the frames itself (30 s)."""
 
 
 def match_queryset() -> QuerySet[Match]:
-    """Matches with their seats, bots and authors prefetched, replay bytes deferred."""
+    """Matches with their seats, bots and authors prefetched, replay bytes deferred, secrets state annotated."""
     seats = MatchSeat.objects.select_related("bot_version__bot__owner").order_by("seat")
     return (
-        Match.objects.defer("replay_gz")
+        with_secrets_state(Match.objects.defer("replay_gz"))
         .annotate(
             replay_stored=Case(
                 When(Q(replay_gz__isnull=False) | ~Q(replay_path=""), then=Value(True)),
@@ -56,56 +68,99 @@ def visible_matches(user: object) -> QuerySet[Match]:
     return qs
 
 
-def filter_matches(qs: QuerySet[Match], params: dict[str, str]) -> QuerySet[Match]:
+def filter_matches(qs: QuerySet[Match], params: Mapping[str, str]) -> QuerySet[Match]:
     """Applies the list filters shared by the API and the pages.
 
     Raises:
-        ValidationError: a numeric filter is not a number.
+        BadParameter: an id filter is not an id (a 400 with code ``bad_parameter``).
     """
-    try:
-        if params.get("game"):
-            qs = qs.filter(game=params["game"])
-        if params.get("status"):
-            qs = qs.filter(status=params["status"])
-        if params.get("rated") in ("true", "false"):
-            qs = qs.filter(rated=params["rated"] == "true")
-        if params.get("tournament"):
-            qs = qs.filter(tournament_id=int(params["tournament"]))
-        # Seat filters are written as ``id IN (SELECT match_id ...)`` so PostgreSQL starts from the
-        # seat index of the bot instead of testing every match with a correlated EXISTS.
-        if params.get("bot"):
-            bot = int(params["bot"])
-            mine = MatchSeat.objects.filter(bot_version__bot_id=bot)
-            qs = qs.filter(pk__in=mine.values("match_id"))
-            result = params.get("result")
-            if result in ("win", "draw"):
-                others_first = MatchSeat.objects.filter(rank=1).exclude(bot_version__bot_id=bot).values("match_id")
-                qs = qs.filter(pk__in=mine.filter(rank=1).values("match_id"))
-                qs = qs.exclude(pk__in=others_first) if result == "win" else qs.filter(pk__in=others_first)
-            elif result == "loss":
-                qs = qs.filter(pk__in=mine.filter(rank__gt=1).values("match_id"))
-        if params.get("opponent"):
-            opp = int(params["opponent"])
-            qs = qs.filter(pk__in=MatchSeat.objects.filter(bot_version__bot_id=opp).values("match_id"))
-        if params.get("owner"):
-            owned = MatchSeat.objects.filter(bot_version__bot__owner__username=params["owner"])
-            qs = qs.filter(pk__in=owned.values("match_id"))
-    except ValueError as exc:
-        raise ValidationError({"detail": f"bad filter value: {exc}"}) from exc
+    if params.get("game"):
+        qs = qs.filter(game=params["game"])
+    if params.get("status"):
+        qs = qs.filter(status=params["status"])
+    if params.get("rated") in ("true", "false"):
+        qs = qs.filter(rated=params["rated"] == "true")
+    tournament = query_id(params.get("tournament"), "tournament")
+    if tournament is not None:
+        qs = qs.filter(tournament_id=tournament)
+    # Seat filters are written as ``id IN (SELECT match_id ...)`` so PostgreSQL starts from the
+    # seat index of the bot instead of testing every match with a correlated EXISTS.
+    bot = query_id(params.get("bot"), "bot")
+    if bot is not None:
+        mine = MatchSeat.objects.filter(bot_version__bot_id=bot)
+        qs = qs.filter(pk__in=mine.values("match_id"))
+        result = params.get("result")
+        if result in ("win", "draw"):
+            others_first = MatchSeat.objects.filter(rank=1).exclude(bot_version__bot_id=bot).values("match_id")
+            qs = qs.filter(pk__in=mine.filter(rank=1).values("match_id"))
+            qs = qs.exclude(pk__in=others_first) if result == "win" else qs.filter(pk__in=others_first)
+        elif result == "loss":
+            qs = qs.filter(pk__in=mine.filter(rank__gt=1).values("match_id"))
+    opponent = query_id(params.get("opponent"), "opponent")
+    if opponent is not None:
+        qs = qs.filter(pk__in=MatchSeat.objects.filter(bot_version__bot_id=opponent).values("match_id"))
+    if params.get("owner"):
+        owned = MatchSeat.objects.filter(bot_version__bot__owner__username=params["owner"])
+        qs = qs.filter(pk__in=owned.values("match_id"))
     return qs
 
 
-def load_replay(match: Match) -> Replay:
-    """Returns the stored replay of ``match``.
+class NotRevealed(NotFound):
+    """The replay exists but holds the seed of a match (or mirrored set) that has not ended."""
+
+    default_detail = "the replay is published when the match, and every match sharing its seed, has ended"
+    default_code = "not_revealed"
+
+
+def public_replay_bytes(match: Match) -> bytes:
+    """Returns the stored replay JSON of ``match`` if its secrets are revealed.
 
     Raises:
+        NotRevealed: the match (or a match sharing its seed) has not ended; a staged replay stays hidden.
         NotFound: the match has no replay.
     """
+    if not match.secrets_revealed():
+        raise NotRevealed()
     fresh = Match.objects.only("replay_gz", "replay_path").get(pk=match.pk)
     raw = fresh.replay_bytes()
     if raw is None:
         raise NotFound("this match has no replay (yet)")
-    return Replay.loads(raw)
+    return raw
+
+
+def load_replay(match: Match) -> Replay:
+    """Returns the stored replay of ``match`` once its secrets are revealed (see :func:`public_replay_bytes`)."""
+    return Replay.loads(public_replay_bytes(match))
+
+
+def all_frames(match: Match) -> dict[str, Any]:
+    """Returns every spectator frame of ``match``'s replay, computed at most once per replay.
+
+    The frames are stored in the shared cache (Redis, or the embedded store shared by every process)
+    under the match id and the replay's digest, so no ``start``/``limit`` combination makes the
+    server re-simulate a replay it has simulated before. A lock in the cache makes concurrent first
+    requests wait for one computation instead of each running their own.
+
+    Raises:
+        NotRevealed, NotFound: see :func:`public_replay_bytes`.
+        ReplayError, EngineError, UnknownGameError, ImportError: the engine could not re-simulate it.
+    """
+    raw = public_replay_bytes(match)
+    key = f"frames:v2:{match.pk}:{hashlib.sha256(raw).hexdigest()[:16]}"
+    lock = f"{key}:lock"
+    for _ in range(FRAMES_LOCK_POLLS):
+        cached = cache.get(key)
+        if cached is not None:
+            return cast(dict[str, Any], json.loads(gzip.decompress(cached)))
+        if cache.add(lock, 1, timeout=FRAMES_LOCK_SECONDS):
+            break
+        time.sleep(FRAMES_LOCK_POLL_SECONDS)  # another request is computing them
+    try:
+        data = spectator_frames(Replay.loads(raw))
+        cache.set(key, gzip.compress(json.dumps(data).encode(), mtime=0), timeout=FRAMES_CACHE_SECONDS)
+    finally:
+        cache.delete(lock)
+    return data
 
 
 class LiveThrottle(SimpleRateThrottle):
@@ -160,10 +215,7 @@ class MatchViewSet(viewsets.ReadOnlyModelViewSet):
     def replay(self, request: Request, pk: str | None = None) -> HttpResponse:
         """Downloads the replay JSON (``brawl replay verify`` checks it); gzip if ``?gz=1``."""
         match = self.get_object()
-        fresh = Match.objects.only("replay_gz", "replay_path").get(pk=match.pk)
-        raw = fresh.replay_bytes()
-        if raw is None:
-            raise NotFound("this match has no replay (yet)")
+        raw = public_replay_bytes(match)
         if request.query_params.get("gz") == "1":
             response = HttpResponse(gzip.compress(raw, mtime=0), content_type="application/gzip")
             response["Content-Disposition"] = f'attachment; filename="match-{match.pk}.json.gz"'
@@ -179,29 +231,17 @@ class MatchViewSet(viewsets.ReadOnlyModelViewSet):
     def frames(self, request: Request, pk: str | None = None) -> Response:
         """Re-simulates the replay and returns the spectator's view after each decision, with public events."""
         match = self.get_object()
+        start = bounded_int(request.query_params.get("start"), "start", default=0, low=0)
+        limit = bounded_int(request.query_params.get("limit"), "limit", default=None, low=0)
         try:
-            start = max(0, int(request.query_params.get("start", 0)))
-            limit = request.query_params.get("limit")
-            limit_n = int(limit) if limit else None
-        except ValueError as exc:
-            raise ValidationError({"detail": str(exc)}) from exc
-        # A stored replay never changes, so its frames are cached (keyed on the match and the slice).
-        key = f"frames:{match.pk}:{start}:{limit_n}"
-        cached = cache.get(key) if match.is_final else None
-        if cached is not None:
-            return Response(cached)
-        replay = load_replay(match)
-        try:
-            data = spectator_frames(replay, start=start, limit=limit_n)
-        except ValueError as exc:
-            if isinstance(exc, ReplayError | EngineError):
-                return Response({"detail": str(exc), "code": "replay_error"}, status=422)
-            raise ValidationError({"detail": str(exc)}) from exc
-        except (UnknownGameError, EngineError, ImportError) as exc:
+            data = all_frames(match)
+        except (ReplayError, EngineError) as exc:
+            return Response({"detail": str(exc), "code": "replay_error"}, status=422)
+        except (UnknownGameError, ImportError) as exc:
             return Response({"detail": str(exc), "code": "engine_unavailable"}, status=503)
-        if match.is_final:
-            cache.set(key, data, timeout=FRAMES_CACHE_SECONDS)
-        return Response(data)
+        # Frame i is at position i of the full list; a slice is just a slice, never a re-simulation.
+        end = None if limit is None else start + limit
+        return Response({**data, "start": start, "frames": data["frames"][start:end]})
 
     @extend_schema(
         parameters=[
@@ -217,14 +257,16 @@ class MatchViewSet(viewsets.ReadOnlyModelViewSet):
         ``live`` is false when the match is not running (load ``frames/`` once ``has_replay``).
         """
         match = self.get_object()
+        since = bounded_int(request.query_params.get("since"), "since", default=-1, low=-1, high=10**9)
+        raw_wait = request.query_params.get("wait") or "0"
         try:
-            since = int(request.query_params.get("since", -1))
-            wait = float(request.query_params.get("wait", 0))
-        except ValueError as exc:
-            raise ValidationError({"detail": str(exc)}) from exc
-        if wait != wait:  # NaN
-            raise ValidationError({"detail": "wait must be a number"})
-        head = {"match": match.pk, "status": match.status, "has_replay": bool(getattr(match, "replay_stored", False))}
+            wait = float(raw_wait)
+        except ValueError:
+            raise BadParameter(f"wait must be a number of seconds, got {raw_wait[:40]!r}") from None
+        if not 0 <= wait <= MAX_WAIT_SECONDS:  # also refuses NaN and infinities
+            raise BadParameter(f"wait must be between 0 and {MAX_WAIT_SECONDS:g} seconds, got {raw_wait[:40]}")
+        # has_replay only once the replay may be read (see Match.secrets_revealed).
+        head = {"match": match.pk, "status": match.status, "has_replay": MatchSerializer().get_has_replay(match)}
         if match.status != MatchStatus.RUNNING or not match.referee_id:
             return Response({**head, "live": False, "game": match.game, "frames": [], "last": since, "ended": True})
         seats = [s.bot_version.bot.name for s in match.seats.all()]

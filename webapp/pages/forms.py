@@ -3,13 +3,34 @@
 from __future__ import annotations
 
 from django import forms
-from django.contrib.auth.forms import UserCreationForm
+from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
 
 from referee.core.registry import game_names
 
 
 class SignUpForm(UserCreationForm):
     """Author sign-up: a user name and a password twice."""
+
+
+class LockoutAuthenticationForm(AuthenticationForm):
+    """The login form, saying so when the account or address is locked out (``webapp.accounts.lockout``)."""
+
+    error_messages = {  # noqa: RUF012 (Django reads it as a class attribute)
+        **AuthenticationForm.error_messages,
+        "locked_out": "Too many failed sign-ins for this account or from this address; try again in %(minutes)s min.",
+    }
+
+    def clean(self) -> dict[str, object]:
+        from webapp.accounts import lockout
+
+        wait = lockout.locked_for(self.data.get("username"), lockout.client_of(self.request))
+        if wait:
+            # Still counted: guessing during a lockout is a failure too (the lock itself is not extended).
+            lockout.record_failure(self.data.get("username"), lockout.client_of(self.request))
+            raise forms.ValidationError(
+                self.error_messages["locked_out"], code="locked_out", params={"minutes": max(1, (wait + 59) // 60)}
+            )
+        return super().clean()
 
 
 class BotForm(forms.Form):
@@ -19,7 +40,7 @@ class BotForm(forms.Form):
     name = forms.RegexField(
         regex=r"^[A-Za-z0-9][A-Za-z0-9_.-]{1,63}$", max_length=64, help_text="Letters, digits, _ . -"
     )
-    description = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), required=False)
+    description = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), required=False, max_length=2000)
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]

@@ -7,13 +7,17 @@ Each view fetches what its template shows in a fixed number of queries (``select
 from __future__ import annotations
 
 import io
+import math
 import zipfile
 from collections import defaultdict
-from typing import Any
+from typing import Any, cast
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import NON_FIELD_ERRORS
 from django.core.paginator import Paginator
 from django.db.models import F, Q, Window
 from django.db.models.functions import RowNumber
@@ -21,21 +25,26 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 from rest_framework.exceptions import APIException
+from rest_framework.throttling import SimpleRateThrottle
 
 from referee.core.registry import game_names
+from webapp.api import query_id
 from webapp.bots import services as bot_services
 from webapp.bots.models import Bot
+from webapp.errors import error_response
 from webapp.games import all_games, game_info
 from webapp.matches import services as match_services
-from webapp.matches.models import Match, MatchSeat, MatchStatus
+from webapp.matches.models import Match, MatchSeat, MatchStatus, with_secrets_state
 from webapp.matches.views import filter_matches, match_queryset, visible_matches
-from webapp.pages.forms import BotForm, SignUpForm
+from webapp.pages.forms import BotForm, LockoutAuthenticationForm, SignUpForm
 from webapp.rankings.models import Rating, RatingHistory
 from webapp.rankings.views import leaderboard
 from webapp.tournaments.bracket import bracket_data
 from webapp.tournaments.models import TournamentStatus
 from webapp.tournaments.views import visible_tournaments
 
+MAX_ZIP_IDS = 500
+"""Ids read from ``/me/replays.zip?ids=`` (the archive holds at most 500 replays anyway)."""
 TREND_POINTS = 12
 """Rating history points in each leaderboard sparkline."""
 CHART_BOTS = 8
@@ -190,8 +199,18 @@ def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
 def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
     """A match: seats and results, the referee's record, and the replay viewer (live while running)."""
     match = get_object_or_404(visible_matches(request.user), pk=match_id)
+    revealed = match.secrets_revealed()
     return render(
-        request, "pages/match.html", {"match": match, "game": game_info(match.game), "seats": list(match.seats.all())}
+        request,
+        "pages/match.html",
+        {
+            "match": match,
+            "game": game_info(match.game),
+            "seats": list(match.seats.all()),
+            # The template never reads match.seed: only this, None until Match.secrets_revealed().
+            "seed": match.seed if revealed else None,
+            "replay_public": revealed and bool(match.replay_stored),
+        },
     )
 
 
@@ -222,12 +241,45 @@ def tournament_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
     )
 
 
+class LoginView(auth_views.LoginView):
+    """Django's login page with the sign-in lockout: a locked-out attempt answers 429 and says for how long."""
+
+    authentication_form = LockoutAuthenticationForm
+
+    def form_invalid(self, form: Any) -> HttpResponse:
+        response = super().form_invalid(form)
+        if form.has_error(NON_FIELD_ERRORS, "locked_out"):
+            response.status_code = 429
+        return response
+
+
+class SignupThrottle(SimpleRateThrottle):
+    """Sign-up posts per client address (the ``signup`` rate), signed in or not."""
+
+    scope = "signup"
+
+    def get_cache_key(self, request: Any, view: object) -> str:
+        return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
+
+
+def signup_allowed(request: HttpRequest) -> int:
+    """Counts a sign-up attempt from the client's address; returns the seconds to wait (0: allowed)."""
+    throttle = SignupThrottle()
+    if throttle.allow_request(cast(Any, request), None):
+        return 0
+    return max(1, math.ceil(throttle.wait() or 1))
+
+
 def signup(request: HttpRequest) -> HttpResponse:
-    """Author sign-up; logs the new author in."""
+    """Author sign-up; logs the new author in. Sign-up posts are limited per address (``signup`` rate)."""
     form = SignUpForm(request.POST or None)
+    if request.method == "POST" and (wait := signup_allowed(request)):
+        response = error_response(request, 429, f"Too many sign-ups from your address; try again in {wait} s.")
+        response["Retry-After"] = str(wait)
+        return response
     if request.method == "POST" and form.is_valid():
         user = form.save()
-        login(request, user)
+        login(request, user, backend=settings.AUTHENTICATION_BACKENDS[0])
         return redirect("my-bots")
     return render(request, "registration/signup.html", {"form": form})
 
@@ -345,14 +397,18 @@ def my_matches(request: HttpRequest) -> HttpResponse:
 @login_required
 def my_replays_zip(request: HttpRequest) -> HttpResponse:
     """A zip of the replays of the author's finished matches (newest 500, or the ``ids`` given)."""
-    qs = Match.objects.filter(
-        Q(replay_gz__isnull=False) | ~Q(replay_path=""),
-        seats__bot_version__bot__owner=request.user,
-    ).distinct()
+    # Only replays whose secrets are revealed: a replay staged while the match (or a mirrored twin)
+    # still runs holds the seed.
+    qs = with_secrets_state(
+        Match.objects.filter(
+            Q(replay_gz__isnull=False) | ~Q(replay_path=""),
+            seats__bot_version__bot__owner=request.user,
+        ).distinct()
+    ).filter(secrets_open=True)
     if request.GET.get("game"):
         qs = qs.filter(game=request.GET["game"])
     if request.GET.get("ids"):
-        ids = [int(x) for x in request.GET["ids"].split(",") if x.strip().isdigit()]
+        ids = [query_id(x, "ids") for x in request.GET["ids"].split(",")[:MAX_ZIP_IDS] if x.strip()]
         qs = qs.filter(pk__in=ids)
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:

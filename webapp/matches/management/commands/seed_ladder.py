@@ -108,6 +108,10 @@ class Command(BaseCommand):
                 plans.append((a.pk, b.pk, ranks))
             with transaction.atomic():
                 Match.objects.bulk_create(matches, batch_size=BATCH)
+                # Every match publishes its seed commitment, as ``do_queue_match`` does (the ids exist only now).
+                for m in matches:
+                    m.commit_seed()
+                Match.objects.bulk_update(matches, ["seed_commitment"], batch_size=BATCH)
                 seats, history = [], []
                 for m, (va, vb, ranks) in zip(matches, plans, strict=True):
                     result = game_result(m.pk, m.game, m.config, m.finished_at, [(va, ranks[0]), (vb, ranks[1])])
