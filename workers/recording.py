@@ -15,11 +15,19 @@ lost, re-sends start for queued matches nobody started, and replaces (``do_resch
 running matches whose referee no longer knows them, failed to store their result, or has been
 silent past a deadline. A replaced match is final, so a late result from a referee thought
 dead is staged nowhere and counted never; its replacement counts once.
+
+Before it replaces a match it reads the match's journal (``referee.server.journal``, in the
+relay's Redis): a match that another referee took over is followed there (``referee_id`` is
+updated to the referee that reports it running), and a match whose referee's lease lapsed less
+than the silence deadline ago is left to the takeover. Only a match nobody took over is replaced,
+and its journal is then closed for good, so no referee adopts it afterwards (one playing it
+meanwhile is refused its next append and records nothing).
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import os
 from collections import defaultdict
@@ -32,6 +40,7 @@ from django.utils import timezone
 
 from referee.core.contract import Termination
 from referee.core.replay import Replay, ReplayError
+from referee.server import journal
 from webapp.api import DomainError
 from webapp.matches import services as match_services
 from webapp.matches.models import Match, MatchStatus
@@ -50,6 +59,8 @@ MAX_MATCH_TIME = timedelta(hours=2)
 """A match running longer than this is cancelled on its referee and replaced."""
 QUEUE_GRACE = timedelta(seconds=20)
 """How long a queued match may wait before its start is sent again (the first message may be lost)."""
+JOURNAL_PREFIX = "brawl"
+"""The referees' Redis key prefix (the relay's default; ``brawl referee`` does not change it)."""
 
 
 def _seconds(name: str, default: timedelta) -> timedelta:
@@ -171,15 +182,75 @@ def reap(
         silent: list[str] = []  # once a referee fails to answer, ask it nothing more this sweep
         for match in matches:
             reason = _lost_reason(address, match, now, deadline, silent)
+            if reason and _taken_over(match, deadline):
+                continue
             if reason and replace_lost(match.pk, reason) is not None:
                 log.warning("match replaced match_id=%s referee=%s reason=%s", match.pk, address, reason)
                 report.replaced.append(match.pk)
+                _close_journal(match.pk)
     for match_id in Match.objects.filter(
         status=MatchStatus.QUEUED, created__lt=now - deadline["queue_grace"]
     ).values_list("id", flat=True):
         send_start(match_id)
         report.restarted.append(match_id)
     return report
+
+
+@functools.cache
+def _journal_redis() -> object | None:
+    """Returns a Redis client on the referees' journal (``REDIS_URL``), or ``None`` without the relay."""
+    from workers.scheduling import relay_enabled
+
+    url = os.environ.get("REDIS_URL", "")
+    if not url or not relay_enabled():
+        return None
+    import redis
+
+    return redis.Redis.from_url(url, socket_timeout=5)
+
+
+def _taken_over(match: Match, deadline: dict[str, timedelta]) -> bool:
+    """Whether ``match``, which its recorded referee lost, lives on (or is about to) on another referee.
+
+    A referee reporting it running becomes its ``referee_id``. Otherwise a journal written to
+    within the silence deadline is a takeover in progress (the dead owner's lease lapses within
+    a lease TTL, then a live referee adopts it and writes a takeover entry).
+    """
+    client = _journal_redis()
+    if client is None:
+        return False
+    try:
+        state = journal.read_state(client, JOURNAL_PREFIX, str(match.pk))
+    except Exception as exc:  # Redis down: no proof of a takeover, the usual rules apply
+        log.warning("journal unreadable match_id=%s error=%r", match.pk, exc)
+        return False
+    if state is None or state.done:
+        return False
+    if state.owner_alive:
+        for address in referee_client.referee_addresses():
+            try:
+                remote = referee_client.get_match(address, str(match.pk))
+            except (RefereeUnavailable, RefereeRefused):
+                continue
+            if remote is not None and remote.state not in referee_client.ENDED:
+                if address != match.referee_id:
+                    # Not a status change, only where to ask next time; the row lock is not needed.
+                    Match.objects.filter(pk=match.pk, status=MatchStatus.RUNNING).update(referee_id=address)
+                    log.warning("match taken over match_id=%s from=%s to=%s", match.pk, match.referee_id, address)
+                return True
+    # No referee reports it: its owner died (its lease may not have lapsed yet) or is rebuilding
+    # it. A journal written to within the silence deadline is a takeover in progress.
+    return state.idle_seconds < deadline["silence"].total_seconds()
+
+
+def _close_journal(match_id: int) -> None:
+    client = _journal_redis()
+    if client is None:
+        return
+    try:
+        journal.close_for_good(client, JOURNAL_PREFIX, str(match_id))
+    except Exception as exc:
+        log.warning("journal not closed match_id=%s error=%r", match_id, exc)
 
 
 def _lost_reason(address: str, match: Match, now: datetime, deadline: dict[str, timedelta], silent: list[str]) -> str:

@@ -16,7 +16,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     sub = parser.add_subparsers(dest="bot_command", metavar="ACTION", required=True)
     run = sub.add_parser("run", help="connect a bot class to a referee and play")
     run.add_argument("bot", metavar="MODULE:CLASS", help="the bot class, e.g. examples.python_bots:GreedyBot")
-    run.add_argument("--server", default="127.0.0.1:50051", metavar="HOST:PORT")
+    run.add_argument(
+        "--server",
+        default="127.0.0.1:50051",
+        metavar="HOST:PORT[,HOST:PORT...]",
+        help="the referee, or several: a reconnect goes to the next one (a match survives its referee's death)",
+    )
     run.add_argument("--token", default=os.environ.get("BRAWL_TOKEN", ""), help="the bot's token (or BRAWL_TOKEN)")
     run.add_argument("--games", nargs="*", default=[], help="games to play (default: every game the token allows)")
     run.add_argument("--max-matches", type=int, default=1, help="seats to accept at once")

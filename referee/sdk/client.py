@@ -4,6 +4,12 @@
 answers pings, and hands every other message to a :class:`~referee.sdk.host.BotHost`. When the
 stream breaks it reconnects with exponential backoff (the referee re-sends the matches in
 progress and their pending decisions); a refused token or Hello is fatal and raised.
+
+``server`` may list several referees (``"host1:50051,host2:50051"``): each reconnect goes to the
+next address in turn, so a bot whose referee died comes back on another one, which plays its seats
+on (the match journal, :mod:`referee.server.journal`, lets any referee take a match over). A
+service address that resolves to several referees (a Kubernetes Service, ``dns:///name:port``)
+gives the same through gRPC's own name resolution.
 """
 
 from __future__ import annotations
@@ -63,7 +69,7 @@ class BotClient:
 
     Args:
         factory: Makes one bot per (match, seat), usually the bot class itself.
-        server: ``HOST:PORT`` of the referee.
+        server: ``HOST:PORT`` of the referee, or several, comma-separated, tried in turn.
         token: The bot's token.
         games: Games to play; empty means every game the token allows.
         max_matches: Seats to accept at once.
@@ -89,7 +95,8 @@ class BotClient:
     ) -> None:
         self.credentials = channel_credentials(tls, ca)
         """TLS credentials of the channel, or ``None`` for plaintext."""
-        self.server = server
+        self.servers = parse_servers(server)
+        self._server_index = 0
         self.token = token
         self.games = list(games)
         self.max_matches = max_matches
@@ -103,6 +110,15 @@ class BotClient:
         self._outbox: asyncio.Queue[bot_pb2.ConnectRequest | None] | None = None
         self._call: Any = None
         self._stop = False
+
+    @property
+    def server(self) -> str:
+        """The referee address the current (or next) stream uses."""
+        return self.servers[self._server_index]
+
+    def _next_server(self) -> None:
+        """Moves to the next address of the list (a no-op with one address)."""
+        self._server_index = (self._server_index + 1) % len(self.servers)
 
     def _emit(self, request: bot_pb2.ConnectRequest) -> None:
         if self._outbox is not None:
@@ -139,7 +155,8 @@ class BotClient:
                 log.warning("stream to %s broke (%s: %s)", self.server, exc.code().name, exc.details())
             if not self.reconnect or self._stop:
                 return
-            log.info("reconnecting in %.1f s", delay)
+            self._next_server()
+            log.info("reconnecting to %s in %.1f s", self.server, delay)
             await asyncio.sleep(delay)
             delay = min(delay * 2, 5.0)
 
@@ -203,6 +220,18 @@ class BotClient:
         # Let answers already being computed go out before the stream closes.
         if self.host.tasks:
             await asyncio.wait(list(self.host.tasks), timeout=1.0)
+
+
+def parse_servers(server: str) -> list[str]:
+    """Returns the addresses of a comma-separated ``server`` option.
+
+    Raises:
+        ValueError: no address is given.
+    """
+    servers = [s.strip() for s in server.split(",") if s.strip()]
+    if not servers:
+        raise ValueError(f"no referee address in {server!r}")
+    return servers
 
 
 def channel_credentials(tls: bool, ca: str | Path | None = None) -> grpc.ChannelCredentials | None:

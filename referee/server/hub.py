@@ -29,6 +29,7 @@ from referee.core.ids import BotId, MatchId, Seat
 from referee.core.registry import UnknownGameError, game_names, get_game
 from referee.sdk.host import BotHost
 from referee.sdk.house import UnknownHouseBotError, house_factory
+from referee.server import journal as journals
 from referee.server import metrics
 from referee.server.auth import BotIdentity, TokenStore
 from referee.server.match import MatchHooks, MatchRunner, MatchState, SeatLink, SeatSpec, loop_time, new_match_id
@@ -254,6 +255,21 @@ class Referee:
             join_timeout=join_timeout or self.settings.default_join_timeout,
             hooks=MatchHooks(on_finished=self._finished, release=self._release),
             labels=labels,
+            journal=self.journal,
+            record=journals.start_record(
+                match_id=mid,
+                game=game,
+                config=full_config,
+                seed=seed,
+                seats=seats,
+                time=time,
+                meta=meta,
+                labels=dict(labels or {}),
+                join_timeout=join_timeout or self.settings.default_join_timeout,
+                request_id=request_id,
+            )
+            if self.journal is not None
+            else None,
         )
         entry = _Entry(runner, request_id)
         self.matches[mid] = entry
@@ -302,9 +318,17 @@ class Referee:
         return sorted(runners, key=lambda r: r.create_time, reverse=True)
 
     def _finished(self, runner: MatchRunner) -> None:
-        self._finished_order.append(runner.match_id)
         for orphans in self._orphans.values():
             orphans -= {o for o in orphans if o[0] == runner.match_id}
+        if runner.abandoned:
+            # Another referee plays it: GetMatch here must say NOT_FOUND, so the workers look for it.
+            entry = self.matches.get(runner.match_id)
+            if entry is not None and entry.runner is runner:
+                del self.matches[runner.match_id]
+                if entry.request_id and self._requests.get(entry.request_id) == runner.match_id:
+                    del self._requests[entry.request_id]
+            return
+        self._finished_order.append(runner.match_id)
         while len(self._finished_order) > self.settings.keep_finished:
             old = self._finished_order.popleft()
             entry = self.matches.pop(old, None)
@@ -329,13 +353,79 @@ class Referee:
             await asyncio.wait(tasks, timeout=timeout)
 
     async def shutdown(self, grace: float) -> None:
-        """Stops accepting matches, lets running ones finish for ``grace`` seconds, cancels the rest."""
+        """Stops accepting matches, lets running ones finish for ``grace`` seconds, then ends the rest.
+
+        With a journal the rest are handed over (another referee adopts and finishes them);
+        without one they are cancelled.
+        """
         self.accepting = False
         await self.wait_all(grace)
-        for entry in self.matches.values():
+        for entry in list(self.matches.values()):
             if not entry.runner.is_over():
-                entry.runner.cancel("the referee is shutting down")
+                if entry.runner.journal is not None:
+                    entry.runner.hand_over()
+                else:
+                    entry.runner.cancel("the referee is shutting down")
         await self.wait_all(5.0)
+
+    @property
+    def journal(self) -> journals.RedisJournal | None:
+        """The match journal (with the Redis relay), or ``None``: matches then die with this referee."""
+        return self.relay.journal if self.relay is not None else None
+
+    def adopt(self, record: Mapping[str, Any]) -> MatchRunner | None:
+        """Takes over the match of a journal start record whose referee died; ``None`` if already here.
+
+        The runner claims the journal when it runs (exactly one referee wins the claim; the
+        others drop their runner), replays the log, and gives the seats to the bots as they
+        come back: to sessions here, through the relay, or when they connect.
+
+        Raises:
+            UnknownGameError, ConfigError, UnknownHouseBotError: the record does not fit this referee.
+        """
+        mid = MatchId(record["match_id"])
+        if not self.accepting or self.journal is None or mid in self.matches:
+            return None
+        g = get_game(record["game"])
+        seats = [
+            SeatSpec(bot_id=bot_id, house_bot=s.get("house_bot"), name=s["name"])
+            for s, bot_id in zip(record["seats"], journals.seat_bot_ids(record), strict=True)
+        ]
+        seed = int(record["seed"])
+        local = {
+            i: house_factory(g.info.name, spec.house_bot, seed=(seed * 31 + i) & 0xFFFFFFFF)
+            for i, spec in enumerate(seats)
+            if spec.house_bot is not None
+        }
+        runner = MatchRunner(
+            mid,
+            g,
+            g.parse_config(dict(record["config"]), len(seats)),
+            seed,
+            seats,
+            journals.time_settings(record),
+            self.sink,
+            meta=record["meta"],
+            join_timeout=float(record["join_timeout"]),
+            hooks=MatchHooks(on_finished=self._finished, release=self._release),
+            labels=record["labels"],
+            journal=self.journal,
+            resume=True,
+        )
+        request_id = str(record.get("request_id", ""))
+        self.matches[mid] = _Entry(runner, request_id)
+        if request_id:
+            self._requests[request_id] = mid
+        for i, factory in local.items():
+            link = LocalLink(runner.recorder.replay.seats[i], factory, self._local_submit(runner), False)
+            runner.attach(Seat(i), link)
+        self._assign(runner)
+        for st in runner.seats:
+            if st.spec.bot_id is not None and st.link is None:
+                # Its bot may reconnect here later (its SDK tries every referee it knows).
+                self._orphans.setdefault(st.spec.bot_id, set()).add((mid, st.seat))
+        self.matches[mid].task = asyncio.get_running_loop().create_task(runner.run(), name=f"match-{mid}")
+        return runner
 
     # ----- sessions ----------------------------------------------------------------------
 

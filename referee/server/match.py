@@ -7,6 +7,17 @@ records every timeout, illegal answer, disconnect and forfeit as a replay incide
 ends it tells every seat, hands the replay to the :class:`~referee.server.sinks.ResultSink`
 exactly once, and closes the spectators' streams.
 
+With a journal (:mod:`referee.server.journal`, on whenever the referee has the Redis relay) the
+runner makes the match durable as it goes: the start record before the first request, and every
+decision and incident before the next request goes out. A runner built with ``resume=True`` (a
+takeover) claims the journal of a match whose referee died, replays its log through the same
+``Recorder``, waits up to the reconnect grace for the bots to come back (to any referee), and plays
+on. Time is charged fairly across a takeover: each seat keeps the bank journaled with the last
+decision; the decision that was pending when the old referee died is asked again (same decision
+id, same events) with its full decision time once every seat is back, so the outage is charged to
+nobody. A runner that finds the journal owned by another live referee, or whose append is refused
+because another referee took the match over, drops the match: it tells no bot and records nothing.
+
 This is policy, not rules: the engine is only called through the contract's verbs. It is not the
 session or network layer either (see :mod:`referee.server.sessions`): a link only has ``send``.
 """
@@ -30,8 +41,9 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from referee.core.contract import Decision, Game, Option, Outcome, Termination
 from referee.core.errors import EngineError
 from referee.core.ids import BotId, MatchId, Seat
-from referee.core.replay import Recorder, Replay
+from referee.core.replay import Incident, Recorder, Replay
 from referee.server import codec, metrics
+from referee.server.journal import JournalFenced, RedisJournal
 from referee.server.sinks import ResultSink
 from referee.server.timecontrol import TimeSettings, duration
 
@@ -39,6 +51,13 @@ log = logging.getLogger(__name__)
 
 MAX_NOTE_CHARS = 280
 """Longest note kept from an answer (the replay format's limit)."""
+
+STRIKE_KINDS = frozenset({"timeout", "illegal_answer", "malformed_answer"})
+"""Incident kinds that are strikes (each strike records exactly one of them)."""
+
+
+class HandedOver(Exception):
+    """The referee is shutting down and leaves the match to another referee (see ``hand_over``)."""
 
 
 class SeatLink(Protocol):
@@ -152,6 +171,10 @@ class MatchRunner:
         meta: Stored in the replay.
         join_timeout: Seconds to wait for every seat to be linked.
         hooks: Callbacks to the owner.
+        labels: Free-form labels (the referee API's).
+        journal: Makes the match durable (``None``: it dies with this referee).
+        record: The start record written to the journal for a new match.
+        resume: Take the match over from its journal instead of starting it.
 
     Raises:
         ConfigError: from the engine, when the config does not suit the seat count.
@@ -170,6 +193,9 @@ class MatchRunner:
         join_timeout: float = 10.0,
         hooks: MatchHooks | None = None,
         labels: Mapping[str, str] | None = None,
+        journal: RedisJournal | None = None,
+        record: Mapping[str, Any] | None = None,
+        resume: bool = False,
     ) -> None:
         self.match_id = match_id
         self.game = game
@@ -204,6 +230,15 @@ class MatchRunner:
         self._decision_serial = 0
         self.done = asyncio.Event()
         self._metrics = metrics.for_game(self.name)
+        self.journal = journal
+        self._start_record = dict(record) if record is not None else None
+        self.resumed = resume
+        """Taken over from the journal (the bots get ``MatchStart.resumed``)."""
+        self._journaled = (0, 0)
+        """Decisions and incidents already in the journal."""
+        self.abandoned = False
+        """The match was left to another referee: this runner recorded nothing."""
+        self._handover = False
 
     # ----- links -------------------------------------------------------------------------
 
@@ -392,16 +427,27 @@ class MatchRunner:
     async def run(self) -> Replay | None:
         """Plays the match to its end and records it; returns the replay (``None`` if it failed)."""
         try:
-            await self._join()
+            if self.journal is not None and not await self._open_journal():
+                return await self._drop()
+            if self._end is None:
+                await self._join()
+            if self._handover:
+                raise HandedOver
             if self._end is None:
                 self.state = MatchState.RUNNING
                 self.start_time = time_now()
                 self._metrics.running.inc()
                 self.hooks.on_seated(self)
                 for st in self.seats:
-                    self._send_start(st, resumed=False)
+                    self._send_start(st, resumed=self.resumed)
                 self._publish()
                 await self._play()
+        except JournalFenced as exc:
+            log.warning("match %s: %s; dropped here", self.match_id, exc)
+            self.error = f"taken over by another referee: {exc}"
+            return await self._drop()
+        except HandedOver:
+            return await self._drop()
         except EngineError as exc:
             log.exception("match %s: engine error", self.match_id)
             self.error = f"engine error: {exc}"
@@ -415,25 +461,35 @@ class MatchRunner:
     async def _join(self) -> None:
         if self._seated.is_set():
             return
+        # After a takeover the bots have the reconnect grace to come back, as after a disconnect.
+        timeout = self.time.reconnect_grace if self.resumed else self.join_timeout
         try:
-            await asyncio.wait_for(self._seated.wait(), self.join_timeout)
+            await asyncio.wait_for(self._seated.wait(), timeout)
         except TimeoutError:
             absent = [st for st in self.seats if not st.ever_linked]
             for st in absent:
-                self.recorder.incident(st.seat, "absent", f"{st.spec.bot_id or st.spec.house_bot} never connected")
+                who = st.spec.bot_id or st.spec.house_bot
+                what = "did not come back after the takeover" if self.resumed else "never connected"
+                self.recorder.incident(st.seat, "absent", f"{who} {what}")
             present = [st for st in self.seats if st.ever_linked]
             if present:
                 self._end = self.recorder.forfeit(
                     [st.seat for st in absent],
-                    f"seats {[int(st.seat) for st in absent]} not connected within {self.join_timeout:g} s",
+                    f"seats {[int(st.seat) for st in absent]} not connected within {timeout:g} s",
                 )
             else:
-                self.cancel(f"no bot connected within {self.join_timeout:g} s")
+                self.cancel(f"no bot connected within {timeout:g} s")
 
     async def _play(self) -> None:
         rec = self.recorder
         match = rec.match
         while self._end is None:
+            # Durable before the next request goes out: a takeover replays exactly this log.
+            await self._flush()
+            if self._handover:
+                raise HandedOver
+            if self._end is not None:
+                break
             t0 = time.perf_counter()
             decision = match.to_move()
             if decision is None:
@@ -458,6 +514,8 @@ class MatchRunner:
             before = time.perf_counter() - t0
             self.max_step_seconds = max(self.max_step_seconds, before)
             await self._await_answer(st, p)
+            if self._handover:
+                raise HandedOver
             if self._end is not None:
                 break
             t1 = time.perf_counter()
@@ -486,7 +544,7 @@ class MatchRunner:
             self._metrics.overhead.observe(before + after)
 
     async def _await_answer(self, st: SeatState, p: Pending) -> None:
-        while p.answer is None and self._end is None:
+        while p.answer is None and self._end is None and not self._handover:
             now = loop_time()
             if now >= p.hard_deadline:
                 return
@@ -640,9 +698,16 @@ class MatchRunner:
     # ----- the end -----------------------------------------------------------------------
 
     async def _finish(self) -> Replay | None:
+        outcome = self.recorder.outcome()
+        if outcome is not None:
+            try:
+                await self._flush([{"k": "end", "outcome": outcome.to_json()}])
+            except JournalFenced as exc:
+                log.warning("match %s: %s; dropped here", self.match_id, exc)
+                self.error = f"taken over by another referee: {exc}"
+                return await self._drop()
         self.end_time = time_now()
         self.pending = None
-        outcome = self.recorder.outcome()
         if self.start_time is not None:
             self._metrics.running.dec()
         self._metrics.finished(outcome.termination.value if outcome is not None else "none")
@@ -673,6 +738,7 @@ class MatchRunner:
         if replay is not None:
             self.replay = replay
             self.replay_uri = await self._record(replay)
+        await self._close_journal()
         if self.error or replay is None or not self.replay_uri:
             self.state = MatchState.FAILED
         elif outcome is not None and outcome.termination is Termination.CANCELLED:
@@ -697,6 +763,179 @@ class MatchRunner:
                 await asyncio.sleep(delay)
                 delay *= 4
         return ""
+
+    # ----- the journal -------------------------------------------------------------------
+
+    def hand_over(self) -> None:
+        """Stops playing and leaves the match to another referee (graceful shutdown with a journal)."""
+        if self.journal is not None and not self.is_over():
+            self._handover = True
+            self._seated.set()
+            self._wake()
+
+    async def _open_journal(self) -> bool:
+        """Creates the journal, or claims and replays it; ``False`` when the match is not this referee's."""
+        assert self.journal is not None
+        try:
+            claim = await self.journal.claim(self.match_id, None if self.resumed else self._start_record)
+        except Exception as exc:
+            if self.resumed:
+                self.error = f"cannot read the journal: {exc!r}"
+                return False
+            # A Redis outage must not stop play: the match goes on, but dies with this referee.
+            log.warning("match %s: journal unavailable (%r); playing on without it", self.match_id, exc)
+            self.journal = None
+            return True
+        if claim == "new":
+            return True
+        if claim in ("taken", "mine"):
+            # Also a retried StartMatch on a restarted referee: the journal wins over a fresh start.
+            self.resumed = True
+            await self._rebuild()
+            return True
+        self.error = f"the journal says {claim!r}: another referee plays or played it"
+        return False
+
+    def _unjournaled(self) -> tuple[list[dict[str, Any]], tuple[int, int]]:
+        """Returns the log entries not yet journaled, in play order, and the counts they bring it to."""
+        rec = self.recorder.replay
+        d0, i0 = self._journaled
+        dn, inn = len(rec.decisions), len(rec.incidents)
+        out: list[dict[str, Any]] = []
+        i = i0
+        for n in range(d0, dn):
+            # An incident recorded while decision n was pending has at == n: it comes before it.
+            while i < inn and rec.incidents[i].at <= n:
+                out.append(self._incident_entry(i))
+                i += 1
+            d = rec.decisions[n]
+            entry: dict[str, Any] = {"k": "d", "n": n, "s": int(d.seat), "o": d.option_id, "src": d.source}
+            if d.note:
+                entry["note"] = d.note
+            if d.think_ms is not None:
+                entry["ms"] = d.think_ms
+            out.append(entry)
+        while i < inn:
+            out.append(self._incident_entry(i))
+            i += 1
+        if out:
+            out.append(
+                {"k": "seats", "bank": [st.bank for st in self.seats], "sent": [st.events_sent for st in self.seats]}
+            )
+        return out, (dn, inn)
+
+    def _incident_entry(self, j: int) -> dict[str, Any]:
+        inc = self.recorder.replay.incidents[j]
+        return {"k": "i", "j": j, "at": inc.at, "s": int(inc.seat), "kind": inc.kind, "detail": inc.detail}
+
+    async def _flush(self, extra: Sequence[Mapping[str, Any]] = ()) -> None:
+        """Appends what the journal lacks (and ``extra``).
+
+        Raises:
+            JournalFenced: another referee owns the match now.
+        """
+        if self.journal is None:
+            return
+        entries, counts = self._unjournaled()
+        entries.extend(dict(e) for e in extra)
+        if not entries:
+            return
+        try:
+            await self.journal.append(self.match_id, entries)
+        except JournalFenced:
+            raise
+        except Exception as exc:
+            # Kept for the next flush: the log stays gapless, only later than promised.
+            log.warning("match %s: journal append failed (%r); retried at the next decision", self.match_id, exc)
+            return
+        self._journaled = counts
+
+    async def _rebuild(self) -> None:
+        """Replays the journal into the recorder and the seats' books (a takeover).
+
+        Raises:
+            EngineError: a journaled decision does not apply (the match is cancelled with the reason).
+        """
+        assert self.journal is not None
+        rec = self.recorder
+        log_ = rec.replay
+        seats: Mapping[str, Any] | None = None
+        end: Outcome | None = None
+        takeovers: list[dict[str, Any]] = []
+        for e in await self.journal.entries(self.match_id):
+            kind = e["k"]
+            if kind == "d":
+                if e["n"] < len(log_.decisions):
+                    continue  # written twice by a retried append
+                if e["n"] > len(log_.decisions):
+                    raise EngineError(f"the journal skips from decision {len(log_.decisions)} to {e['n']}")
+                applied = rec.apply(e["o"], source=e["src"], note=e.get("note", ""), think_ms=e.get("ms"))
+                self.event_total += len(applied)
+            elif kind == "i":
+                if e["j"] == len(log_.incidents):
+                    log_.incidents.append(Incident(int(e["at"]), Seat(int(e["s"])), e["kind"], e["detail"]))
+            elif kind == "seats":
+                seats = e
+            elif kind == "end":
+                end = Outcome.from_json(e["outcome"])
+            elif kind == "takeover":
+                takeovers.append({"referee": e["by"], "at": e["n"]})
+        self._decision_serial = len(log_.decisions)
+        for st in self.seats:
+            if seats is not None:
+                st.bank = float(seats["bank"][st.seat])
+                st.events_sent = int(seats["sent"][st.seat])
+            st.strikes = sum(1 for i in log_.incidents if i.seat == st.seat and i.kind in STRIKE_KINDS)
+        self._journaled = (len(log_.decisions), len(log_.incidents))
+        if end is not None and rec.match.outcome() is None:
+            # A forfeit or cancellation the old referee decided: the Recorder has no public way to
+            # restore an outcome it did not make, and the journal holds it exactly.
+            rec._final = end
+        takeovers.append({"referee": self.journal.referee_id, "at": len(log_.decisions)})
+        log_.meta["takeovers"] = takeovers
+        if rec.outcome() is not None:
+            self._end = rec.outcome()  # it had ended: only the recording is left to do
+            return
+        now = loop_time()
+        for st in self.seats:
+            if st.link is None:
+                st.disconnected_at = now
+                rec.incident(
+                    st.seat,
+                    "disconnect",
+                    f"seat {st.seat}: its referee stopped; referee {self.journal.referee_id} took the match over",
+                )
+        await self._flush([{"k": "takeover", "by": self.journal.referee_id, "n": len(log_.decisions)}])
+        log.info("match %s taken over at decision %d", self.match_id, len(log_.decisions))
+
+    async def _close_journal(self) -> None:
+        if self.journal is None:
+            return
+        try:
+            await self.journal.close(self.match_id)
+        except Exception as exc:
+            log.warning("match %s: cannot close the journal (%r)", self.match_id, exc)
+
+    async def _drop(self) -> Replay | None:
+        """Ends this runner without a result: the match is (or will be) another referee's."""
+        self.abandoned = True
+        self.end_time = time_now()
+        self.pending = None
+        self.state = MatchState.FAILED
+        if self.start_time is not None:
+            self._metrics.running.dec()
+        if self._handover and self.journal is not None:
+            try:
+                await self.journal.close(self.match_id, hand_over=True)
+            except Exception as exc:
+                log.warning("match %s: cannot hand the journal over (%r)", self.match_id, exc)
+            self.error = "handed over to another referee"
+        for link in self.links():
+            self.hooks.release(self, link)
+        self._publish(final=True)
+        self.done.set()
+        self.hooks.on_finished(self)
+        return None
 
     # ----- views -------------------------------------------------------------------------
 

@@ -9,18 +9,23 @@ Redis keys (``prefix`` defaults to ``brawl``):
 
 - ``<prefix>:presence:<bot_id>:<referee_id>``: JSON ``{"free": seats, "games": [...]}`` with a
   10 s TTL, refreshed every 2 s and whenever sessions change;
-- ``<prefix>:referee:<referee_id>``: the referee's lease, its boot id (new at every start), with the
-  same TTL and refresh. A host checks the lease of every origin it lends seats to: when the lease
-  has lapsed or names another boot (the origin died, or restarted and forgot its matches), the host
-  frees the lent seats, since no ``match_end`` will ever come for them;
+- ``<prefix>:referee:<referee_id>``: the referee's lease, its boot id (new at every start), with a
+  TTL of ``BRAWL_REFEREE_LEASE`` seconds (10 by default), refreshed five times per TTL. A host
+  checks the lease of every origin it lends seats to: when the lease has lapsed or names another
+  boot (the origin died, or restarted and forgot its matches), the host frees the lent seats,
+  since no ``match_end`` will ever come from that origin; the match itself goes on elsewhere (below);
 - ``<prefix>:relay:<referee_id>``: the stream each referee reads; entries carry a type ``t``:
   ``claim``/``claimed``/``refused`` (seat placement), ``to_bot`` (a serialised
   ``ConnectResponse`` for a hosted seat), ``answer`` (a serialised ``Answer`` back to the origin),
   ``detached`` (the hosted bot's stream ended).
 
+The relay also carries the match journal (:mod:`referee.server.journal`, same Redis and prefix):
+at every lease refresh each referee looks for journaled matches whose owner's lease lapsed and
+adopts them (:meth:`RedisRelay.take_over_orphans`); the journal's claim lets exactly one win. So
+a referee that dies does not take its matches with it: another one finishes them.
+
 What it does not do: it does not choose where a match runs (the worker calls the referee it
-likes; that referee becomes the origin), and a referee that dies takes its matches with it (the
-workers' reaper reschedules them; the hosts free the seats they lent to it once its lease lapses).
+likes; that referee becomes the origin).
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import os
 import uuid
 from typing import TYPE_CHECKING, Any
 
@@ -36,6 +42,7 @@ import redis.asyncio as aioredis
 from brawl.bot.v1 import bot_pb2
 
 from referee.core.ids import BotId, MatchId, Seat
+from referee.server.journal import RedisJournal
 
 if TYPE_CHECKING:
     from referee.server.hub import BotSession, Referee
@@ -48,6 +55,16 @@ Fields = dict[str, str | bytes]
 
 PRESENCE_TTL = 10
 """Seconds a presence entry lives without a refresh."""
+
+
+def lease_seconds() -> float:
+    """The referees' lease TTL: ``BRAWL_REFEREE_LEASE`` seconds (default 10, at least 1).
+
+    A dead referee's matches are taken over about one TTL after it died; a referee stalled for
+    longer than a TTL (a long pause) loses its matches to another referee.
+    """
+    raw = os.environ.get("BRAWL_REFEREE_LEASE", "")
+    return max(1.0, float(raw)) if raw else float(PRESENCE_TTL)
 
 
 class RelayLink:
@@ -91,8 +108,10 @@ class RedisRelay:
         self.id = referee_id or uuid.uuid4().hex[:12]
         self.boot = uuid.uuid4().hex
         """This process's boot id, published in the lease; a restart under the same id changes it."""
-        self.lease_ttl = PRESENCE_TTL
+        self.lease_ttl = lease_seconds()
         self.prefix = prefix
+        self.journal = RedisJournal(self.redis, prefix, self.id, self.boot)
+        """The match journal, fenced by this referee's lease."""
         self.stream = f"{prefix}:relay:{self.id}"
         self.links: dict[tuple[MatchId, Seat], RelayLink] = {}
         """Origin side: seats of local matches played through another referee."""
@@ -154,7 +173,7 @@ class RedisRelay:
             entry["free"] += max(0, s.free)
             entry["games"] |= set(s.games) or set(s.identity.games) or {"*"}
         pipe = self.redis.pipeline()
-        pipe.set(f"{self.prefix}:referee:{self.id}", self.boot, ex=self.lease_ttl)
+        pipe.set(f"{self.prefix}:referee:{self.id}", self.boot, px=int(self.lease_ttl * 1000))
         for bot_id, entry in per_bot.items():
             value = json.dumps({"free": entry["free"], "games": sorted(entry["games"])})
             pipe.set(f"{self.prefix}:presence:{bot_id}:{self.id}", value, ex=PRESENCE_TTL)
@@ -165,9 +184,35 @@ class RedisRelay:
             try:
                 await self.publish_presence()
                 await self.free_seats_of_lost_origins()
+                await self.take_over_orphans()
             except Exception:
                 log.exception("relay: presence update failed")
-            await asyncio.sleep(2.0)
+            await asyncio.sleep(min(2.0, self.lease_ttl / 5))
+
+    async def take_over_orphans(self) -> list[MatchId]:
+        """Adopts the journaled matches whose referee's lease lapsed; returns those this referee tried.
+
+        Every live referee tries; the journal's claim makes exactly one of them the owner, and
+        the others' runners drop out before they send anything.
+        """
+        if not self.referee.accepting:
+            return []
+        tried: list[MatchId] = []
+        for match_id in await self.journal.orphans():
+            if self.referee.get(match_id) is not None:
+                continue
+            record = await self.journal.record(match_id)
+            if record is None:
+                continue
+            try:
+                runner = self.referee.adopt(record)
+            except Exception:
+                log.exception("relay: cannot take match %s over", match_id)
+                continue
+            if runner is not None:
+                log.warning("relay: match %s lost its referee; taking it over", match_id)
+                tried.append(MatchId(match_id))
+        return tried
 
     async def free_seats_of_lost_origins(self) -> int:
         """Frees the hosted seats whose origin's lease lapsed or changed boot; returns how many."""
