@@ -196,47 +196,28 @@ class BotServicer:
     def __init__(self, referee: Referee) -> None:
         self.referee = referee
 
-    async def _hello(
-        self, iterator: AsyncIterator[bytes], context: grpc.aio.ServicerContext
-    ) -> tuple[bot_pb2.Hello | None, list[bot_pb2.ConnectResponse]]:
-        """Reads until the Hello; returns it with the Errors owed for what came before it.
+    @staticmethod
+    def _before_hello(raw: bytes) -> tuple[bot_pb2.Hello | None, bot_pb2.ConnectResponse | None]:
+        """Reads one message sent before the Hello: the Hello, or the Error it is refused with.
 
-        Before the Hello, a message that is not a ConnectRequest gets ``MALFORMED`` and one of
-        another kind ``OUT_OF_ORDER``; the stream stays open until the Hello timeout or
-        :data:`MAX_PRE_HELLO_ERRORS` refusals.
+        A message that is not a ConnectRequest (or sets no field) gets ``MALFORMED``, one of another
+        kind ``OUT_OF_ORDER``; the stream stays open for the Hello.
         """
-        ref = self.referee
-        deadline = loop_time() + ref.settings.hello_timeout
-        refusals: list[bot_pb2.ConnectResponse] = []
-        while len(refusals) < MAX_PRE_HELLO_ERRORS:
-            try:
-                raw = await asyncio.wait_for(iterator.__anext__(), max(0.0, deadline - loop_time()))
-            except (TimeoutError, StopAsyncIteration):
-                return None, refusals
-            try:
-                msg = bot_pb2.ConnectRequest.FromString(raw)
-            except DecodeError as exc:
-                refusals.append(
-                    _error(
-                        bot_pb2.ERROR_CODE_MALFORMED,
-                        f"cannot parse a ConnectRequest from {len(raw)} bytes before the Hello: {exc}",
-                    )
-                )
-                continue
-            kind = msg.WhichOneof("message")
-            if kind == "hello":
-                return msg.hello, refusals
-            if kind is None:
-                refusals.append(
-                    _error(bot_pb2.ERROR_CODE_MALFORMED, "the message sets no field of ConnectRequest.message")
-                )
-            else:
-                refusals.append(
-                    _error(
-                        bot_pb2.ERROR_CODE_OUT_OF_ORDER, f"{kind!r} before the Hello; the first message must be a Hello"
-                    )
-                )
-        return None, refusals
+        try:
+            msg = bot_pb2.ConnectRequest.FromString(raw)
+        except DecodeError as exc:
+            return None, _error(
+                bot_pb2.ERROR_CODE_MALFORMED,
+                f"cannot parse a ConnectRequest from {len(raw)} bytes before the Hello: {exc}",
+            )
+        kind = msg.WhichOneof("message")
+        if kind == "hello":
+            return msg.hello, None
+        if kind is None:
+            return None, _error(bot_pb2.ERROR_CODE_MALFORMED, "the message sets no field of ConnectRequest.message")
+        return None, _error(
+            bot_pb2.ERROR_CODE_OUT_OF_ORDER, f"{kind!r} before the Hello; the first message must be a Hello"
+        )
 
     async def connect(
         self, request_iterator: AsyncIterator[bytes], context: grpc.aio.ServicerContext
@@ -253,9 +234,18 @@ class BotServicer:
             await context.abort(grpc.StatusCode.UNAUTHENTICATED, "unknown or revoked token")
         assert identity is not None and token is not None
         iterator = request_iterator.__aiter__()
-        hello, refusals = await self._hello(iterator, context)
-        for refusal in refusals:
-            yield refusal
+        deadline = loop_time() + ref.settings.hello_timeout
+        hello: bot_pb2.Hello | None = None
+        refusals = 0
+        while hello is None and refusals < MAX_PRE_HELLO_ERRORS:
+            try:
+                raw = await asyncio.wait_for(iterator.__anext__(), max(0.0, deadline - loop_time()))
+            except (TimeoutError, StopAsyncIteration):
+                break
+            hello, refusal = self._before_hello(raw)
+            if refusal is not None:
+                refusals += 1
+                yield refusal
         if hello is None:
             await context.abort(grpc.StatusCode.FAILED_PRECONDITION, "the first message must be a Hello")
         assert hello is not None
