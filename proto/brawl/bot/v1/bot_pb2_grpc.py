@@ -48,9 +48,15 @@ class BotServiceServicer:
 
     def Connect(self, request_iterator, context):
         """Opens the bot's session: a bidirectional stream that lives as long as the bot process.
-        The bot's first message must be a Hello; the referee answers with a Welcome. Fails with
-        UNAUTHENTICATED when the token is missing, unknown or revoked, and with
-        FAILED_PRECONDITION when the Hello is missing or asks for no game the bot may play.
+        The bot's first message must be a Hello; the referee answers with a Welcome. Anything sent
+        before the Hello is refused with an Error on the stream, which stays open: bytes that are not
+        a ConnectRequest (or set no field) get ERROR_CODE_MALFORMED, an Answer or Pong
+        ERROR_CODE_OUT_OF_ORDER; so Errors may come before the Welcome. Fails with UNAUTHENTICATED
+        when the token is missing, unknown or revoked (also later: a session whose token is revoked
+        is closed with UNAUTHENTICATED within seconds, and its seats follow the reconnect grace), and
+        with FAILED_PRECONDITION when no Hello comes within 10 s or after 8 refused messages, or the
+        Hello asks for no game the bot may play. This service is served on the referee's bot port,
+        plaintext or TLS; the referee's internal API is never reachable there.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
