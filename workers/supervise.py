@@ -363,6 +363,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "webapp.settings")
     # The workers and the web tier reach the referee's internal listener, never the bot port.
     os.environ.setdefault("BRAWL_REFEREES", args.referee_internal)
+    # Every service also logs to a rotated file (referee.logsetup), so an unattended run keeps its
+    # recent history on disk within a bounded size.
+    os.environ.setdefault("BRAWL_LOG_DIR", str(var / "logs"))
     try:
         demo = _prepare(var)
     except Exception as exc:
@@ -391,7 +394,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         services.append(Service("housebots", [*brawl, "farm", str(spec_path), "--server", args.referee]))
     supervisor = Supervisor(services, grace=15.0, status_path=var / "supervisor.json")
     database = os.environ.get("DATABASE_URL") or f"sqlite {var / 'brawl.sqlite3'}"
-    broker = os.environ.get("REDIS_URL") or f"filesystem broker {var / 'broker'}"
+    broker = os.environ.get("REDIS_URL") or f"embedded filesystem broker {var / 'broker'}"
 
     def banner() -> None:
         print(

@@ -44,7 +44,8 @@ def test_a_child_that_dies_is_restarted_and_the_restart_logged(tmp_path: Path) -
     status = tmp_path / "status.json"
     sup = Supervisor([sleeper, steady], grace=5, out=lines.append, backoff=0.1, status_path=status)
     sup.start()
-    waiter = threading.Thread(target=lambda: setattr(sup, "_result", sup.wait()))
+    result: list[int] = []
+    waiter = threading.Thread(target=lambda: result.append(sup.wait()))
     waiter.start()
     try:
         assert sleeper.process is not None and steady.process is not None
@@ -65,7 +66,7 @@ def test_a_child_that_dies_is_restarted_and_the_restart_logged(tmp_path: Path) -
     finally:
         sup.stop()
         waiter.join(30)
-    assert getattr(sup, "_result") == 0
+    assert result == [0]
     assert not _alive(sleeper.process.pid) and not _alive(steady.process.pid)
 
 
