@@ -197,12 +197,16 @@ def configure(
 
 
 def django_setup(settings: Mapping[str, Any]) -> None:
-    """Django's ``LOGGING_CONFIG`` hook: :func:`configure` for the web tier (``settings["service"]``, ``web``).
+    """Django's ``LOGGING_CONFIG`` hook: :func:`configure` for the web tier unless this process did already.
 
     Django installs its default handlers first; the ``django`` loggers are sent back to the root
     handlers here, so the web tier's lines have the same format (and the same JSON option) as the rest.
     """
-    configure(str(settings.get("service", "web")))
+    root = logging.getLogger()
+    if not any(getattr(h, "_brawl", False) for h in root.handlers):
+        # Only when the process's entry point did not set logging up already (a ``brawl``
+        # command has; a bare WSGI server has not), so a worker does not become "web".
+        configure(str(settings.get("service", "web")))
     for name in ("django", "django.server"):
         logger = logging.getLogger(name)
         for handler in list(logger.handlers):

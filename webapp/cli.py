@@ -11,6 +11,7 @@ database named by ``DATABASE_URL`` (SQLite in ``./var`` when unset).
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import sys
 
@@ -88,7 +89,9 @@ def serve_gunicorn(addr: str, workers: int) -> int:
                 "workers": workers,
                 "worker_class": "gthread",
                 "threads": 4,
-                "accesslog": "-",
+                # A line per request only at DEBUG (BRAWL_LOG_LEVEL): a replay viewer polls, and an
+                # unattended site would otherwise fill its console (docs/deploy.md, "Logs").
+                "accesslog": "-" if logging.getLogger().isEnabledFor(logging.DEBUG) else None,
                 # Long enough for the frames of a long replay to be computed.
                 "timeout": 60,
                 "graceful_timeout": 20,

@@ -60,7 +60,8 @@ class StagingSink:
             # Sent even when the replay was staged by an earlier attempt: that attempt's message
             # may never have left; recording twice is harmless.
             app.send_task("workers.tasks.record_match", args=[match.pk], queue=RECORDING)
-        log.info("result staged match_id=%s new=%s final=%s", match.pk, staged, match.is_final)
+        # DEBUG: the match's end is the worker's "record" line; this one would double it at INFO.
+        log.debug("result staged match_id=%s new=%s final=%s", match.pk, staged, match.is_final)
         return f"/api/v1/matches/{match.pk}/replay/"
 
     async def record(self, match_id: MatchId, replay: Replay) -> str:

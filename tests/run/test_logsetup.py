@@ -120,3 +120,18 @@ def test_records_inside_a_celery_task_carry_its_id(monkeypatch: pytest.MonkeyPat
     assert result.successful()
     (line,) = [line for line in _ours(stream) if "ladder round" in line]
     assert line.endswith("ladder round task_id=t-123 task_name=logtest.say"), line
+
+
+def test_django_hands_its_loggers_to_the_process_set_up(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Django's hook keeps the entry point's set-up (a worker stays "worker") and routes ``django`` to it."""
+    monkeypatch.delenv(logsetup.FORMAT_ENV, raising=False)
+    stream = io.StringIO()
+    logsetup.configure("worker", stream=stream, log_dir=tmp_path)
+    django_logger = logging.getLogger("django.request")
+    logging.getLogger("django").addHandler(logging.NullHandler())  # as Django's defaults do
+    logsetup.django_setup({"service": "web"})
+    django_logger.error("Internal Server Error: /x", extra={"status_code": 500})
+    assert [p.name for p in tmp_path.iterdir()] == ["worker.log"]
+    (line,) = _ours(stream)
+    assert line.endswith("ERROR django.request Internal Server Error: /x status_code=500"), line
+    assert logging.getLogger("django").handlers == []
