@@ -16,6 +16,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import pytest
+import redis.asyncio as aioredis
 
 from referee.core.ids import BotId
 from referee.core.replay import verify
@@ -60,6 +61,12 @@ async def two_referees() -> AsyncIterator[tuple[RefereeServer, RefereeServer, Me
     finally:
         for s in servers:
             await s.stop(0.5)
+        # Journals of matches handed over at the stop would otherwise stay in Redis.
+        client = aioredis.Redis.from_url(REDIS)
+        doomed = [k async for k in client.scan_iter(f"{prefix}:*")]
+        if doomed:
+            await client.delete(*doomed)
+        await client.aclose()
 
 
 @pytest.mark.parametrize("game", GAMES)
