@@ -136,12 +136,14 @@ def test_referee_ports_agree_between_command_healthcheck_proxy_and_workers() -> 
     workers_see = services()["worker"]["environment"]["BRAWL_REFEREES"].split(",")
     for name, svc in referees.items():
         port = port_of(option(svc["command"], "--listen"))
-        # The gRPC port, then the Prometheus metrics port when --metrics is set.
+        internal = port_of(option(svc["command"], "--internal-listen"))
+        # The bot port, the internal API, then the Prometheus metrics port when --metrics is set.
         metrics = [str(port_of(option(svc["command"], "--metrics")))] if "--metrics" in svc["command"] else []
-        assert svc["expose"] == [str(port), *metrics], name
+        assert svc["expose"] == [str(port), str(internal), *metrics], name
         assert f"127.0.0.1:{port}" in " ".join(svc["healthcheck"]["test"]), name
-        assert f"h2c://{name}:{port}" in upstreams, name
-        assert f"{name}:{port}" in workers_see, name
+        assert f"h2c://{name}:{port}" in upstreams, "the proxy reaches the bot port"
+        assert f"h2c://{name}:{internal}" not in upstreams, "the proxy never reaches the internal API"
+        assert f"{name}:{internal}" in workers_see, "the workers call the internal API"
     assert len(upstreams) == len(workers_see) == len(referees)
 
 

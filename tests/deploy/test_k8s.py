@@ -151,9 +151,13 @@ def test_referee_ports_agree_between_args_container_probes_and_services() -> Non
     assert named_port(c, "grpc") == port
     for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
         assert c[probe]["grpc"]["port"] == port, probe
-    for name in ("referee", "referee-internal"):
+    # The Service (bots, the ingress) reaches the bot port; the headless Service that names each
+    # referee for the workers reaches only the internal API.
+    internal = port_of(option(c["args"], "--internal-listen"))
+    assert named_port(c, "internal") == internal != port
+    for name, expected in (("referee", port), ("referee-internal", internal)):
         [sp] = k8s_named("Service", name)["spec"]["ports"]
-        assert sp["port"] == port and named_port(c, sp["targetPort"]) == port, name
+        assert sp["port"] == expected and named_port(c, sp["targetPort"]) == expected, name
     # Metrics: --metrics, the "metrics" container port and the pod's scrape annotations agree.
     metrics_port = port_of(option(c["args"], "--metrics"))
     assert named_port(c, "metrics") == metrics_port
@@ -173,7 +177,7 @@ def test_workers_know_every_referee_the_autoscaler_may_start() -> None:
     config = k8s_named("ConfigMap", "brawl-config")["data"]
     hpa = k8s_named("HorizontalPodAutoscaler", "referee")
     [c] = k8s_named("StatefulSet", "referee")["spec"]["template"]["spec"]["containers"]
-    port = port_of(option(c["args"], "--listen"))
+    port = port_of(option(c["args"], "--internal-listen"))  # the internal API, never the bot port
     expected = [f"referee-{i}.referee-internal:{port}" for i in range(hpa["spec"]["maxReplicas"])]
     assert config["BRAWL_REFEREES"].split(",") == expected
 
