@@ -472,8 +472,11 @@ class RefereeServicer(referee_pb2_grpc.RefereeServiceServicer):
     ) -> referee_pb2.CancelMatchResponse:
         """Cancels a match and waits (briefly) for it to stop."""
         runner = await self._runner(request.match_id, context)
-        if len(request.reason) > MAX_LABEL_VALUE:
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"reason is over {MAX_LABEL_VALUE} characters")
+        if len(request.reason) > MAX_LABEL_VALUE or not request.reason.isprintable():
+            await context.abort(
+                grpc.StatusCode.INVALID_ARGUMENT,
+                f"reason {request.reason[:80]!r} is not printable text of at most {MAX_LABEL_VALUE} characters",
+            )
         self.referee.cancel(request.match_id, request.reason)
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(runner.done.wait(), 5.0)

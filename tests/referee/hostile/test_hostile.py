@@ -235,6 +235,11 @@ def test_start_match_refuses_absurd_values_unsafe_ids_and_too_many_pending_match
                 ):
                     code = await wire.status_of(env.internal, method, request, env.secret)
                     assert code == grpc.StatusCode.INVALID_ARGUMENT
+            forged = referee_pb2.CancelMatchRequest(match_id="honest", reason="done\n2026-12-01 INFO forged line")
+            assert (
+                await wire.status_of(env.internal, "CancelMatch", forged, env.secret)
+                == grpc.StatusCode.INVALID_ARGUMENT
+            )
             assert set(env.referee.matches) == {"honest"}, "no refused request started a match"
 
             # The honest match is running, not pending: three matches waiting for absent bots fill the cap.
