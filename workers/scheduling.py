@@ -214,7 +214,7 @@ def schedule_round(game: str, tick: str, *, now: datetime | None = None) -> Roun
                 game,
                 [versions_by_id[v] for v in sm.seats],
                 rated=True,
-                seed=seeds.setdefault((referee, sm.table_index), new_seed()),
+                seed=seeds.setdefault((referee, sm.table), new_seed()),
                 request_id=f"ladder-{round_key}-{i}",
             )
             queued.append(match.pk)
