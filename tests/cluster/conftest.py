@@ -81,6 +81,8 @@ def cluster(transactional_db: Any, tmp_path: Path, settings: Any, monkeypatch: p
             "BRAWL_REAPER_RESULT_GRACE": "6",
             "BRAWL_REAPER_SILENCE": "10",
             "BRAWL_REAPER_QUEUE_GRACE": "6",
+            # A dead referee's matches are taken over about one lease after it died.
+            "BRAWL_REFEREE_LEASE": "3",
             "BRAWL_ENV": "test",
             "LOG_LEVEL": "INFO",
         },

@@ -4,14 +4,19 @@ Processes (all real, each in its own process group, logs under the test's direct
 and Redis (from the environment), two ``brawl referee`` in ladder mode (database tokens, the Redis
 relay on), two ``brawl worker --queues scheduling,recording``, one beat (``brawl worker --beat
 --queues scheduling``, as in ``deploy/``), ``brawl web --no-migrate``, and six house bots
-(``workers.housebots``) in two ``brawl farm`` processes, three bots on each referee.
+(``workers.housebots``) in two ``brawl farm`` processes, three bots on each referee; every bot
+knows both referees' addresses (``--server A,B``), as the SDK allows.
 
-The test runs the ladder and a 6-entrant Swiss tournament, SIGKILLs one worker's process group and
-one referee while matches run on it, restarts the referee on the same port (the SDK reconnects to
-the address it was given, so that is what brings its bots back) and then shows: the tournament
-finishes, the ladder keeps recording, every match created is final (finished, or rescheduled with
-a final replacement), every finished rated match has exactly one rating-history row per seat,
-``brawl ratings verify`` passes, the web tier answers, and the killed referee's bots play again.
+The test runs the ladder and a 6-entrant Swiss tournament, SIGKILLs referee A while it plays a
+journaled match with a seat relayed from referee B, and one worker's process group. Referee A is
+not restarted: its bots reconnect to B by themselves, and B takes A's matches over from their
+journals once A's lease lapses. It then shows: every match that A was playing with a journaled
+decision finished as itself on referee B (same match id, B reports it succeeded, its replay
+re-simulates exactly and records the takeover after decisions made on A: not rescheduled); the
+tournament finishes, the ladder keeps recording, every match created is final (a match whose
+start was in flight, with no journal yet, may still be rescheduled and its replacement finish),
+every finished rated match has exactly one rating-history row per seat, ``brawl ratings verify``
+passes, the web tier answers, and the killed referee's bots play again.
 
 It does not restart the killed worker: the surviving one gets the dead worker's unacknowledged
 messages back from Redis after the visibility timeout.
@@ -57,12 +62,29 @@ BOTS_B = [
 ]
 
 
-def start_farm(stack: Stack, name: str, bots: list[TestBot], server: str) -> None:
-    """Starts ``brawl farm`` for ``bots`` on referee ``server`` (internal address); waits until all connected."""
+def start_farm(stack: Stack, name: str, bots: list[TestBot], server: str, also: str = "") -> None:
+    """Starts ``brawl farm`` for ``bots`` on referee ``server`` (internal address); waits until all connected.
+
+    With ``also`` (another referee), the bots reconnect there when ``server`` goes away.
+    """
     spec = stack.directory / f"{name}.json"
     spec.write_text(json.dumps([{"bot": b.policy, "token": b.token, "max_matches": 2} for b in bots]))
-    stack.brawl(name, "farm", str(spec), "--server", stack.bot_address(server))
+    servers = ",".join(stack.bot_address(r) for r in (server, also) if r)
+    stack.brawl(name, "farm", str(spec), "--server", servers)
     wait_until(lambda: stack.connected_bots(server) >= len(bots), 60, f"{name} to connect to {server}")
+
+
+def journaled_decisions(match_id: int) -> int:
+    """Returns how many entries the match's journal holds in the cluster's Redis (0 without a journal)."""
+    import redis
+
+    from tests.cluster.conftest import cluster_redis_url
+
+    client = redis.Redis.from_url(cluster_redis_url())
+    try:
+        return int(client.xlen(f"brawl:journal:{match_id}:log"))
+    finally:
+        client.close()
 
 
 def http_get(url: str) -> tuple[int, str]:
@@ -109,7 +131,9 @@ def leaked_seats(stack: Stack) -> dict[str, int]:
     from workers.referee_client import list_bots
 
     busy: Counter[str] = Counter()
-    for address in stack.referees.values():
+    for name, address in stack.referees.items():
+        if name not in stack.procs:
+            continue  # killed and not restarted
         for session in list_bots(address)[1]:
             busy[session.bot_id] += session.active_matches
     running = Counter(
@@ -147,8 +171,8 @@ def test_the_cluster_survives_a_worker_and_a_referee_killed_mid_match(cluster: S
     a = cluster.start_referee("referee-a", port=port_a)
     b = cluster.start_referee("referee-b")
     assert cluster.env["BRAWL_REFEREES"] == f"{a},{b}"
-    start_farm(cluster, "farm-a", bots_a, a)
-    start_farm(cluster, "farm-b", bots_b, b)
+    start_farm(cluster, "farm-a", bots_a, a, also=b)
+    start_farm(cluster, "farm-b", bots_b, b, also=a)
     cluster.start_worker("worker-1", concurrency=2, queues="scheduling,recording")
     cluster.start_worker("worker-2", concurrency=2, queues="scheduling,recording")
     cluster.start_worker("beat", concurrency=1, beat=True, queues="scheduling")
@@ -175,31 +199,32 @@ def test_the_cluster_survives_a_worker_and_a_referee_killed_mid_match(cluster: S
 
     def relayed_in_play_on_a() -> list[int]:
         pks = in_play_on_a()
-        relayed = Match.objects.filter(pk__in=pks, seats__bot_version_id__in=b_versions).exists()
-        return pks if relayed else []
+        relayed = Match.objects.filter(pk__in=pks, seats__bot_version_id__in=b_versions).values_list("pk", flat=True)
+        # Journaled decisions: the match is under way, not waiting for its bots.
+        return pks if any(journaled_decisions(pk) >= 3 for pk in relayed) else []
 
     # Matches last a second or two, so a match seen in play may end before the kill lands. Then the
-    # kill took nothing down: the operator restarts the referee, and the test tries again.
+    # kill took nothing down: the operator restarts the referee and its farm, and the test tries again.
     lost: list[int] = []
+    journaled: list[int] = []
     for _attempt in range(4):
-        wait_until(relayed_in_play_on_a, 90, "a relayed match in play on referee A after the first results", 0.1)
+        wait_until(relayed_in_play_on_a, 90, "a journaled relayed match in play on referee A", 0.1)
         cluster.kill("referee-a")  # the referee first, while its match is in play
-        # What referee A took down with it: matches it ran that had not staged a result. Nothing can
-        # stage one for them now (only the referee that runs a match records it).
+        # What referee A was playing when it died: matches it ran that had not staged a result.
         lost = in_play_on_a()
-        if lost:
+        journaled = [pk for pk in lost if journaled_decisions(pk) > 0]
+        if journaled:
             break
+        cluster.kill("farm-a")
         cluster.start_referee("referee-a", port=port_a)
-        wait_until(lambda: cluster.connected_bots(a) >= len(bots_a), 60, "referee A's bots to reconnect")
-    assert lost, "four kills of referee A each landed between matches"
+        start_farm(cluster, "farm-a", bots_a, a, also=b)
+    assert journaled, "four kills of referee A each landed between matches"
     cluster.kill("worker-1")
     killed_at = time.time()
 
-    # The operator restarts the referee on its address; its bots reconnect to it by themselves.
-    time.sleep(2)
-    cluster.start_referee("referee-a", port=port_a)
+    # Referee A stays dead. Its bots reconnect to B by themselves; B takes A's matches over.
+    wait_until(lambda: cluster.connected_bots(b) >= len(bots_a + bots_b), 60, "referee A's bots to reach B")
     restarted_at = time.time()
-    wait_until(lambda: cluster.connected_bots(a) >= len(bots_a), 60, "referee A's bots to reconnect")
 
     after_kill = datetime.fromtimestamp(killed_at, tz=UTC)
     after_restart = datetime.fromtimestamp(restarted_at, tz=UTC)
@@ -238,9 +263,26 @@ def test_the_cluster_survives_a_worker_and_a_referee_killed_mid_match(cluster: S
     # Measured now, raised last: the checks below hold whatever it finds.
     leaked = wait_until_settled(lambda: leaked_seats(cluster))
 
-    # Every match the referee took down with it ended with a result or was replaced by one that did.
-    # A match whose StartMatch call was in flight when the referee died ends as itself: the worker's
-    # retry starts it on the restarted referee (same match id and request id), which plays it once.
+    # Every match A was playing with a journal finished as itself on referee B: same match id, B
+    # played it to its end (its GetMatch says so; A's address answers nothing), its decision log
+    # runs on from the decisions made on A, and it re-simulates exactly. Not rescheduled.
+    from brawl.referee.v1 import referee_pb2
+
+    from workers.referee_client import get_match
+
+    for pk in journaled:
+        match = Match.objects.get(pk=pk)
+        assert match.status == MatchStatus.FINISHED, (pk, match.status, match.failure, snapshot())
+        assert not match.replacements.exists(), pk
+        remote = get_match(b, str(pk))
+        assert remote is not None and remote.state == referee_pb2.Match.STATE_SUCCEEDED, (pk, remote)
+        replay = Replay.loads(match.replay_bytes() or b"")
+        verify(replay)
+        takeovers = replay.meta.get("takeovers")
+        assert takeovers and len(takeovers) == 1 and 0 < takeovers[0]["at"] < len(replay.decisions), (pk, takeovers)
+        assert replay.meta["match_id"] == str(pk)
+    # A match whose StartMatch call was in flight when the referee died (no journal yet) ends with
+    # a result or is replaced by one that does.
     rescheduled = 0
     for pk in lost:
         match = Match.objects.get(pk=pk)
@@ -281,6 +323,7 @@ def test_the_cluster_survives_a_worker_and_a_referee_killed_mid_match(cluster: S
     summary: dict[str, Any] = {
         "seconds": round(time.monotonic() - started),
         "lost_on_referee_a": len(lost),
+        "taken_over_by_b": len(journaled),
         "of_them_rescheduled": rescheduled,
         "leaked_seats": leaked,
         **snapshot(),
