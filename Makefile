@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test test-slow lint typecheck proto proto-check bench clean
+.PHONY: run test test-slow soak lint typecheck proto proto-check bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -23,6 +23,10 @@ test: $(STAMP)
 ## test-slow: the long playouts and soaks kept out of the default run
 test-slow: $(STAMP)
 	$(PY) -m pytest -m slow -q
+
+## soak: brawl run with 12 extra bots for 30 minutes (BRAWL_SOAK_MINUTES to change), figures printed
+soak: $(STAMP)
+	$(PY) -m pytest tests/run/test_soak.py -m slow -q -s -p no:cacheprovider
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

@@ -42,6 +42,8 @@ QUIET_AT_INFO: Mapping[str, int] = {
     "celery.worker.strategy": logging.WARNING,
     "celery.app.trace": logging.WARNING,
     "celery.beat": logging.WARNING,
+    # "Discarding revoked task": a beat tick that expired while the worker was busy, by design.
+    "celery.worker.request": logging.WARNING,
     # Django's dev server logs every request (the viewer polls); errors still show.
     "django.server": logging.WARNING,
     "kombu": logging.WARNING,

@@ -31,4 +31,5 @@ def _send(match_id: int) -> None:
     from workers.celery import app
 
     app.send_task(settings.BRAWL_RUN_MATCH_TASK, args=[match_id])
-    log.info("match dispatched", extra={"match_id": match_id})
+    # DEBUG: the worker logs the match's start at INFO; a line here too would double it.
+    log.debug("match dispatched", extra={"match_id": match_id})
