@@ -129,3 +129,20 @@ def test_a_card_resolves_fully_before_the_next_is_played() -> None:
         assert not any(i.startswith(("card:", "std:")) for i in ids(m))
         play(m, {"move": "move:stay", "attack_target": "target:tavi", "post_attack": "post:apply"}[kinds[-1]])
     assert kinds == ["move", "attack_target", "post_attack"] and "card:bra4" in ids(m)
+
+
+def test_a_champion_placed_onto_a_trap_hex_springs_it() -> None:
+    """Ruling A18.14 (rules-facts, house rule): Place is not movement (seed 000 'Luogo': "il campione viene rimosso
+    dalla sua posizione originale e piazzato in una nuova posizione"), but traps trigger on a champion "entering"
+    the hex however it got there (seed 000 'Trappole': "non importa se il Campione vi è andato spontaneamente,
+    spinto o tirato"), so a champion placed on a trap springs it. Gloam's Shadow Shift onto q1r-2.
+    """
+    m = build(
+        {"gloam": {"seat": 0, "hex": (0, -2)}, **FAR},
+        hands=[["glo5"], []],
+        traps={(1, -2): ("damage", 1)},
+        supply=[("root", 0)],
+    )
+    play(m, "card:glo5", "skill:use", "place:q1r-2")
+    assert m.champs["gloam"].hex == (1, -2) and m.champs["gloam"].damage == 1
+    assert events(m, "trap_sprung")[0]["champion"] == "gloam"
