@@ -123,7 +123,7 @@ def make_formatter(fmt: str | None = None) -> logging.Formatter:
     Raises:
         ValueError: the format is neither ``text`` nor ``json``.
     """
-    name = (fmt or os.environ.get(FORMAT_ENV) or "text").strip().lower()
+    name = (fmt or os.environ.get("BRAWL_LOG_FORMAT") or "text").strip().lower()
     if name == "text":
         return TextFormatter()
     if name == "json":
@@ -140,11 +140,23 @@ def resolve_level(verbose: bool = False) -> int:
     if verbose:
         return logging.DEBUG
     # LOG_LEVEL: the name the deployment files (compose, Kubernetes) already set.
-    raw = (os.environ.get(LEVEL_ENV) or os.environ.get("LOG_LEVEL") or "INFO").strip().upper()
+    raw = (os.environ.get("BRAWL_LOG_LEVEL") or os.environ.get("LOG_LEVEL") or "INFO").strip().upper()
     level = logging.getLevelName(raw)
     if not isinstance(level, int):
         raise ValueError(f"{LEVEL_ENV} must be a level name such as INFO or DEBUG, got {raw!r}")
     return level
+
+
+def _positive_int(name: str, raw: str | None, default: int) -> int:
+    if not raw:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise ValueError(f"{name} must be a positive whole number, got {raw!r}")
+    return value
 
 
 def configure(
@@ -170,12 +182,12 @@ def configure(
     formatter = make_formatter(fmt)
     level = resolve_level(verbose)
     handlers: list[logging.Handler] = [logging.StreamHandler(stream or sys.stderr)]
-    folder = log_dir if log_dir is not None else os.environ.get(DIR_ENV) or None
+    folder = log_dir if log_dir is not None else os.environ.get("BRAWL_LOG_DIR") or None
     if folder:
+        max_bytes = _positive_int("BRAWL_LOG_MAX_BYTES", os.environ.get("BRAWL_LOG_MAX_BYTES"), 10_000_000)
+        backups = _positive_int("BRAWL_LOG_BACKUPS", os.environ.get("BRAWL_LOG_BACKUPS"), 5)
         path = Path(folder)
         path.mkdir(parents=True, exist_ok=True)
-        max_bytes = int(os.environ.get("BRAWL_LOG_MAX_BYTES") or 10_000_000)
-        backups = int(os.environ.get("BRAWL_LOG_BACKUPS") or 5)
         handlers.append(
             logging.handlers.RotatingFileHandler(
                 path / f"{service}.log", maxBytes=max_bytes, backupCount=backups, encoding="utf-8"

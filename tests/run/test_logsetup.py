@@ -74,6 +74,10 @@ def test_a_bad_format_or_level_is_refused_with_the_setting_named(monkeypatch: py
     monkeypatch.setenv(logsetup.LEVEL_ENV, "LOUD")
     with pytest.raises(ValueError, match="BRAWL_LOG_LEVEL must be a level name"):
         logsetup.configure("test", stream=io.StringIO())
+    monkeypatch.setenv(logsetup.LEVEL_ENV, "INFO")
+    monkeypatch.setenv("BRAWL_LOG_MAX_BYTES", "10MB")
+    with pytest.raises(ValueError, match="BRAWL_LOG_MAX_BYTES must be a positive whole number, got '10MB'"):
+        logsetup.configure("test", stream=io.StringIO(), log_dir="/nonexistent/never-made")
 
 
 def test_celery_task_chatter_is_quiet_at_info_and_shown_at_debug(monkeypatch: pytest.MonkeyPatch) -> None:
