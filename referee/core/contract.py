@@ -78,15 +78,23 @@ class Decision:
     """A short English prompt for logs."""
     default_option_id: str
     """What the referee applies when the seat answers late; documented per kind by each game."""
+    window: str | None = None
+    """Set on the decisions of one out-of-turn window, the same id for each seat asked in it. The
+    engine guarantees that no seat's options or observation in the window depend on another seat's
+    answer in it (answers are held until the last seat of the window has answered), so the seats of
+    one window may be asked in parallel and their answers applied in the engine's order."""
 
     def to_json(self) -> JSONDict:
         """Returns the decision as plain data."""
-        return {
+        out: JSONDict = {
             "seat": self.seat,
             "kind": self.kind,
             "prompt": self.prompt,
             "default_option_id": self.default_option_id,
         }
+        if self.window is not None:
+            out["window"] = self.window
+        return out
 
 
 class Termination(StrEnum):

@@ -79,6 +79,29 @@ def _placed(m: SBMatch, f: Frame) -> None:
 # -- portals ------------------------------------------------------------------------------
 
 
+def destroy_portal(m: SBMatch, pid: str) -> None:
+    """Destroys portal ``pid`` and rolls its new square (1.4.2: "When a portal is destroyed, roll for the
+    new Arena position of the portal token"). In Last Man Standing too: it keeps its owner."""
+    if m.portals.pop(pid, None) is not None:
+        m.emit("portal_destroyed", {"portal": pid})
+        place_portal(m, pid)
+
+
+def destroy_orbs_near(m: SBMatch, pos: Pos) -> None:
+    """Destroys every orb adjacent to ``pos``, loose or carried ("destroying any adjacent orbs"), and
+    every adjacent portal: each orb is replaced from the orb deck, each portal rolled anew."""
+    for n in neighbours(pos):
+        orb = m.loose_orb_at(n)
+        holder = m.at(n)
+        if orb is None and holder is not None:
+            orb = holder.orb
+        if orb is not None:
+            replace_orb(m, orb)
+        pid = m.portal_at(n)
+        if pid is not None:
+            destroy_portal(m, pid)
+
+
 def place_portal(m: SBMatch, pid: str) -> None:
     """Schedules the 2d20 placement of portal ``pid`` (re-rolled onto an orb or portal)."""
     place_2d20(m, f"portal {pid}", {"s": "portal_lands", "pid": pid})

@@ -43,9 +43,21 @@ class HeuristicPolicy:
             return self._place(me, observation, by_kind)
         if kind == "discard":
             return self._discard(options, by_kind)
-        if kind == "fumble":
-            return "pass" if "fumble" not in by_kind else self._fumble(me, observation, by_kind["fumble"][0])
-        preferred = {"counter": "counter", "wrest": "wrest", "stone": "stone", "redraw": "redraw"}
+        if kind in ("fumble_window", "dispel_window"):
+            # Fumble an enemy carrier when offered; never Dispel out of turn (a baseline keeps it simple).
+            for o in by_kind.get("fumble", []):
+                if self._fumble(me, observation, o) != "pass":
+                    return o.id
+            return "pass"
+        if kind == "team_window":
+            return by_kind["team"][0].id if "team" in by_kind else "pass"
+        preferred = {
+            "counter": "counter",
+            "wrest": "wrest",
+            "stone": "stone",
+            "redraw": "redraw",
+            "handoff_consent": "give",
+        }
         want = preferred.get(kind)
         if want:
             return want if any(o.id == want for o in options) else decision.default_option_id

@@ -2,14 +2,18 @@
 Fumble, the Revenant, and every event.
 
 Out-of-turn plays are *windows*: a decision walked seat by seat, clockwise from the active
-player, offered only to a seat holding a card it can legally play; a seat's "pass" is a private
-event, since even that reveals its hand. This module does not run the turn (``turn``) or combat.
+player. A Dispel, Fumble, team enchantment or Revenant window is offered to every seat that could
+play in it were it holding the card, whatever it holds ("pass" is always an option), so being asked
+says nothing about a hand; its answers are held until the last seat has answered, so the seats of
+one window may be asked in parallel (``Decision.window``). Alter Reality windows are still offered
+only to a holder. A pass leaves no event. This module does not run the turn (``turn``) or combat.
 """
 
 from __future__ import annotations
 
 from referee.core.contract import Option
 from referee.games.scrumbrawl.board import (
+    destroy_portal,
     draw_orb,
     neighbours,
     place_2d20,
@@ -56,6 +60,156 @@ def _passed(m: SBMatch, f: Frame, what: str) -> None:
         f["queue"].pop(0)
     else:
         m.stack.pop()
+
+
+# -- held windows --------------------------------------------------------------------------------
+
+
+def open_window(m: SBMatch, name: str, seats: list[int], prompt: str, **data: object) -> None:
+    """Opens held window ``name`` for ``seats`` (in that order); it resolves when the last has answered.
+
+    Every seat is asked whatever it holds (a seat is skipped only when public facts leave it nothing
+    to play, e.g. no enchantment in play for a Dispel), and no answer changes anything until the
+    window closes: then the answers take effect in seat order (see ``_window_close``). The decisions
+    share the id ``wid`` (``Decision.window``).
+    """
+    if not seats:
+        return
+    m.window_seq += 1
+    answers: list[list[object]] = []
+    m.push("window_close", window=name, seats=list(seats), answers=answers, prompt=prompt, data=dict(data))
+    m.push(name, queue=list(seats), answers=answers, wid=f"w{m.window_seq}", prompt=prompt, **data)
+
+
+def _hold(m: SBMatch, f: Frame, opt: Option) -> None:
+    """Records a seat's answer to a held window (nothing happens until the window closes)."""
+    if opt.id != "pass":
+        f["answers"].append([f["queue"][0], opt.kind, dict(opt.params)])
+    _passed(m, f, "held")
+
+
+@step("window_close")
+def _window_close(m: SBMatch, f: Frame) -> None:
+    """Resolves a held window: the first answer (in seat order) still playable takes effect.
+
+    The others keep their cards; the window then opens again (the same seats, a new id, except a
+    counter-Dispel window, which goes to everyone but the last player), so they may answer the card
+    that was played. A window in which everyone passed closes for good.
+    """
+    for seat, kind, params in f["answers"]:
+        assert isinstance(seat, int) and isinstance(kind, str) and isinstance(params, dict)
+        if not _still_playable(m, seat, kind, params, f["data"]):
+            continue
+        if f["window"] == "dispel_window":
+            ref = f["data"]["ref"]
+            play_from_hand(m, seat, params["card"])
+            m.discard.append(params["card"])
+            ref["dispels"] += 1
+            m.emit("dispel", {"seat": seat, "card": params["card"], "detail": ref["what"]})
+            open_window(m, "dispel_window", [s for s in m.order_from(m.active) if s != seat], f["prompt"], ref=ref)
+            return
+        open_window(m, f["window"], f["seats"], f["prompt"], **f["data"])
+        if kind == "dispel":
+            dispel_enchantment(m, seat, params["card"], params["target"])
+        elif kind == "fumble":
+            play_fumble(m, seat, params["card"], params["creature"])
+        elif kind == "team":
+            play_team(m, seat, params["card"])
+        return
+
+
+def _still_playable(m: SBMatch, seat: int, kind: str, params: dict[str, object], data: dict[str, object]) -> bool:
+    if params.get("card") not in m.hands[seat]:
+        return False
+    if kind == "dispel" and "target" in params:
+        return params["target"] in enchantments_in_play(m)
+    if kind == "fumble":
+        c = m.creatures.get(str(params["creature"]))
+        return c is not None and can_be_fumbled(m, c)
+    return True
+
+
+def active_side(m: SBMatch, seat: int) -> bool:
+    """Whether it is ``seat``'s own or its teammate's turn (Fumble "during any player's turn": any time)."""
+    return m.friendly(seat, m.active)
+
+
+def open_anytime(m: SBMatch, point: str, others_only: bool = False) -> None:
+    """Opens the any-time window at ``point`` (kind ``dispel_window``): every live seat (but the active one
+    when ``others_only``, whose own decision comes next anyway) may Dispel any enchantment, and a seat on
+    the active side may also Fumble any carrier. A seat is skipped when, as it is asked, nothing in play is a
+    target (a public fact).
+    """
+    seats = [s for s in m.order_from(m.active) if not (others_only and s == m.active)]
+    open_window(m, "anytime_window", seats, f"play Dispel or Fumble {point}?", point=point)
+
+
+def _anytime_targets(m: SBMatch, seat: int) -> bool:
+    if enchantments_in_play(m):
+        return True
+    return active_side(m, seat) and any(can_be_fumbled(m, c) for c in m.creatures.values())
+
+
+def anytime_plays(m: SBMatch, seat: int) -> list[Option]:
+    """The Dispel (on any enchantment) and, on the active side, Fumble (on any carrier) plays of ``seat``."""
+    out: list[Option] = []
+    d = cards_of(m, seat, "Dispel")
+    if d:
+        out.extend(
+            Option(
+                f"dispel:{d[0]}:{k}",
+                "dispel",
+                f"Dispel {m.card_names[k]}",
+                {"card": d[0], "target": k, "card_name": m.card_names[k]},
+            )
+            for k in enchantments_in_play(m)
+        )
+    fumbles = cards_of(m, seat, "Fumble")
+    if fumbles and active_side(m, seat):
+        out.extend(
+            Option(
+                f"fumble:{fumbles[0]}:{c.id}",
+                "fumble",
+                f"Fumble on {c.name}",
+                {"card": fumbles[0], "creature": c.id},
+            )
+            for c in sorted(m.creatures.values(), key=lambda c: c.id)
+            if can_be_fumbled(m, c)
+        )
+    return out
+
+
+def _anytime_options(m: SBMatch, f: Frame) -> list[Option]:
+    seat = f["queue"][0]
+    if not _anytime_targets(m, seat):
+        return []
+    return [*anytime_plays(m, seat), Option("pass", "pass", "play nothing")]
+
+
+@decision("anytime_window", "dispel_window", _anytime_options, default="pass", window=True)
+def _anytime(m: SBMatch, f: Frame, opt: Option) -> None:
+    _hold(m, f, opt)
+
+
+def play_team(m: SBMatch, seat: int, card: str) -> None:
+    """Plays team enchantment ``card`` from ``seat``'s hand."""
+    play_from_hand(m, seat, card)
+    m.team_ench[seat].append(card)
+
+
+def _team_options(m: SBMatch, f: Frame) -> list[Option]:
+    seat = f["queue"][0]
+    plays = [
+        Option(f"team:{k}", "team", f"play {m.card_names[k]}", {"card": k, "card_name": m.card_names[k]})
+        for k in cards_of(m, seat, "enchantment")
+        if CONTENT.enchantments[m.card_names[k]].scope == "team"
+    ]
+    return [*plays, Option("pass", "pass", "keep the cards")]
+
+
+@decision("team_window", "team_window", _team_options, default="pass", window=True)
+def _team_window(m: SBMatch, f: Frame, opt: Option) -> None:
+    _hold(m, f, opt)
 
 
 # -- Alter Reality -------------------------------------------------------------------------------
@@ -117,38 +271,23 @@ def _alter(m: SBMatch, f: Frame, opt: Option) -> None:
 def _dispel_window_options(m: SBMatch, f: Frame) -> list[Option]:
     seat = f["queue"][0]
     cards = cards_of(m, seat, "Dispel")
-    if not cards:
-        return []
     what = "the event" if f["ref"]["dispels"] % 2 == 0 else "the Dispel"
-    return [
-        Option(f"dispel:{cards[0]}", "dispel", f"Dispel {what}", {"card": cards[0], "card_name": "Dispel"}),
-        Option("pass", "pass", "let it resolve"),
-    ]
+    plays = [Option(f"dispel:{c}", "dispel", f"Dispel {what}", {"card": c, "card_name": "Dispel"}) for c in cards]
+    return [*plays, Option("pass", "pass", "let it resolve")]
 
 
 @decision("dispel_window", "dispel", _dispel_window_options, default="pass", window=True)
 def _dispel_window(m: SBMatch, f: Frame, opt: Option) -> None:
-    if opt.id == "pass":
-        _passed(m, f, "dispel")
-        return
-    seat = f["queue"][0]
-    play_from_hand(m, seat, opt.params["card"])
-    m.discard.append(opt.params["card"])
-    f["ref"]["dispels"] += 1
-    m.emit("dispel", {"seat": seat, "card": opt.params["card"], "detail": f["ref"]["what"]})
-    f["queue"] = [s for s in m.order_from((seat + 1) % m.seats) if s != seat]
-    if not f["queue"]:
-        m.stack.pop()
+    _hold(m, f, opt)
 
 
 def dispel_enchantment(m: SBMatch, seat: int, card: str, target: str) -> None:
-    """Plays Dispel on enchantment card ``target``; the others may answer with a Dispel of their own."""
+    """Plays Dispel on enchantment card ``target``; every other seat may answer with a Dispel of its own."""
     play_from_hand(m, seat, card)
     m.discard.append(card)
     ref = m.push("dispel_resolve", target=target, dispels=1, what=f"enchantment {target}")
-    queue = [s for s in m.order_from((seat + 1) % m.seats) if s != seat]
-    if queue:
-        m.push("dispel_window", queue=queue, ref=ref, prompt="Dispel the Dispel?")
+    queue = [s for s in m.order_from(m.active) if s != seat]
+    open_window(m, "dispel_window", queue, "Dispel the Dispel?", ref=ref)
 
 
 @step("dispel_resolve")
@@ -190,22 +329,16 @@ def _fumble_options(m: SBMatch, f: Frame) -> list[Option]:
     c = m.creatures.get(f["cid"])
     if c is None or not can_be_fumbled(m, c):
         return []
-    cards = cards_of(m, seat, "Fumble")
-    if not cards:
-        return []
-    return [
-        Option(f"fumble:{cards[0]}", "fumble", f"Fumble: {c.name} drops the orb", {"card": cards[0], "creature": c.id}),
-        Option("pass", "pass", "no Fumble"),
+    plays = [
+        Option(f"fumble:{k}", "fumble", f"Fumble: {c.name} drops the orb", {"card": k, "creature": c.id})
+        for k in cards_of(m, seat, "Fumble")
     ]
+    return [*plays, Option("pass", "pass", "no Fumble")]
 
 
-@decision("fumble_window", "fumble", _fumble_options, default="pass", window=True)
+@decision("fumble_window", "fumble_window", _fumble_options, default="pass", window=True)
 def _fumble_window(m: SBMatch, f: Frame, opt: Option) -> None:
-    if opt.id == "pass":
-        _passed(m, f, "fumble")
-        return
-    m.stack.pop()
-    play_fumble(m, f["queue"][0], opt.params["card"], f["cid"])
+    _hold(m, f, opt)
 
 
 def play_fumble(m: SBMatch, seat: int, card: str, cid: str) -> None:
@@ -216,14 +349,15 @@ def play_fumble(m: SBMatch, seat: int, card: str, cid: str) -> None:
 
 
 def _revenant_options(m: SBMatch, f: Frame) -> list[Option]:
+    # Asked whenever the victim's player has a free stand, whatever it holds: being asked says nothing.
     seat = f["queue"][0]
-    cards = cards_of(m, seat, "Revenant")
-    if not cards or count_of(m, seat) >= MAX_CREATURES:
+    if count_of(m, seat) >= MAX_CREATURES:
         return []
-    return [
-        Option(f"revenant:{cards[0]}", "revenant", "summon the Revenant", {"card": cards[0], "card_name": "Revenant"}),
-        Option("pass", "pass", "no Revenant"),
+    plays = [
+        Option(f"revenant:{k}", "revenant", "summon the Revenant", {"card": k, "card_name": "Revenant"})
+        for k in cards_of(m, seat, "Revenant")
     ]
+    return [*plays, Option("pass", "pass", "no Revenant")]
 
 
 @decision("revenant_window", "revenant", _revenant_options, default="pass", window=True)
@@ -263,7 +397,7 @@ def _instant_chosen(m: SBMatch, f: Frame) -> None:
 @step("instant_dispel")
 def _instant_dispel(m: SBMatch, f: Frame) -> None:
     ref = m.push("instant_resolve", card=f["card"], effect=f["effect"], dispels=0, what=f"event {f['effect']}")
-    m.push("dispel_window", queue=m.order_from(m.active), ref=ref, prompt="Dispel the event?")
+    open_window(m, "dispel_window", m.order_from(m.active), "Dispel the event?", ref=ref)
 
 
 @step("instant_resolve")
@@ -300,12 +434,9 @@ def _chaos(m: SBMatch, f: Frame) -> None:
         place_2d20(m, c.name, {"s": "creature_lands", "cid": c.id, "seat": c.owner, "entered": c.entered})
     for orb in reversed(orbs):
         place_new_orb(m, orb)
-    if m.lms:
-        for pid in pids:
-            m.portals[pid] = m.portal_home[pid]
-    else:
-        for pid in reversed(pids):
-            place_portal(m, pid)
+    # "roll new locations for each portal": in Last Man Standing too (each keeps its owner).
+    for pid in reversed(pids):
+        place_portal(m, pid)
 
 
 def _earthquake(m: SBMatch, f: Frame) -> None:
@@ -337,10 +468,12 @@ def _fissure_hit(m: SBMatch, f: Frame) -> None:
     def hit(p: tuple[int, int]) -> bool:
         return abs(p[0] - r) <= 1 or abs(p[1] - c) <= 1
 
+    # Orbs in the zone are destroyed whether loose or carried (a flyer survives, its orb does not).
     _wipe(
         m,
         [x.id for x in m.creatures.values() if not has(m, x, "flying") and hit(x.pos)],
-        [o for o, p in m.orbs.items() if p is not None and hit(p)],
+        [o for o, p in m.orbs.items() if p is not None and hit(p)]
+        + [x.orb for x in m.creatures.values() if x.orb is not None and hit(x.pos)],
         [pid for pid, p in m.portals.items() if hit(p)],
         "fissure",
     )
@@ -354,9 +487,7 @@ def _wipe(m: SBMatch, cids: list[str], orbs: list[str], pids: list[str], cause: 
     for orb in sorted(set(orbs)):
         replace_orb(m, orb)
     for pid in sorted(pids):
-        if not m.lms:
-            del m.portals[pid]
-            place_portal(m, pid)
+        destroy_portal(m, pid)
     for cid in sorted(cids, reverse=True):
         m.push("destroy", cid=cid, killer=None, cause=cause)
 
@@ -420,6 +551,8 @@ def _gypsy(m: SBMatch, f: Frame) -> None:
                 instants.append((seat, card))
     for seat, card in reversed(instants):
         m.push("instant_event", card=card, seat=seat)
+    # 1.5.2: team enchantments "can be put into play as soon as they are drawn", also on another's turn.
+    open_window(m, "team_window", m.order_from(m.active), "play a team enchantment you were dealt?")
 
 
 def _orbstorm(m: SBMatch, f: Frame) -> None:

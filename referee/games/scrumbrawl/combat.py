@@ -78,9 +78,13 @@ def reach_mode(m: SBMatch, x: Creature, t: Creature) -> str | None:
     return None
 
 
-def may_strike(m: SBMatch, x: Creature) -> bool:
-    """Whether ``x`` may make a normal attack at all: not stone, and Adept if it carries an orb."""
-    return not is_stone(m, x) and (x.orb is None or has(m, x, "adept"))
+def may_strike(m: SBMatch, x: Creature, counter: bool = False) -> bool:
+    """Whether ``x`` may strike at all: Adept if it carries an orb; not stone, except to counterattack.
+
+    A stone Gargoyle "may not move, attack or manipulate orb on its next turn" (2.1): a counterattack
+    on another player's turn is none of these.
+    """
+    return (counter or not is_stone(m, x)) and (x.orb is None or has(m, x, "adept"))
 
 
 def attack_targets(m: SBMatch, x: Creature) -> list[tuple[Creature, str]]:
@@ -111,7 +115,7 @@ def killer_targets(m: SBMatch, x: Creature) -> list[Creature]:
 
 def can_counter(m: SBMatch, t: Creature, x: Creature) -> bool:
     """Whether defender ``t`` may counterattack ``x`` (adjacent: yes, even a flyer; else it needs reach)."""
-    if not may_strike(m, t):
+    if not may_strike(m, t, counter=True):
         return False
     if dist(t.pos, x.pos) == 1:
         return not (spec(t).ground_only_range and has(m, x, "flying"))
@@ -307,6 +311,19 @@ def _aggressive(m: SBMatch, f: Frame) -> None:
 
 @step("strike")
 def _strike(m: SBMatch, f: Frame) -> None:
+    """Before an attack's dice, every seat may play Dispel (2.3: "at any time"), so an enchantment
+    played for this attack (Raging Valor) can be removed before it counts; then the dice."""
+    from referee.games.scrumbrawl.cards import open_anytime
+
+    x, t = m.creatures.get(f["att"]), m.creatures.get(f["tid"])
+    if x is None or t is None:
+        return
+    m.push("strike_dice", **{k: v for k, v in f.items() if k != "s"})
+    open_anytime(m, f"before {x.name} strikes {t.name}")
+
+
+@step("strike_dice")
+def _strike_dice(m: SBMatch, f: Frame) -> None:
     x, t = m.creatures.get(f["att"]), m.creatures.get(f["tid"])
     if x is None or t is None:
         return
@@ -346,7 +363,7 @@ def _strike_resolve(m: SBMatch, f: Frame) -> None:
     )
     if charge:
         e["no_counter"].append(t.id)
-        m.push("charge_throw", tid=t.id, dir=e["charge"])
+        m.push("charge_throw", tid=t.id, dir=e["charge"], att=x.id)
     if f["mode"] == "killer":
         orb = x.orb
         if orb is not None:
@@ -417,8 +434,9 @@ def _charge_throw(m: SBMatch, f: Frame) -> None:
     for _ in range(2):
         nxt = (pos[0] + d[0], pos[1] + d[1])
         if not on_board(nxt):
+            # Thrown off the Arena: destroyed in combat (1.6.3 a), the Minotaur's kill (a skin).
             m.emit("thrown", {"creature": t.id, "detail": "off the Arena"})
-            m.push("destroy", cid=t.id, killer=None, cause="charge")
+            m.push("destroy", cid=t.id, killer=f.get("att"), cause="combat")
             return
         if m.at(nxt) is not None or m.portal_at(nxt) is not None:
             break

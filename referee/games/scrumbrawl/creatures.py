@@ -8,7 +8,7 @@ Imp, Magic Stump). Magic abilities live in ``abilities``; combat in ``combat``.
 
 from __future__ import annotations
 
-from referee.games.scrumbrawl.board import loose_orb, neighbours, place_2d20, relocate_orb, replace_orb, sq
+from referee.games.scrumbrawl.board import destroy_orbs_near, loose_orb, neighbours, place_2d20, relocate_orb, sq
 from referee.games.scrumbrawl.content import CONTENT, CreatureSpec
 from referee.games.scrumbrawl.engine import Creature, Frame, Pos, SBMatch, step
 
@@ -294,15 +294,10 @@ def _destroy_final(m: SBMatch, f: Frame) -> None:
             follow.append({"s": "relocate_orb", "orb": orb})
         else:
             follow.append({"s": "drop_orb", "orb": orb, "origin": list(c.pos)})
-    if cause == "combat" and killer is not None and not m.friendly(killer.owner, c.owner):
-        if "revenant" in spec(killer).hooks:
-            m.emit("ability", {"creature": killer.id, "name": "Revenant", "detail": "vengeance: red chip"})
-            follow.append({"s": "chip", "seat": killer.owner, "color": "red"})
-            follow.append({"s": "remove_creature", "cid": killer.id})
-        else:
-            _award_skin(m, killer.owner, c.name)
-        if "mordrock_extra_turn" in spec(killer).hooks and killer.owner == m.active:
-            killer.extra_turn = True
+    # Whether the creature stays dead is known only after the Necromancers roll: a raised creature
+    # did not die, so the killer's reward (skin, the Revenant's chip, Mordrock's extra turn) and the
+    # victim's Revenant window wait for the ``combat_reward`` step below.
+    fate: dict[str, bool] = {"raised": False}
     if cause in ("sacrifice", "lms"):
         hooks = frozenset()
     if "nork_explodes" in hooks:
@@ -314,15 +309,39 @@ def _destroy_final(m: SBMatch, f: Frame) -> None:
     if cause in ("sacrifice", "lms"):
         pass  # plain removal (FAQ B5.8): no return, no rebirth, no Necromancer
     elif "revenant" in hooks:
-        follow.append({"s": "revenant_return", "cid": c.id, "seat": c.owner})
+        follow.append({"s": "revenant_return", "cid": c.id, "seat": c.owner, "fate": fate})
     elif "phoenix_rebirth" in hooks:
-        follow.append({"s": "phoenix_roll", "cid": c.id, "seat": c.owner})
+        follow.append({"s": "phoenix_roll", "cid": c.id, "seat": c.owner, "fate": fate})
     else:
-        follow.append({"s": "necromancer_check", "cid": c.id, "seats": m.order_from(m.active)})
-    if cause == "combat" and not m.eliminated[c.owner]:
-        follow.append({"s": "revenant_window", "queue": [c.owner], "prompt": "summon the Revenant?"})
+        follow.append({"s": "necromancer_check", "cid": c.id, "seats": m.order_from(m.active), "fate": fate})
+    if cause == "combat":
+        # The killer as it is now: it may itself be gone when the reward is paid (Aura of Cursing).
+        by = None if killer is None else {"id": killer.id, "seat": killer.owner, "name": killer.name}
+        follow.append({"s": "combat_reward", "name": c.name, "owner": c.owner, "killer": by, "fate": fate})
     for frame in reversed(follow):
         m.stack.append(frame)
+
+
+@step("combat_reward")
+def _combat_reward(m: SBMatch, f: Frame) -> None:
+    """A creature destroyed in combat and not raised: the killer's reward, then the victim's Revenant window."""
+    if f["fate"]["raised"]:
+        return
+    if not m.eliminated[f["owner"]]:
+        m.push("revenant_window", queue=[f["owner"]], prompt="summon the Revenant?")
+    by = f["killer"]
+    if by is None or m.friendly(by["seat"], f["owner"]):
+        return
+    hooks = CONTENT.creatures[by["name"]].hooks
+    if "revenant" in hooks:
+        m.emit("ability", {"creature": by["id"], "name": "Revenant", "detail": "vengeance: red chip"})
+        m.push("remove_creature", cid=by["id"])
+        m.push("chip", seat=by["seat"], color="red")
+    else:
+        _award_skin(m, by["seat"], f["name"])
+    killer = m.creatures.get(by["id"])
+    if killer is not None and "mordrock_extra_turn" in hooks and killer.owner == m.active:
+        killer.extra_turn = True
 
 
 @step("drop_orb")
@@ -367,16 +386,9 @@ def _nork(m: SBMatch, f: Frame) -> None:
         victim = m.at(n)
         if victim is not None:
             damage(m, victim.id, None, "explosion")
-    for n in neighbours(pos):
-        orb = m.loose_orb_at(n)
-        if orb is not None:
-            replace_orb(m, orb)
-        pid = m.portal_at(n)
-        if pid is not None and not m.lms:
-            del m.portals[pid]
-            from referee.games.scrumbrawl.board import place_portal
-
-            place_portal(m, pid)
+    # "destroying any adjacent orbs or portals": an orb carried next to the Nork is destroyed too
+    # (replaced from the orb deck), not dropped when its carrier dies.
+    destroy_orbs_near(m, pos)
 
 
 @step("stump_roll")
@@ -394,7 +406,8 @@ def _stump_chaos(m: SBMatch, f: Frame) -> None:
 
 @step("phoenix_roll")
 def _phoenix_roll(m: SBMatch, f: Frame) -> None:
-    m.roll("Phoenix rebirth", [(8, 1, 8)], {"s": "phoenix_check", "cid": f["cid"], "seat": f["seat"]})
+    then = {"s": "phoenix_check", "cid": f["cid"], "seat": f["seat"], "fate": f.get("fate", {})}
+    m.roll("Phoenix rebirth", [(8, 1, 8)], then)
 
 
 @step("phoenix_check")
@@ -403,10 +416,11 @@ def _phoenix_check(m: SBMatch, f: Frame) -> None:
     if f["dice"][0] <= 4 and count_of(m, f["seat"]) < MAX_CREATURES and cid in m.discard:
         m.discard.remove(cid)
         m.emit("ability", {"creature": cid, "name": "Phoenix", "detail": "returns"})
+        f.get("fate", {})["raised"] = True
         # Entered before this turn: it takes another turn when it is its controller's turn.
         summon(m, cid, f["seat"], entered=-1 if f["seat"] == m.active else m.turn)
         return
-    m.push("necromancer_check", cid=cid, seats=m.order_from(m.active))
+    m.push("necromancer_check", cid=cid, seats=m.order_from(m.active), fate=f.get("fate", {}))
 
 
 @step("revenant_return")
@@ -415,6 +429,7 @@ def _revenant_return(m: SBMatch, f: Frame) -> None:
     if cid in m.discard and count_of(m, f["seat"]) < MAX_CREATURES:
         m.discard.remove(cid)
         m.emit("ability", {"creature": cid, "name": "Revenant", "detail": "relocates"})
+        f.get("fate", {})["raised"] = True
         summon(m, cid, f["seat"], entered=m.turn)
 
 
@@ -426,8 +441,12 @@ def _necromancer_check(m: SBMatch, f: Frame) -> None:
         seat = seats.pop(0)
         necro = [c for c in m.creatures.values() if c.owner == seat and "necromancer_raise" in spec(c).hooks]
         if necro and count_of(m, seat) < MAX_CREATURES and cid in m.discard:
-            m.push("necromancer_check", cid=cid, seats=seats)
-            m.roll("Necromancer raises", [(8, 1, 8)], {"s": "necromancer_raise", "cid": cid, "seat": seat})
+            m.push("necromancer_check", cid=cid, seats=seats, fate=f.get("fate", {}))
+            m.roll(
+                "Necromancer raises",
+                [(8, 1, 8)],
+                {"s": "necromancer_raise", "cid": cid, "seat": seat, "fate": f.get("fate", {})},
+            )
             return
 
 
@@ -440,6 +459,7 @@ def _necromancer_raise(m: SBMatch, f: Frame) -> None:
             if m.card_names[cid] in m.skins[team]:
                 m.skins[team].remove(m.card_names[cid])
         m.emit("ability", {"name": "Necromancer", "seat": f["seat"], "target": cid, "detail": "takes control"})
+        f.get("fate", {})["raised"] = True
         summon(m, cid, f["seat"])
         # Only one Necromancer can raise the same creature.
         while m.stack and m.stack[-1]["s"] == "necromancer_check":

@@ -32,7 +32,7 @@ from referee.core.contract import (
 from referee.core.errors import IllegalOptionError, MatchOverError
 from referee.core.ids import Seat
 
-INFO = GameInfo("scrumbrawl", "ScrumBrawl", "1", min_seats=2, max_seats=4)
+INFO = GameInfo("scrumbrawl", "ScrumBrawl", "2", min_seats=2, max_seats=4)
 
 Frame = dict[str, Any]
 Pos = tuple[int, int]
@@ -52,7 +52,8 @@ class DecisionSpec:
     default: str
     """``"pass"``, ``"end"``, ``"first"`` or another option id applied on a late answer."""
     window: bool
-    """A window walks ``frame["queue"]`` of seats; a seat with no legal option is skipped."""
+    """A window walks ``frame["queue"]`` of seats; a seat with no legal option is skipped. A window
+    frame with a ``wid`` holds its answers until it closes (see ``cards.open_window``)."""
 
 
 STEPS: dict[str, StepFn] = {}
@@ -160,6 +161,8 @@ class SBMatch(Match):
         self.eliminated = [False] * seats
         self.elim_order: list[int] = []
         self.transmuted = False
+        self.window_seq = 0
+        """Numbers the out-of-turn windows (the ``window`` id of their decisions)."""
         self.stack: list[Frame] = []
         self._events: list[Event] = []
         self._outcome: Outcome | None = None
@@ -315,7 +318,7 @@ class SBMatch(Match):
         default = spec.default
         if default == "first" or default not in self._by_id:
             default = self._options[0].id
-        return Decision(Seat(self.decider(top)), spec.kind, top.get("prompt", spec.kind), default)
+        return Decision(Seat(self.decider(top)), spec.kind, top.get("prompt", spec.kind), default, top.get("wid"))
 
     def legal_options(self) -> Sequence[Option]:
         """Returns the options of the pending decision."""
@@ -380,7 +383,7 @@ class SBMatch(Match):
         return other
 
     def __deepcopy__(self, memo: dict[int, Any]) -> SBMatch:
-        other = SBMatch.__new__(SBMatch)
+        other = type(self).__new__(type(self))
         memo[id(self)] = other
         for key, value in self.__dict__.items():
             if key == "chance":

@@ -12,19 +12,24 @@ from referee.games.scrumbrawl.creatures import can_carry, has, relocate_creature
 from referee.games.scrumbrawl.engine import Creature, Frame, SBMatch, step
 
 
-def fumble_seats(m: SBMatch, exclude_active: bool = True) -> list[int]:
-    """Seats that may get a Fumble window now (clockwise from the active player)."""
-    return [s for s in m.order_from(m.active) if not (exclude_active and s == m.active)]
+def fumble_seats(m: SBMatch) -> list[int]:
+    """The active player's opponents, clockwise: the seats Fumble's moments on another's turn are for.
+
+    2.3 Fumble: "If played during opponent's turn, it must be before a carrier moves, after a carrier
+    completes its move, as a creature gains possession of an orb, or before an attempted throw." A
+    teammate's turn is not an opponent's: the teammate plays Fumble at any time (``cards.open_anytime``).
+    """
+    return [s for s in m.order_from(m.active) if not m.friendly(s, m.active)]
 
 
 def open_fumble_window(m: SBMatch, cid: str, moment: str) -> None:
-    """Pushes a Fumble window on carrier ``cid`` for the other seats (offered only to a holder)."""
+    """Opens a held Fumble window on carrier ``cid`` for every opponent of the active player, whatever it holds."""
+    from referee.games.scrumbrawl.cards import open_window
+
     c = m.creatures.get(cid)
-    if c is None or c.orb is None:
+    if c is None or not can_be_fumbled(m, c):
         return
-    seats = fumble_seats(m)
-    if seats:
-        m.push("fumble_window", queue=seats, cid=cid, moment=moment, prompt=f"play Fumble {moment}?")
+    open_window(m, "fumble_window", fumble_seats(m), f"play Fumble {moment}?", cid=cid, moment=moment)
 
 
 @step("gain_orb")
@@ -42,8 +47,10 @@ def _gain_orb(m: SBMatch, f: Frame) -> None:
         m.emit("ability", {"creature": c.id, "name": c.name, "detail": "Weak: crushed by the Heavy Orb"})
         m.push("destroy", cid=c.id, killer=None, cause="heavy_orb")
         return
-    if orb == "Slippery Orb" and f["how"] == "move":
-        m.roll("Slippery Orb pick up", [(8, 1, 8)], {"s": "slippery_pickup", "cid": c.id, "orb": orb})
+    if orb == "Slippery Orb":
+        # 2.4 "On attempted pickup ... roll d8": also when the orb lands on the creature (placement,
+        # loose-orb roll), not only when it moves onto the orb.
+        m.roll("Slippery Orb pick up", [(8, 1, 8)], {"s": "slippery_pickup", "cid": c.id, "orb": orb, "how": f["how"]})
         return
     take_orb(m, c, orb, f["how"])
 
@@ -58,7 +65,7 @@ def _slippery_pickup(m: SBMatch, f: Frame) -> None:
         c.done = True
         loose_orb(m, f["orb"], c.pos)
         return
-    take_orb(m, c, f["orb"], "move")
+    take_orb(m, c, f["orb"], f.get("how", "move"))
 
 
 def take_orb(m: SBMatch, c: Creature, orb: str, how: str) -> None:
@@ -195,7 +202,7 @@ def _receive(m: SBMatch, t: Creature, orb: str, how: str) -> None:
     m.orbs[orb] = None
     m.carrier[orb] = t.id
     t.orb = orb
-    m.last_control[orb] = (m.active, m.turn)
+    m.last_control[orb] = (t.owner, m.turn)
     m.emit("pickup", {"creature": t.id, "orb": orb, "seat": t.owner, "detail": how})
     if orb == "Chaos Orb":
         relocate_creature(m, t)
@@ -270,9 +277,8 @@ def _shot(m: SBMatch, f: Frame) -> None:
     if ok:
         m.push("goal", orb=orb, portal=f["pid"], seat=c.owner, how="throw")
         return
-    if orb == "Crystal Orb":
-        relocate_orb(m, orb)
-        return
+    # A miss is an incomplete throw: a loose-orb roll from the portal's square. 2.4 shatters the
+    # Crystal Orb only "on fumble, failed catch or drop by a destroyed creature", so it rolls too.
     loose_orb(m, orb, m.portals[f["pid"]])
 
 
@@ -295,6 +301,7 @@ def _goal(m: SBMatch, f: Frame) -> None:
 def _after_goal(m: SBMatch, f: Frame) -> None:
     replace_orb(m, f["orb"])
     pid = f["portal"]
+    # Last Man Standing: a goal leaves each portal on its owner's edge (the variant's premise).
     if not m.lms and pid in m.portals:
         del m.portals[pid]
         place_portal(m, pid)
@@ -305,6 +312,11 @@ def _after_goal(m: SBMatch, f: Frame) -> None:
 
 @step("orb_turn_start")
 def _orb_turn_start(m: SBMatch, f: Frame) -> None:
+    # 1.6.2: a loose orb in a portal scores for "the player who last controlled the orb during the same
+    # turn", and carrying is control: whoever carries an orb as the turn starts controls it this turn.
+    for orb, cid in m.carrier.items():
+        if cid in m.creatures:
+            m.last_control[orb] = (m.creatures[cid].owner, m.turn)
     for c in sorted(m.creatures.values(), key=lambda c: c.id, reverse=True):
         if c.owner == m.active and c.orb == "Chaos Orb":
             m.emit("ability", {"creature": c.id, "orb": "Chaos Orb", "detail": "relocates its carrier"})
@@ -325,7 +337,7 @@ def _orb_turn_end(m: SBMatch, f: Frame) -> None:
 
 @step("unstable")
 def _unstable(m: SBMatch, f: Frame) -> None:
-    from referee.games.scrumbrawl.board import neighbours
+    from referee.games.scrumbrawl.board import destroy_orbs_near, neighbours
 
     c = m.creatures.get(f["cid"])
     if c is None or c.orb != "Unstable Orb":
@@ -341,14 +353,9 @@ def _unstable(m: SBMatch, f: Frame) -> None:
     m.carrier.pop("Unstable Orb", None)
     m.orbs["Unstable Orb"] = None
     if roll == 1:
-        for n in neighbours(c.pos):
-            orb = m.loose_orb_at(n)
-            if orb is not None:
-                replace_orb(m, orb)
-            pid = m.portal_at(n)
-            if pid is not None and not m.lms:
-                del m.portals[pid]
-                place_portal(m, pid)
+        # "destroys carrier and any adjacent creatures, orbs and portals": orbs carried by the
+        # neighbours are destroyed (replaced), not dropped when their carriers die.
+        destroy_orbs_near(m, c.pos)
         for n in reversed(neighbours(c.pos)):
             v = m.at(n)
             if v is not None:

@@ -16,6 +16,8 @@ from referee.games.scrumbrawl.creatures import (
     can_act,
     can_carry,
     count_of,
+    has,
+    is_stone,
     spec,
     stat,
     summon,
@@ -132,6 +134,9 @@ def _draw(m: SBMatch, f: Frame) -> None:
                 continue
             m.push("draw", seat=seat)
             m.push("instant_event", card=card, seat=seat)
+            # 1.5.2: team enchantments "can be put into play as soon as they are drawn": before the event
+            # the player may play one drawn earlier in this draw (asked whatever it holds).
+            cards.open_window(m, "team_window", [seat], "play a team enchantment before the event?")
             return
     if first and not any(m.card_names[k] in CONTENT.creatures for k in m.hands[seat]):
         m.push("redraw", seat=seat, prompt="no creature: redraw four cards?")
@@ -194,6 +199,7 @@ def _place_options(m: SBMatch, f: Frame) -> list[Option]:
                             )
                         )
     out.extend(_dispel_options(m, seat))
+    out.extend(_fumble_options(m, seat))
     out.append(Option("end", "end", "end this phase"))
     return out
 
@@ -213,24 +219,43 @@ def _dispel_options(m: SBMatch, seat: int) -> list[Option]:
     ]
 
 
+def _fumble_options(m: SBMatch, seat: int) -> list[Option]:
+    # 2.3 Fumble: "You may play this during any player's turn": on one's own turn, at any time.
+    fumbles = cards.cards_of(m, seat, "Fumble")
+    if not fumbles:
+        return []
+    return [
+        Option(f"fumble:{fumbles[0]}:{c.id}", "fumble", f"Fumble on {c.name}", {"card": fumbles[0], "creature": c.id})
+        for c in sorted(m.creatures.values(), key=lambda c: c.id)
+        if orbs.can_be_fumbled(m, c)
+    ]
+
+
 @decision("place", "place", _place_options, default="end")
 def _place(m: SBMatch, f: Frame, opt: Option) -> None:
     seat = f["seat"]
     p = opt.params
     if opt.kind == "end":
         m.stack.pop()
-    elif opt.kind == "summon":
+        return
+    if opt.kind == "dispel":
+        cards.dispel_enchantment(m, seat, p["card"], p["target"])
+        return
+    if opt.kind == "fumble":
+        cards.play_fumble(m, seat, p["card"], p["creature"])
+        return
+    # After each card played (for a creature, once it has landed) the other seats may answer at once:
+    # Dispel "at any time" (2.3); pushed first so that it runs after the card has taken effect.
+    cards.open_anytime(m, f"after {p.get('card_name', 'the card')}", others_only=True)
+    if opt.kind == "summon":
         m.hands[seat].remove(p["card"])
         summon(m, p["card"], seat)
     elif opt.kind == "team":
-        cards.play_from_hand(m, seat, p["card"])
-        m.team_ench[seat].append(p["card"])
+        cards.play_team(m, seat, p["card"])
     elif opt.kind == "enchant":
         cards.play_from_hand(m, seat, p["card"])
         m.creatures[p["creature"]].enchant = p["card"]
         m.emit("enchanted", {"creature": p["creature"], "card": p["card"], "name": p["card_name"]})
-    elif opt.kind == "dispel":
-        cards.dispel_enchantment(m, seat, p["card"], p["target"])
 
 
 # -- acting ------------------------------------------------------------------------------------
@@ -313,21 +338,59 @@ def _act_options(m: SBMatch, f: Frame) -> list[Option]:
     for c in sorted(m.creatures.values(), key=lambda c: c.id):
         if c.owner == seat:
             out.extend(creature_options(m, c))
+    out.extend(_receive_options(m, seat))
     out.extend(_dispel_options(m, seat))
-    fumbles = cards.cards_of(m, seat, "Fumble")
-    if fumbles:
-        for c in sorted(m.creatures.values(), key=lambda c: c.id):
-            if orbs.can_be_fumbled(m, c):
-                out.append(
-                    Option(
-                        f"fumble:{fumbles[0]}:{c.id}",
-                        "fumble",
-                        f"Fumble on {c.name}",
-                        {"card": fumbles[0], "creature": c.id},
-                    )
-                )
+    out.extend(_fumble_options(m, seat))
     out.append(Option("end", "end", "end the action phase"))
     return out
+
+
+def _receive_options(m: SBMatch, seat: int) -> list[Option]:
+    """1.6.2 b: "A player may receive a handoff from his or her teammate's creature during his or her own
+    turn": a teammate's adjacent carrier may hand its orb to one of the player's creatures."""
+    if not m.teams:
+        return []
+    out: list[Option] = []
+    creatures = sorted(m.creatures.values(), key=lambda c: c.id)
+    for giver in creatures:
+        if giver.owner == seat or not m.friendly(giver.owner, seat) or giver.orb is None:
+            continue
+        if is_stone(m, giver) or not can_carry(giver):
+            continue
+        for t in creatures:
+            if t.owner != seat or dist(t.pos, giver.pos) != 1 or t.orb is not None or not can_carry(t):
+                continue
+            if giver.orb == "Heavy Orb" and has(m, t, "weak"):
+                continue
+            out.append(
+                Option(
+                    f"receive:{giver.id}:{t.id}",
+                    "receive",
+                    f"{t.name} takes a handoff from {giver.name}",
+                    {"creature": giver.id, "target": t.id},
+                )
+            )
+    return out
+
+
+def _consent_options(m: SBMatch, f: Frame) -> list[Option]:
+    giver, t = m.creatures.get(f["giver"]), m.creatures.get(f["cid"])
+    if giver is None or t is None or giver.orb is None:
+        return []
+    params = {"creature": giver.id, "target": t.id}
+    return [
+        Option("give", "give", f"{giver.name} hands off to {t.name}", params),
+        Option("refuse", "refuse", "keep the orb", params),
+    ]
+
+
+@decision("handoff_consent", "handoff_consent", _consent_options, default="refuse")
+def _consent(m: SBMatch, f: Frame, opt: Option) -> None:
+    # The handoff is the giver's act, so its controller (the teammate) agrees to it.
+    m.stack.pop()
+    giver, t = m.creatures[f["giver"]], m.creatures[f["cid"]]
+    if opt.id == "give":
+        orbs.handoff(m, giver, t)
 
 
 @decision("act", "act", _act_options, default="end")
@@ -376,6 +439,8 @@ def _act(m: SBMatch, f: Frame, opt: Option) -> None:
         orbs.start_throw(m, c, m.creatures[p["target"]])
     elif kind == "handoff":
         orbs.handoff(m, c, m.creatures[p["target"]])
+    elif kind == "receive":
+        m.push("handoff_consent", seat=c.owner, giver=c.id, cid=p["target"], prompt="hand the orb to your teammate?")
     elif kind == "shoot":
         orbs.shoot(m, c, p["portal"])
     elif kind == "magic":

@@ -13,10 +13,35 @@ from referee.core.chance import ScriptedChance
 from referee.core.contract import Event
 from referee.games.scrumbrawl import ScrumBrawl
 from referee.games.scrumbrawl.content import CONTENT
-from referee.games.scrumbrawl.engine import Creature, SBMatch
+from referee.games.scrumbrawl.engine import DECISIONS, Creature, SBMatch
 from referee.games.scrumbrawl.turn import PHASES
 
 Pos = tuple[int, int]
+
+
+HELD_WINDOWS = frozenset({"dispel_window", "fumble_window", "team_window", "dispel", "revenant"})
+"""The window kinds offered to a seat whatever it holds (so often with "pass" as the only option)."""
+
+
+class AutoPassMatch(SBMatch):
+    """A match that answers "pass" for a seat whose only option in a window is "pass".
+
+    This is what a bot gets from the referee when it opts in to auto-pass for every window kind;
+    rules tests use it so a case shows only the decisions it is about. Build with
+    ``auto_pass=False`` to see every window.
+    """
+
+    def run(self) -> None:
+        """Runs, then answers every pass-only window, until a real decision is pending."""
+        while True:
+            super().run()
+            decision = self.to_move()
+            if decision is None or decision.kind not in HELD_WINDOWS:
+                return
+            if [o.id for o in self.legal_options()] != ["pass"]:
+                return
+            top = self.stack[-1]
+            DECISIONS[top["s"]].apply(self, top, self._by_id["pass"])
 
 
 def build(
@@ -36,14 +61,16 @@ def build(
     phase: str = "act",
     first_turn: bool = False,
     new: Sequence[int] = (),
+    auto_pass: bool = True,
 ) -> tuple[SBMatch, list[str]]:
     """Returns a match in ``phase`` of ``active``'s turn and the ids of ``creatures`` in order.
 
     ``carry`` maps a creature's index to the orb it carries; ``enchant`` to its enchantment;
-    ``new`` lists indices of creatures that entered this turn.
+    ``new`` lists indices of creatures that entered this turn. With ``auto_pass`` (the default) a
+    window whose only option is "pass" is answered "pass" (see :class:`AutoPassMatch`).
     """
     cfg = ScrumBrawl().parse_config(dict(config or {}), seats)
-    m = SBMatch(cfg, seats, ScriptedChance(list(dice)))
+    m = (AutoPassMatch if auto_pass else SBMatch)(cfg, seats, ScriptedChance(list(dice)))
     ids: list[str] = []
     m.turn = 5
     for i, (name, owner, pos) in enumerate(creatures):

@@ -185,7 +185,7 @@ def test_2_3_fumble_window_before_a_carrier_moves() -> None:
     m, (yeti,) = build([("Yeti", 0, (5, 5))], carry={0: "Leather Orb"}, hands={1: ["Fumble"], 0: ["Dispel"]}, dice=[8])
     m.apply(f"move:{yeti}:r5c8")
     decision = m.to_move()
-    assert decision is not None and decision.kind == "fumble" and decision.seat == 1
+    assert decision is not None and decision.kind == "fumble_window" and decision.seat == 1
     m.apply(f"fumble:{card(m, 1, 'Fumble')}")
     assert m.creatures[yeti].pos == (5, 5) and m.orbs["Leather Orb"] == (6, 6) and m.creatures[yeti].done
     decision = m.to_move()
@@ -283,7 +283,7 @@ def test_2_3_fumble_window_after_a_carrier_completes_its_move() -> None:
     m.apply(f"move:{yeti}:r5c8")
     m.apply("pass")
     decision = m.to_move()
-    assert decision is not None and decision.kind == "fumble"
+    assert decision is not None and decision.kind == "fumble_window"
     m.apply(f"fumble:{card(m, 1, 'Fumble')}")
     assert m.creatures[yeti].pos == (5, 8) and m.orbs["Leather Orb"] == (6, 9)
 
@@ -293,7 +293,7 @@ def test_2_3_fumble_window_as_a_creature_gains_the_orb() -> None:
     m, (yeti,) = build([("Yeti", 0, (5, 5))], orbs={"Leather Orb": (5, 6)}, hands={1: ["Fumble"]}, dice=[2])
     m.apply(f"move:{yeti}:r5c6")
     decision = m.to_move()
-    assert decision is not None and decision.kind == "fumble"
+    assert decision is not None and decision.kind == "fumble_window"
     m.apply(f"fumble:{card(m, 1, 'Fumble')}")
     assert m.creatures[yeti].orb is None and m.orbs["Leather Orb"] == (4, 6)
 
@@ -305,7 +305,7 @@ def test_2_3_fumble_window_before_a_throw() -> None:
     )
     m.apply(f"throw:{yeti}:{giant}")
     decision = m.to_move()
-    assert decision is not None and decision.kind == "fumble"
+    assert decision is not None and decision.kind == "fumble_window"
     m.apply(f"fumble:{card(m, 1, 'Fumble')}")
     assert m.orbs["Leather Orb"] == (6, 5) and m.creatures[giant].orb is None and chance(m).remaining == 0
 
