@@ -258,3 +258,24 @@ def test_held_window_guarantee_over_random_games(seats: int, config: dict[str, A
                 asked.append(int(d.seat))
             m.apply(policy.choose(d, m.observe(d.seat), m.legal_options()))
     assert windows > 10, "the games opened too few windows for the check to mean anything"
+
+
+def test_a_pending_window_is_the_same_whatever_the_hidden_hands() -> None:
+    """Being asked reveals nothing, checked on real games: whenever a held window is pending, re-dealing
+    every hand hidden from any viewer leaves the pending decision (seat, kind, window id) unchanged."""
+    game = ScrumBrawl()
+    cfg = game.parse_config({"teams": True, "max_rounds": 3}, 4)
+    checked = 0
+    for seed in range(2):
+        m = game.new_match(cfg, 4, SeededChance(seed))
+        policy = RandomPolicy(seed)
+        step = 0
+        while (d := m.to_move()) is not None:
+            step += 1
+            if d.window is not None and step % 3 == 0:
+                for viewer in range(4):
+                    other = m.determinize(Seat(viewer), SeededChance(seed * 1000 + step + viewer))
+                    assert other.to_move() == d
+                checked += 1
+            m.apply(policy.choose(d, m.observe(d.seat), m.legal_options()))
+    assert checked > 5
