@@ -30,7 +30,8 @@ pytestmark = pytest.mark.django_db(transaction=True)
 def referee_matches(address: str) -> set[str]:
     """Returns the match ids a referee ran or runs (its ``ListMatches``)."""
     stub = referee_client.stub(address)
-    return {m.match_id for m in stub.ListMatches(referee_pb2.ListMatchesRequest(), timeout=5).matches}
+    listed = stub.ListMatches(referee_pb2.ListMatchesRequest(), timeout=5, metadata=referee_client.credential())
+    return {m.match_id for m in listed.matches}
 
 
 def assert_played_by_both_bots(match: Match) -> None:
