@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from referee.core.chance import SeededChance
+from referee.core.errors import ConfigError
 from referee.games.scrumbrawl import ScrumBrawl
 from referee.games.scrumbrawl.content import CONTENT
 from referee.games.scrumbrawl.creatures import stat
@@ -460,3 +461,111 @@ def test_2_3_fumble_is_never_dispelled() -> None:
     assert m.creatures[troll].orb is None and m.orbs["Leather Orb"] == (10, 10)
     assert chance(m).remaining == 0
     del yeti
+
+
+def test_1_9_three_portal_tokens_at_most() -> None:
+    """1.9: "3 portal tokens": a table may play with up to three portals, not four."""
+    assert GAME.parse_config({"portals": 3}, 4)["portals"] == 3
+    with pytest.raises(ConfigError):
+        GAME.parse_config({"portals": 4}, 4)
+
+
+# -- the Bestiary's finer print -------------------------------------------------------------------
+
+
+def test_2_1_chaos_mage_friendly_target_needs_no_roll_and_keeps_its_movement() -> None:
+    """2.1 Chaos Mage: "No combat roll is necessary when targeting friendly creatures" and "Creatures relocated
+    in this way do not lose their unused movement." Only the 2d20 are rolled; the Yeti then still moves."""
+    m, (mage, yeti) = build([("Chaos Mage", 0, (5, 5)), ("Yeti", 0, (15, 15))], dice=[3, 4])
+    m.apply(f"magic:{mage}:{yeti}")
+    assert m.creatures[yeti].pos == (4, 3) and chance(m).remaining == 0
+    assert [o for o in option_ids(m) if o.startswith(f"move:{yeti}:")]
+
+
+def test_2_1_gargoyle_cannot_fumble_when_stone() -> None:
+    """2.1 Gargoyle: "Gargoyle cannot fumble when it is stone." The carrier Gargoyle may be Fumbled until the
+    Amazon's ranged attack (2 + 5 against 10 + 5 + 8) makes it turn to stone; then no Fumble is offered on it."""
+    m, (amazon, garg) = build(
+        [("Amazon", 0, (5, 5)), ("Gargoyle", 1, (5, 8))], carry={1: "Leather Orb"}, hands={0: ["Fumble"]}, dice=[2, 10]
+    )
+    fumble = f"fumble:{card(m, 0, 'Fumble')}:{garg}"
+    assert fumble in option_ids(m)
+    m.apply(f"attack:{amazon}:{garg}")
+    assert (d := m.to_move()) is not None and d.kind == "stone"
+    m.apply("stone")
+    assert (d := m.to_move()) is not None and d.kind == "act" and d.seat == 0
+    assert fumble not in option_ids(m) and chance(m).remaining == 0
+
+
+def test_2_1_phoenix_returning_on_its_controllers_turn_takes_another_turn() -> None:
+    """2.1 Phoenix: "On 1-4, Phoenix returns to play at a random location (2d20) and takes another turn." Seat
+    0's Phoenix misses the Troll (natural 1), stops, is killed by the counter, rolls 2 and returns at r7c7,
+    where it may move again on this turn of its controller."""
+    m, (phoenix, troll) = build([("Phoenix", 0, (5, 5)), ("Troll", 1, (5, 6))], dice=[1, 10, 19, 1, 2, 7, 7])
+    m.apply(f"attack:{phoenix}:{troll}")
+    m.apply("stop")
+    assert (d := m.to_move()) is not None and d.kind == "counter"
+    m.apply("counter")
+    assert m.creatures[phoenix].pos == (7, 7) and chance(m).remaining == 0
+    assert [o for o in option_ids(m) if o.startswith(f"move:{phoenix}:")]
+
+
+def test_2_1_revenant_destroyed_before_killing_is_relocated() -> None:
+    """2.1 Revenant: "If Revenant is destroyed before killing a creature, randomly relocate it." The Centipede
+    hits it (19 + 5 against 1 + 8); it is rolled to r7c7 instead of leaving."""
+    m, (cent, rev) = build([("Centipede", 0, (5, 5)), ("Revenant", 1, (5, 6))], dice=[19, 1, 7, 7])
+    m.apply(f"attack:{cent}:{rev}")
+    assert m.creatures[rev].pos == (7, 7) and m.creatures[rev].owner == 1 and chance(m).remaining == 0
+
+
+def test_2_1_transmuted_creature_takes_the_turn_its_predecessor_had_not_taken() -> None:
+    """2.1 Transmuter: "Transmuted creatures may take their turn provided the creature they are replacing has
+    not yet taken its turn." "Perform transmutation only once per turn": the Transmuter's magic ends its turn.
+    Engine decision: the replaced Yeti's Raging Valor goes to the discard pile with it leaving play."""
+    m, (trans, yeti) = build(
+        [("Transmuter", 0, (5, 5)), ("Yeti", 0, (9, 9))], hands={0: ["Troll"]}, enchant={1: "Raging Valor"}
+    )
+    valor = m.creatures[yeti].enchant
+    troll = card(m, 0, "Troll")
+    m.apply(f"magic:{trans}:{yeti}:{troll}")
+    ids = option_ids(m)
+    assert [o for o in ids if o.startswith(f"move:{troll}:")], "the Troll takes the Yeti's untaken turn"
+    assert not [o for o in ids if o.startswith(f"magic:{trans}:")], "no second transmutation"
+    assert m.creatures[troll].enchant is None and valor in m.discard
+
+
+def test_2_3_gypsy_bazaar_instant_events_dealt_are_played() -> None:
+    """2.3 Gypsy Bazaar: "Play any additional Instant Events received in this way starting with the active player
+    ... and resolve before continuing the turn." An Earthquake dealt to seat 0 is played (the Yeti rolls 5 and
+    survives) and held by nobody."""
+    deck = ["Gypsy Bazaar", "Troll", "Earthquake", "Lich", "Skeleton", "Amazon", "Satyr", "Spider", "Scorpion"]
+    m, (yeti,) = build([("Yeti", 1, (9, 9))], hands={0: ["Chicken"], 1: ["Mummy"]}, deck=deck, phase="draw", dice=[5])
+    held = [m.card_names[k] for h in m.hands for k in h]
+    assert "Earthquake" not in held and any(m.card_names[k] == "Earthquake" for k in m.discard)
+    assert yeti in m.creatures and chance(m).remaining == 0
+
+
+def test_b5_8_a_sacrificed_revenant_does_not_come_back() -> None:
+    """B5.8 (FAQ): removal by Sacrifice is plain removal and does not trigger the Revenant's return (no 2d20)."""
+    m, (yeti, rev) = build(
+        [("Yeti", 0, (5, 5)), ("Revenant", 1, (9, 9))],
+        deck=["Sacrifice", "Troll", "Troll", "Troll", "Troll"],
+        phase="draw",
+    )
+    m.apply(f"sacrifice:{yeti}")
+    m.apply(f"sacrifice:{rev}")
+    assert rev not in m.creatures and chance(m).remaining == 0
+
+
+def test_b11_7_an_orb_rolled_onto_a_carrier_is_rolled_again() -> None:
+    """Engine decision (B11.7): a creature carries one orb, so a new orb rolled onto a carrier is rolled again.
+    After the goal the Chaos Orb is rolled onto the Troll (carrying the Shield Orb) at r20c20, then to r7c7."""
+    m, (yeti, troll) = build(
+        [("Yeti", 0, (5, 5)), ("Troll", 1, (20, 20))],
+        carry={0: "Leather Orb", 1: "Shield Orb"},
+        portals={"p0": (5, 7)},
+        dice=[1, 1, 20, 20, 7, 7],
+    )
+    m.apply(f"move:{yeti}:r5c7")
+    assert m.orbs["Chaos Orb"] == (7, 7) and m.creatures[troll].orb == "Shield Orb"
+    assert chance(m).remaining == 0
