@@ -569,3 +569,14 @@ def test_b11_7_an_orb_rolled_onto_a_carrier_is_rolled_again() -> None:
     m.apply(f"move:{yeti}:r5c7")
     assert m.orbs["Chaos Orb"] == (7, 7) and m.creatures[troll].orb == "Shield Orb"
     assert chance(m).remaining == 0
+
+
+def test_1_6_3_c_a_ranged_creature_defaults_to_a_ranged_attack_when_adjacent() -> None:
+    """1.6.3 c: "Unless otherwise clarified by the attacking player, creatures with ranged attack abilities will
+    default to a ranged attack, even if adjacent to the target of their attack." The adjacent Amazon's attack is
+    declared ranged; the Yeti's is melee."""
+    m, (amazon, skel, yeti) = build([("Amazon", 0, (5, 5)), ("Skeleton", 1, (5, 6)), ("Yeti", 0, (6, 7))])
+    modes = {
+        (o.params["creature"], o.params["target"]): o.params["choice"] for o in m.legal_options() if o.kind == "attack"
+    }
+    assert modes == {(amazon, skel): "ranged", (yeti, skel): "melee"}
