@@ -3,8 +3,9 @@
 Whole seeded games, every event, checked in under ``golden/``:
 
 - ``heuristic-2p-seed5`` and ``heuristic-2v2-seed5``: the heuristic house bot in every seat. It plays
-  the objective, so these games end in a victory (goals, fights, skins, chips) in 250 to 500 events.
-  Seed 5 is, in both formats, the richest of seeds 0..11 in distinct event kinds.
+  the objective, so these games end in a victory (goals, fights, skins, chips) in about 500 events.
+  Seed 5 was chosen (under rules version 1) as, in both formats, the richest of seeds 0..11 in
+  distinct event kinds.
 - ``random-2p-seed3``: uniformly random play, which reaches odd corners the heuristic never picks
   (windows, magic, suicides, Killer Orb attacks); it is cut at 8 rounds (``max_rounds``), since a
   random game runs to the 40-round cap in about 2,000 events.
