@@ -60,10 +60,17 @@ def _run(minutes: float, tmp_path: Path) -> Report:
     return report
 
 
+def _budget(minutes: float) -> float:
+    """pytest-timeout seconds for a soak of ``minutes`` (or ``BRAWL_SOAK_MINUTES``): run, start-up, checks."""
+    return float(os.environ.get("BRAWL_SOAK_MINUTES", minutes)) * 60 + 900
+
+
+@pytest.mark.timeout(_budget(3))
 def test_soak_three_minutes(tmp_path: Path) -> None:
     _check(_run(3, tmp_path))
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(_budget(30))
 def test_soak_thirty_minutes(tmp_path: Path) -> None:
     _check(_run(30, tmp_path))
