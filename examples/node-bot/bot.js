@@ -7,14 +7,18 @@
 // exits with status 2 when the referee refuses its token.
 //
 //   node bot.js --server 127.0.0.1:50051 --token "$BRAWL_TOKEN" [--games tinygame] [--matches N]
+//               [--tls [--ca ca.pem]]   (a referee serving TLS; --ca trusts that CA, else the system's roots)
 'use strict';
 
+const fs = require('fs');
 const path = require('path');
 const grpc = require('@grpc/grpc-js');
 const protoLoader = require('@grpc/proto-loader');
 
 function parseArgs(argv) {
-  const args = { server: '127.0.0.1:50051', token: process.env.BRAWL_TOKEN || '', games: [], matches: 0, maxMatches: 1 };
+  const args = {
+    server: '127.0.0.1:50051', token: process.env.BRAWL_TOKEN || '', games: [], matches: 0, maxMatches: 1, tls: false, ca: '',
+  };
   for (let i = 0; i < argv.length; i++) {
     const key = argv[i];
     const value = argv[i + 1];
@@ -23,8 +27,11 @@ function parseArgs(argv) {
     else if (key === '--games') { args.games = value.split(',').filter(Boolean); i++; }
     else if (key === '--matches') { args.matches = Number(value); i++; }
     else if (key === '--max-matches') { args.maxMatches = Number(value); i++; }
+    else if (key === '--tls') { args.tls = true; }
+    else if (key === '--ca') { args.ca = value; i++; }
     else { console.error(`unknown argument ${key}`); process.exit(64); }
   }
+  if (args.ca && !args.tls) { console.error('error: --ca needs --tls'); process.exit(64); }
   return args;
 }
 
@@ -60,7 +67,10 @@ function chooseOption(request) {
 }
 
 function connect() {
-  const client = new botV1.BotService(args.server, grpc.credentials.createInsecure());
+  const credentials = args.tls
+    ? grpc.credentials.createSsl(args.ca ? fs.readFileSync(args.ca) : null)
+    : grpc.credentials.createInsecure();
+  const client = new botV1.BotService(args.server, credentials);
   const metadata = new grpc.Metadata();
   metadata.set('authorization', `Bearer ${args.token}`);
   const call = client.Connect(metadata);

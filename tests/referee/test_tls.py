@@ -123,3 +123,34 @@ def test_brawl_bot_run_connects_with_tls_and_a_ca_file(certificate: TlsFiles) ->
             assert refused.returncode == 2 and b"--ca needs --tls" in out
 
     asyncio.run(scenario())
+
+
+def test_the_node_example_bot_plays_over_tls(certificate: TlsFiles) -> None:
+    from tests.referee.test_node_bot import NODE_BOT, ensure_node_modules
+
+    node = ensure_node_modules()
+
+    async def scenario() -> None:
+        async with referee_env(tls=certificate) as env:
+            token = env.token("node-tls")
+            proc = await asyncio.create_subprocess_exec(
+                node,
+                "bot.js",
+                *("--server", env.address, "--token", token, "--games", "tinygame", "--matches", "1"),
+                *("--tls", "--ca", str(certificate.cert)),
+                cwd=NODE_BOT,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.STDOUT,
+            )
+            try:
+                runner = env.start("tinygame", ["node-tls", "house:random"], time=FAST, join_timeout=20)
+                replay = await asyncio.wait_for(runner.wait(), 40)
+                out, _ = await asyncio.wait_for(proc.communicate(), 30)
+            finally:
+                if proc.returncode is None:
+                    proc.kill()
+                    await proc.wait()
+            assert proc.returncode == 0, out.decode()
+            assert replay is not None and any(d.source == "bot" and d.seat == 0 for d in replay.decisions)
+
+    asyncio.run(scenario())
