@@ -9,7 +9,7 @@ keep recording from waiting behind scheduling: ``scheduling`` (ladder rounds, st
 tournaments, the reaper) and ``recording`` (finished matches).
 
 Environment (besides Django's ``DATABASE_URL`` and ``REDIS_URL``):
-    BRAWL_REFEREES: comma-separated ``host:port`` of the referees' internal API (``127.0.0.1:50051``).
+    BRAWL_REFEREES: comma-separated ``host:port`` of the referees' internal API (``127.0.0.1:50052``).
     BRAWL_LADDER_GAMES: games the beat schedules ladder rounds for (default: every registered game).
     BRAWL_LADDER_INTERVAL: seconds between ladder rounds per game (default 3).
     BRAWL_TOURNAMENT_INTERVAL: seconds between tournament progress sweeps (default 10).
