@@ -11,42 +11,48 @@ How a call works (``docs/ladder.md`` has the reasons):
    ``target_wait``, plus a bonus while it is new (fewer than ``new_games`` rated games), plus a
    bonus growing with its deviation, plus a tiny random jitter. Bonuses are bounded, so waiting
    always wins in the end.
-2. **Tables.** The pool is cut into tables of the allowed sizes (2 for a duel; 4 and 3 for
-   ScrumBrawl pods) covering as many candidates as possible. The most urgent unseated candidate
-   opens each table.
-3. **Opponents.** Each further seat is drawn at random among the unseated candidates: with
-   probability ``explore`` uniformly, otherwise weighted by rating closeness to the table (a
-   Gaussian whose width grows with both deviations, so unsettled bots meet a wider range), by the
-   candidate's own uncertainty, and halved for every recent meeting. Versions of the same bot never
-   share a table; a pair that met ``max_rematches`` times inside ``rematch_window`` is excluded
-   unless nobody else is left. Tables are filled greedily, most urgent first, so a late table can
-   be left with only over-the-limit partners; it is then made anyway (playing beats starving).
+2. **Tables.** As many candidates as the rules allow are seated, in tables of the allowed sizes
+   (2 for a duel; 4 and 3 for ScrumBrawl pods). A depth-first search seats the most urgent
+   unplaced candidate first, drawing each further seat at random by preference (step 3), and
+   backtracks when the rest cannot be seated, so the rules below are applied while seating: a
+   table that can be filled is filled, and the ones left over are the least urgent unless
+   seating them would seat fewer in all.
+3. **Opponents.** Each seat is drawn among the candidates the rules allow: with probability
+   ``explore`` uniformly, otherwise weighted by rating closeness to the table (a Gaussian whose
+   width grows with both deviations, so unsettled bots meet a wider range), by the candidate's
+   own uncertainty, and halved for every recent meeting. Weights are kept as logarithms and drawn
+   by an exponential race, so none underflows however often a pair has met. The rules: versions
+   of the same bot never share a table; a pair that met ``max_rematches`` times inside
+   ``rematch_window`` (a mirrored set is one meeting) does not meet again unless one of the two
+   has waited ``rematch_patience`` - then partners inside the limit are still tried first.
 4. **Seats.** With ``mirrored`` the table is played in every seat rotation with one seed, so seat
    order and dice luck cancel (two matches for a duel, three or four for a pod). Otherwise one
    match is made and seats are balanced from the recent history: whoever sat further back so far
    sits first.
 
-No starvation: in every call every candidate with capacity is seated except the least urgent few
-left over when the pool does not divide into tables (at most one for duels and for pods of 4 and
-3). A left-over candidate's wait keeps growing while everyone seated restarts from zero, and the
-bonuses are bounded by ``B = 2 + uncertainty_weight + 0.01`` units, so with calls every ``i`` it
-is seated again within ``1 + B·target_wait/i`` calls (derived in docs/ladder.md and checked by
-simulation in ``tests/ladder/test_matchmaking.py``).
+No stall: whenever some legal table exists among the candidates, the first descent of the search
+seats at least one. No starvation: a candidate held back by the rematch limit becomes free of it
+after ``rematch_patience``; from then on it is left over only when the pool does not divide into
+tables or for more urgent candidates, whose urgency is bounded by
+``B = 2 + uncertainty_weight + 0.01`` units plus their own wait, so with calls every ``i`` it is
+seated within ``1 + (B·target_wait + rematch_patience)/i`` calls of a legal table existing
+(derived in docs/ladder.md and checked by the week-long simulation in
+``tests/ladder/test_matchmaking_week.py``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
 import random
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from ladder.errors import InvalidResultError
 from ladder.history import RatingConfig, VersionRating
 from ladder.ids import BotId, BotVersionId
-from ladder.tournaments.pods import plan_pods
 
 MAX_DEVIATION = 350.0
 """The deviation of a brand-new version; uncertainty bonuses are measured against it."""
@@ -101,6 +107,8 @@ class RecentMatch:
     """Versions in seat order."""
     played_at: datetime
     """When it was played (or scheduled)."""
+    seed: int | None = None
+    """The match's seed. Matches with the same versions and seed are one mirrored set: one meeting."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,17 +136,31 @@ class MatchmakingConfig:
     rematch_window: timedelta = timedelta(hours=24)
     """How far back meetings count for the rematch limit and seat balance."""
     max_rematches: int = 4
-    """Meetings of a pair inside the window after which it is not paired again (unless nobody else is left)."""
+    """Meetings of a pair inside the window (a mirrored set is one) after which it is not paired again,
+    unless one of the two has waited ``rematch_patience``."""
+    rematch_patience: timedelta = timedelta(minutes=10)
+    """How long a candidate waits before the rematch limit gives way for it (so a small ladder never stops)."""
     passes: int = 1
     """How many times a candidate with enough capacity may be seated in one call."""
 
     def __post_init__(self) -> None:
         if not self.table_sizes or min(self.table_sizes) < 2:
             raise InvalidResultError(f"table sizes must be 2 or more: {self.table_sizes!r}")
-        if not 0.0 <= self.explore <= 1.0 or self.rating_window <= 0 or self.passes < 1:
-            raise InvalidResultError(f"matchmaking options out of range: {self!r}")
-        if self.target_wait <= timedelta(0) or self.max_rematches < 1 or self.uncertainty_weight < 0:
-            raise InvalidResultError(f"matchmaking options out of range: {self!r}")
+        # Written so that NaN fails every comparison and is refused with the rest.
+        if not (0.0 <= self.explore <= 1.0):
+            raise InvalidResultError(f"explore must lie in 0..1, got {self.explore!r}")
+        if not (0.0 < self.rating_window < math.inf):
+            raise InvalidResultError(f"rating_window must be positive and finite, got {self.rating_window!r}")
+        if not (0.0 <= self.uncertainty_weight < math.inf):
+            raise InvalidResultError(
+                f"uncertainty_weight must be finite, not negative, got {self.uncertainty_weight!r}"
+            )
+        if self.passes < 1 or self.max_rematches < 1 or self.new_games < 0:
+            raise InvalidResultError(f"matchmaking counts out of range: {self!r}")
+        if self.target_wait <= timedelta(0) or self.rematch_window <= timedelta(0):
+            raise InvalidResultError(f"target_wait and rematch_window must be positive: {self!r}")
+        if self.rematch_patience < timedelta(0):
+            raise InvalidResultError(f"rematch_patience must not be negative, got {self.rematch_patience!r}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,24 +177,60 @@ class ScheduledMatch:
 
 @dataclass(slots=True)
 class _History:
-    meetings: Counter[frozenset[BotVersionId]] = field(default_factory=Counter)
-    seat_sum: Counter[BotVersionId] = field(default_factory=Counter)
-    seat_games: Counter[BotVersionId] = field(default_factory=Counter)
+    """Meetings between the pool's versions inside the window, and the seats they took."""
 
-    def add(self, seats: Sequence[BotVersionId]) -> None:
-        for i, a in enumerate(seats):
-            self.seat_sum[a] += i
-            self.seat_games[a] += 1
-            for b in seats[i + 1 :]:
+    pool: frozenset[BotVersionId]
+    meetings: Counter[frozenset[BotVersionId]] = field(default_factory=Counter)
+    matches: list[Sequence[BotVersionId]] = field(default_factory=list)
+    sets: set[tuple[frozenset[BotVersionId], int]] = field(default_factory=set)
+    seats: dict[BotVersionId, tuple[int, int]] | None = None
+
+    @classmethod
+    def of(cls, recent: Iterable[RecentMatch], pool: set[BotVersionId], now: datetime, window: timedelta) -> _History:
+        """The history of the pool's versions: what other versions did changes nothing here."""
+        history = cls(frozenset(pool))
+        for match in recent:
+            if now - match.played_at <= window and not history.pool.isdisjoint(match.seats):
+                history.add(match.seats, match.seed)
+        return history
+
+    def add(self, seats: Sequence[BotVersionId], seed: int | None = None) -> None:
+        self.matches.append(seats)
+        self.seats = None
+        members = [v for v in seats if v in self.pool]
+        if len(members) < 2:
+            return
+        # The matches of one mirrored set share their seed: together they are one meeting.
+        if seed is not None:
+            key = (frozenset(seats), seed)
+            if key in self.sets:
+                return
+            self.sets.add(key)
+        for i, a in enumerate(members):
+            for b in members[i + 1 :]:
                 self.meetings[frozenset((a, b))] += 1
 
+    def met(self, a: BotVersionId, b: BotVersionId) -> int:
+        return self.meetings[frozenset((a, b))]
+
     def average_seat(self, version: BotVersionId) -> float:
-        games = self.seat_games[version]
-        return self.seat_sum[version] / games if games else 0.0
+        # Computed only when a table is seated, which is rarer than building the history.
+        if self.seats is None:
+            totals: dict[BotVersionId, tuple[int, int]] = {}
+            for match in self.matches:
+                for i, v in enumerate(match):
+                    seat_sum, games = totals.get(v, (0, 0))
+                    totals[v] = (seat_sum + i, games + 1)
+            self.seats = totals
+        seat_sum, games = self.seats.get(version, (0, 0))
+        return seat_sum / games if games else 0.0
 
 
 JITTER = 0.01
 """Largest random addition to an urgency, to break ties without favouring an id."""
+
+SEARCH_BUDGET = 3_000
+"""Most search steps one pass spends improving on the first seating found (a few milliseconds each call)."""
 
 
 def max_bonus(config: MatchmakingConfig) -> float:
@@ -186,6 +244,28 @@ def urgency(candidate: Candidate, now: datetime, config: MatchmakingConfig) -> f
     new = 1.0 + (config.new_games - candidate.games) / config.new_games if candidate.games < config.new_games else 0.0
     unsettled = config.uncertainty_weight * min(1.0, candidate.deviation / MAX_DEVIATION)
     return wait + new + unsettled
+
+
+def can_meet(a: Candidate, b: Candidate, meetings: int, now: datetime, config: MatchmakingConfig) -> bool:
+    """Whether two candidates may share a table now: the same-bot rule and the rematch limit.
+
+    Args:
+        a: one candidate.
+        b: the other.
+        meetings: how often they met inside ``rematch_window`` (a mirrored set counting once).
+        now: the current time.
+        config: the game's options.
+    """
+    if a.bot == b.bot:
+        return False
+    if meetings < config.max_rematches:
+        return True
+    return is_patient(a, now, config) or is_patient(b, now, config)
+
+
+def is_patient(candidate: Candidate, now: datetime, config: MatchmakingConfig) -> bool:
+    """Whether a candidate has waited ``rematch_patience``, so the rematch limit gives way for it."""
+    return now - candidate.waiting_since >= config.rematch_patience
 
 
 def make_matches(
@@ -208,22 +288,29 @@ def make_matches(
         Matches in table order; each table's mirrored matches are consecutive.
 
     Raises:
-        InvalidResultError: if a version appears twice among the candidates.
+        InvalidResultError: if a version appears twice among the candidates, or a rating or
+            deviation is not a finite number.
     """
     pool = [c for c in candidates if c.capacity > 0]
     if len({c.version for c in pool}) != len(pool):
         raise InvalidResultError("a version appears twice among the candidates")
-    history = _History()
-    for match in recent:
-        if now - match.played_at <= config.rematch_window:
-            history.add(match.seats)
+    for c in pool:
+        if not (math.isfinite(c.rating) and math.isfinite(c.deviation) and c.deviation >= 0):
+            raise InvalidResultError(
+                f"candidate {c.version!r} has rating {c.rating!r} and deviation {c.deviation!r}: "
+                "both must be finite, the deviation not negative"
+            )
+    # Fewer distinct bots than the smallest table: nothing can be seated (a cheap, common case).
+    if len({c.bot for c in pool}) < min(config.table_sizes):
+        return ()
+    history = _History.of(recent, {c.version for c in pool}, now, config.rematch_window)
     capacity = {c.version: c.capacity for c in pool}
     out: list[ScheduledMatch] = []
     table_index = 0
     for _ in range(config.passes):
         live = [c for c in pool if capacity[c.version] > 0]
         ranked = sorted(live, key=lambda c: (-(urgency(c, now, config) + rng.random() * JITTER), c.version))
-        for table in _tables(ranked, history, rng, config):
+        for table in _tables(ranked, history, now, rng, config):
             for c in table:
                 capacity[c.version] -= 1
             seed = rng.getrandbits(63)
@@ -234,67 +321,157 @@ def make_matches(
     return tuple(out)
 
 
+def _most_seated(n: int, sizes: Sequence[int]) -> list[int]:
+    """For every k up to ``n``: the most of k players that tables of ``sizes`` seat exactly."""
+    best = [0] * (n + 1)
+    reachable = {0}
+    for total in range(1, n + 1):
+        if any(total - s in reachable for s in sizes):
+            reachable.add(total)
+        best[total] = total if total in reachable else best[total - 1]
+    return best
+
+
+class _OutOfBudget(Exception):
+    pass
+
+
+class _Seating:
+    """The search for the seating of one pass: as many seated as the rules allow, urgent ones first.
+
+    Depth first: the most urgent unplaced candidate opens a table (preferred sizes first), each
+    further seat drawn at random by the preference weights (:func:`_seat_order`); when it cannot
+    open one it is left over. Backtracking looks for a seating that seats more, so the same-bot
+    rule and the rematch limit are applied while seating: a table that can be filled is filled.
+    The first complete descent already seats somebody whenever any legal table exists; the search
+    stops at the most that could possibly be seated, or after :data:`SEARCH_BUDGET` steps with
+    the best seating found.
+    """
+
+    def __init__(
+        self,
+        ranked: list[Candidate],
+        history: _History,
+        now: datetime,
+        rng: random.Random,
+        config: MatchmakingConfig,
+    ) -> None:
+        self.history = history
+        self.rng = rng
+        self.config = config
+        self.index = {c.version: i for i, c in enumerate(ranked)}
+        self.ok = [
+            [i != j and can_meet(a, b, history.met(a.version, b.version), now, config) for j, b in enumerate(ranked)]
+            for i, a in enumerate(ranked)
+        ]
+        # Candidates who could not complete even the smallest table are never worth a search step.
+        smallest = min(config.table_sizes)
+        self.pool = [c for i, c in enumerate(ranked) if sum(self.ok[i]) >= smallest - 1]
+        self.sizes = sorted(set(config.table_sizes), key=config.table_sizes.index)
+        self.most = _most_seated(len(self.pool), self.sizes)
+        self.budget = SEARCH_BUDGET
+        self.best: list[list[Candidate]] = []
+        self.best_seated = 0
+
+    def run(self) -> list[list[Candidate]]:
+        with contextlib.suppress(_OutOfBudget):
+            self._search(self.pool, 0, [])
+        return self.best
+
+    def _step(self) -> None:
+        self.budget -= 1
+        if self.budget < 0:
+            raise _OutOfBudget
+
+    def _search(self, rest: list[Candidate], seated: int, tables: list[list[Candidate]]) -> bool:
+        """Returns True once the best possible seating is found (the search can stop)."""
+        if seated > self.best_seated:
+            self.best, self.best_seated = tables, seated
+            if seated == self.most[len(self.pool)]:
+                return True
+        if not rest or seated + self.most[len(rest)] <= self.best_seated:
+            return False
+        self._step()
+        opener, others = rest[0], rest[1:]
+        for size in self.sizes:
+            if size > len(rest) or seated + size + self.most[len(rest) - size] <= self.best_seated:
+                continue
+            for table in _fills([opener], size, others, self.ok, self.index, self.history, self.rng, self.config, self):
+                taken = {c.version for c in table}
+                left = [c for c in others if c.version not in taken]
+                if self._search(left, seated + size, [*tables, table]):
+                    return True
+        # The opener cannot be seated with the rest (or seating it cost more than it gained): left over.
+        return self._search(others, seated, tables)
+
+
 def _tables(
-    ranked: list[Candidate], history: _History, rng: random.Random, config: MatchmakingConfig
+    ranked: list[Candidate], history: _History, now: datetime, rng: random.Random, config: MatchmakingConfig
 ) -> list[list[Candidate]]:
-    sizes = plan_pods(len(ranked), config.table_sizes)
-    # The least urgent candidates are the ones left over, never a random one: this is what bounds
-    # how long anybody can be left out (see the module docstring).
-    seated = ranked[: sum(sizes)]
-    tables = []
-    for size in sizes:
-        if len(seated) < size:
-            break
-        table = [seated.pop(0)]
-        while len(table) < size:
-            pick = _pick(table, seated, history, rng, config)
-            if pick is None:
-                break
-            seated.remove(pick)
-            table.append(pick)
-        if len(table) == size:
-            tables.append(table)
-        else:
-            # The opener could not fill its table (only versions of its own bot are left); the
-            # others go back for later tables.
-            seated.extend(table[1:])
-            seated.sort(key=ranked.index)
-    return tables
+    """Seats as many candidates as the rules allow; the least urgent are the ones left over."""
+    return _Seating(ranked, history, now, rng, config).run()
 
 
-def _pick(
+def _fills(
     table: list[Candidate],
-    unseated: list[Candidate],
+    size: int,
+    others: list[Candidate],
+    ok: list[list[bool]],
+    index: dict[BotVersionId, int],
     history: _History,
     rng: random.Random,
     config: MatchmakingConfig,
-) -> Candidate | None:
-    bots = {c.bot for c in table}
-    allowed = [c for c in unseated if c.bot not in bots]
-    if not allowed:
-        return None
-    fresh = [
-        c
-        for c in allowed
-        if all(history.meetings[frozenset((c.version, m.version))] < config.max_rematches for m in table)
-    ]
-    if not fresh:
-        fewest = min(sum(history.meetings[frozenset((c.version, m.version))] for m in table) for c in allowed)
-        fresh = [
-            c for c in allowed if sum(history.meetings[frozenset((c.version, m.version))] for m in table) == fewest
-        ]
-    if rng.random() < config.explore:
-        return fresh[rng.randrange(len(fresh))]
+    search: _Seating,
+) -> Iterator[list[Candidate]]:
+    """Yields the ways to complete ``table`` to ``size`` from ``others``, the preferred draw first."""
+    if len(table) == size:
+        yield table
+        return
+    search._step()
+    members = [index[m.version] for m in table]
+    allowed = [c for c in others if all(ok[index[c.version]][m] for m in members)]
+    if len(allowed) < size - len(table):
+        return
+    order = _seat_order(table, allowed, history, rng, config)
+    # Later seats come from after the chosen one in this order, so each table is tried once.
+    for position, pick in enumerate(order):
+        yield from _fills([*table, pick], size, order[position + 1 :], ok, index, history, rng, config, search)
+
+
+def _seat_order(
+    table: list[Candidate],
+    allowed: list[Candidate],
+    history: _History,
+    rng: random.Random,
+    config: MatchmakingConfig,
+) -> list[Candidate]:
+    """Orders the candidates for the next seat: a weighted draw without replacement.
+
+    Partners inside the rematch limit come first (an over-the-limit partner is only reached
+    through the patience rule, when nobody else completes the table). With probability
+    ``explore`` the draw is uniform; otherwise each candidate's weight is its rating closeness
+    to the table times its uncertainty, halved for every recent meeting. Weights are kept as
+    logarithms and the draw is an exponential race (key = log weight - log E, E ~ Exp(1)),
+    so no weight can underflow to zero however often a pair has met.
+    """
+    explore = rng.random() < config.explore
     centre = sum(m.rating for m in table) / len(table)
     spread = max(m.deviation for m in table)
-    weights = []
-    for c in fresh:
-        width = math.sqrt(config.rating_window**2 + spread**2 + c.deviation**2)
-        closeness = math.exp(-0.5 * ((c.rating - centre) / width) ** 2)
-        unsettled = 1.0 + config.uncertainty_weight * min(1.0, c.deviation / MAX_DEVIATION)
-        repeats = sum(history.meetings[frozenset((c.version, m.version))] for m in table)
-        weights.append(closeness * unsettled * 0.5**repeats)
-    return rng.choices(fresh, weights=weights)[0]
+    keyed = []
+    for c in allowed:
+        met = [history.met(c.version, m.version) for m in table]
+        over = max(met) >= config.max_rematches
+        log_weight = 0.0
+        if not explore:
+            width = math.sqrt(config.rating_window**2 + spread**2 + c.deviation**2)
+            closeness = -0.5 * ((c.rating - centre) / width) ** 2
+            unsettled = math.log1p(config.uncertainty_weight * min(1.0, c.deviation / MAX_DEVIATION))
+            log_weight = closeness + unsettled - sum(met) * math.log(2.0)
+        race = -math.log(1.0 - rng.random())  # Exp(1); 1 - random() lies in (0, 1]
+        key = log_weight - math.log(race) if race > 0.0 else math.inf
+        keyed.append((over, -key, c.version, c))
+    keyed.sort(key=lambda item: item[:3])
+    return [item[3] for item in keyed]
 
 
 def _seatings(

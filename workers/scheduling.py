@@ -52,8 +52,11 @@ from workers.referee_client import Presence, RefereeRefused, RefereeUnavailable
 
 log = logging.getLogger(__name__)
 
-RECENT_LIMIT = 400
-"""How many recent matches of a game the matchmaker sees (rematch limits, seat balance)."""
+RECENT_LIMIT = 4_000
+"""How many recent matches of the online versions the matchmaker sees (rematch limits, seat balance).
+
+Enough for the rematch limit to be exact within its 24 h window unless the online bots played more
+than this many matches in it (about one every 22 s, day and night)."""
 LADDER_JOIN_TIMEOUT = 10.0
 """Seconds a ladder match waits for its bots on the referee (they were online when paired)."""
 TOURNAMENT_JOIN_TIMEOUT = 60.0
@@ -193,8 +196,20 @@ def schedule_round(game: str, tick: str, *, now: datetime | None = None) -> Roun
             passes=max(1, min(4, max((c.capacity for cs in by_referee.values() for c in cs), default=1))),
         )
         recent = [
-            RecentMatch(seats=tuple(BotVersionId(str(s.bot_version_id)) for s in m.seats.all()), played_at=m.created)
-            for m in Match.objects.filter(game=game, tournament__isnull=True, created__gte=now - config.rematch_window)
+            # The seed marks a mirrored set (its matches share it), which counts as one meeting.
+            RecentMatch(
+                seats=tuple(BotVersionId(str(s.bot_version_id)) for s in m.seats.all()),
+                played_at=m.created,
+                seed=m.seed,
+            )
+            # Only matches of the versions online now can count towards their rematch limits.
+            for m in Match.objects.filter(
+                game=game,
+                tournament__isnull=True,
+                created__gte=now - config.rematch_window,
+                seats__bot_version_id__in=versions,
+            )
+            .distinct()
             .order_by("-created")
             .prefetch_related("seats")[:RECENT_LIMIT]
         ]
