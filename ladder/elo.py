@@ -20,7 +20,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ladder.errors import InvalidResultError
+from ladder.errors import InvalidResultError, require_number
 from ladder.results import pairwise_score
 
 DEFAULT_RATING = 1500.0
@@ -36,12 +36,31 @@ def expected_score(rating: float, opponent: float, scale: float = SCALE) -> floa
     >>> round(expected_score(1700, 1500), 4)
     0.7597
     """
-    return 1.0 / (1.0 + math.pow(10.0, (opponent - rating) / scale))
+    exponent = (opponent - rating) / scale
+    if exponent > 300.0:
+        # 10**exponent would overflow (an OverflowError, not a float); the score is 0 to double precision.
+        return 0.0
+    return 1.0 / (1.0 + math.pow(10.0, exponent))
 
 
 def updated_rating(rating: float, opponent: float, score: float, k: float, scale: float = SCALE) -> float:
-    """Returns the rating after one 1v1 game with ``score`` (1 win, 0.5 draw, 0 loss)."""
+    """Returns the rating after one 1v1 game with ``score`` (1 win, 0.5 draw, 0 loss).
+
+    Raises:
+        InvalidResultError: naming the value, if a number is not finite or out of range.
+    """
+    _check_inputs([rating, opponent], [k], scale)
+    if not 0.0 <= score <= 1.0:
+        raise InvalidResultError(f"score must lie in 0..1, got {score!r}")
     return rating + k * (score - expected_score(rating, opponent, scale))
+
+
+def _check_inputs(ratings: Sequence[float], ks: Sequence[float], scale: float) -> None:
+    for rating in ratings:
+        require_number("rating", rating)
+    for k in ks:
+        require_number("K", k, minimum=0.0)
+    require_number("scale", scale, minimum=0.0, exclusive=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,7 +71,8 @@ class KSchedule:
     because bots play hundreds of games and a new version needs to find its level quickly.
 
     Raises:
-        InvalidResultError: if a value is negative or the provisional game count is below zero.
+        InvalidResultError: naming the value, if a K is negative or not a finite number, or the
+            provisional game count is below zero.
     """
 
     provisional_games: int = 20
@@ -63,8 +83,12 @@ class KSchedule:
     """K afterwards."""
 
     def __post_init__(self) -> None:
-        if self.provisional_games < 0 or self.provisional_k < 0 or self.established_k < 0:
-            raise InvalidResultError(f"K schedule values must not be negative: {self!r}")
+        require_number("KSchedule.provisional_k", self.provisional_k, minimum=0.0)
+        require_number("KSchedule.established_k", self.established_k, minimum=0.0)
+        if not isinstance(self.provisional_games, int) or self.provisional_games < 0:
+            raise InvalidResultError(
+                f"KSchedule.provisional_games must be a whole number, not negative, got {self.provisional_games!r}"
+            )
 
     def k(self, games_played: int) -> float:
         """Returns K for a version that has already played ``games_played`` rated games."""
@@ -95,11 +119,13 @@ def rating_changes(
         The change per seat. With equal K (and equal team sizes) the changes sum to zero.
 
     Raises:
-        InvalidResultError: if the sequences differ in length or fewer than two seats are given.
+        InvalidResultError: if the sequences differ in length, fewer than two seats are given, or a
+            rating, K or the scale is not a finite number in range (the message names it).
     """
     n = len(ratings)
     if n < 2 or len(ranks) != n or len(ks) != n or (teams and len(teams) != n):
         raise InvalidResultError(f"mismatched game: ratings {ratings!r}, ranks {ranks!r}, ks {ks!r}, teams {teams!r}")
+    _check_inputs(ratings, ks, scale)
     if teams:
         return _team_changes(ratings, ranks, ks, teams, scale)
     changes = []

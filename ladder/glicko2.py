@@ -18,7 +18,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ladder.errors import InvalidResultError
+from ladder.errors import InvalidResultError, require_number
 
 GLICKO2_SCALE = 173.7178
 """Glickman's conversion factor between the Glicko and Glicko-2 scales (about 400 / ln 10)."""
@@ -33,7 +33,12 @@ DEFAULT_VOLATILITY = 0.06
 
 @dataclass(frozen=True, slots=True)
 class Glicko2Rating:
-    """A Glicko-2 state on the familiar Glicko scale (1500-centred)."""
+    """A Glicko-2 state on the familiar Glicko scale (1500-centred).
+
+    Raises:
+        InvalidResultError: naming the value, if the rating is not finite or the deviation or
+            volatility is not a finite positive number.
+    """
 
     rating: float = DEFAULT_RATING
     """The Glicko rating r."""
@@ -42,13 +47,20 @@ class Glicko2Rating:
     volatility: float = DEFAULT_VOLATILITY
     """The volatility sigma: how erratic the player's performances are."""
 
+    def __post_init__(self) -> None:
+        # Refused here, so a NaN read from storage or JSON never reaches an opponent's update, and
+        # a volatility of 0 (whose logarithm the volatility step takes) is named, not a bare ValueError.
+        require_number("Glicko-2 rating", self.rating)
+        require_number("Glicko-2 deviation", self.deviation, minimum=0.0, exclusive=True)
+        require_number("Glicko-2 volatility", self.volatility, minimum=0.0, exclusive=True)
+
 
 @dataclass(frozen=True, slots=True)
 class Glicko2Config:
     """System constants.
 
     Raises:
-        InvalidResultError: if a value is not positive.
+        InvalidResultError: naming the value, if one is not a finite positive number.
     """
 
     tau: float = 0.5
@@ -61,16 +73,31 @@ class Glicko2Config:
     """Length of one rating period for idle growth: RD grows by one period's volatility per day."""
 
     def __post_init__(self) -> None:
-        if min(self.tau, self.epsilon, self.max_deviation, self.period_seconds) <= 0:
-            raise InvalidResultError(f"Glicko-2 constants must be positive: {self!r}")
+        for name in ("tau", "epsilon", "max_deviation", "period_seconds"):
+            require_number(f"Glicko2Config.{name}", getattr(self, name), minimum=0.0, exclusive=True)
 
 
 def _g(phi: float) -> float:
     return 1.0 / math.sqrt(1.0 + 3.0 * phi * phi / (math.pi * math.pi))
 
 
+_EDGE = 2.0**-53
+"""The smallest expected score used: 1 - _EDGE is the largest float below 1."""
+
+
 def _e(mu: float, mu_j: float, phi_j: float) -> float:
-    return 1.0 / (1.0 + math.exp(-_g(phi_j) * (mu - mu_j)))
+    exponent = -_g(phi_j) * (mu - mu_j)
+    if exponent > 700.0:
+        return _EDGE  # exp() would overflow; the expected score is 0 to double precision
+    e = 1.0 / (1.0 + math.exp(exponent))
+    # An expected score of exactly 0 or 1 (players ~6,000 points apart) makes the variance v
+    # infinite (1 / 0). Only those exact values are nudged, so every result that could be computed
+    # before is unchanged, bit for bit.
+    if e == 1.0:
+        return 1.0 - _EDGE
+    if e == 0.0:
+        return _EDGE
+    return e
 
 
 def idle(player: Glicko2Rating, periods: float, config: Glicko2Config = Glicko2Config()) -> Glicko2Rating:
@@ -81,8 +108,7 @@ def idle(player: Glicko2Rating, periods: float, config: Glicko2Config = Glicko2C
     Raises:
         InvalidResultError: if ``periods`` is negative.
     """
-    if periods < 0:
-        raise InvalidResultError(f"idle periods must not be negative, got {periods!r}")
+    require_number("idle periods", periods, minimum=0.0)
     phi = player.deviation / GLICKO2_SCALE
     grown = math.sqrt(phi * phi + player.volatility * player.volatility * periods) * GLICKO2_SCALE
     return Glicko2Rating(player.rating, min(grown, max(config.max_deviation, player.deviation)), player.volatility)
@@ -104,8 +130,18 @@ def rate(
         The new state. With no games only the deviation grows, by one period (Glickman step 6).
 
     Raises:
-        InvalidResultError: if a score is outside 0..1.
+        InvalidResultError: if a score is outside 0..1 or not a number, or the ratings are so far
+            apart that the update overflows.
     """
+    try:
+        return _rate(player, games, config)
+    except (OverflowError, ZeroDivisionError) as exc:
+        # A safety net: with finite inputs the update stays finite (see _e), but a message that names
+        # the states beats a bare arithmetic error if some extreme input still overflows.
+        raise InvalidResultError(f"ratings too far apart to rate: {player!r} against {games!r}") from exc
+
+
+def _rate(player: Glicko2Rating, games: Sequence[tuple[Glicko2Rating, float]], config: Glicko2Config) -> Glicko2Rating:
     phi = player.deviation / GLICKO2_SCALE
     sigma = player.volatility
     if not games:

@@ -25,7 +25,7 @@ from datetime import datetime
 from typing import Any
 
 from ladder import elo, glicko2
-from ladder.errors import InvalidResultError
+from ladder.errors import InvalidResultError, require_number
 from ladder.ids import BotVersionId, GameName, MatchId
 from ladder.results import GameResult, pairwise_score
 
@@ -35,7 +35,8 @@ class RatingConfig:
     """Every constant the ratings depend on; recomputation must use the same values.
 
     Raises:
-        InvalidResultError: if ``new_version_deviation`` is not positive.
+        InvalidResultError: naming the value, if ``initial_elo`` is not finite or a deviation is
+            not a finite positive number.
     """
 
     k: elo.KSchedule = field(default_factory=elo.KSchedule)
@@ -50,13 +51,20 @@ class RatingConfig:
     """A version is shown as provisional while its deviation is above this (lichess's threshold)."""
 
     def __post_init__(self) -> None:
-        if self.new_version_deviation <= 0 or self.provisional_deviation <= 0:
-            raise InvalidResultError(f"deviations must be positive: {self!r}")
+        require_number("RatingConfig.initial_elo", self.initial_elo)
+        require_number("RatingConfig.new_version_deviation", self.new_version_deviation, minimum=0.0, exclusive=True)
+        require_number("RatingConfig.provisional_deviation", self.provisional_deviation, minimum=0.0, exclusive=True)
 
 
 @dataclass(frozen=True, slots=True)
 class VersionRating:
-    """A version's current rating in its game."""
+    """A version's current rating in its game.
+
+    Raises:
+        InvalidResultError: naming the value, if the Elo is not a finite number or the game count
+            is negative (the Glicko-2 state checks its own numbers), so a NaN read from storage is
+            refused instead of spreading to every opponent.
+    """
 
     version: BotVersionId
     """The rated version."""
@@ -72,6 +80,11 @@ class VersionRating:
     """When its last rated game was played; ``None`` before the first."""
     inherited_from: BotVersionId | None = None
     """The parent version whose rating was the prior, if any."""
+
+    def __post_init__(self) -> None:
+        require_number(f"Elo of {self.version!r}", self.elo)
+        if self.games < 0:
+            raise InvalidResultError(f"games of {self.version!r} must not be negative, got {self.games!r}")
 
     @property
     def deviation(self) -> float:
@@ -123,7 +136,11 @@ class VersionRating:
 
 @dataclass(frozen=True, slots=True)
 class HistoryEntry:
-    """One rated game of one participant: the append-only record behind every rating."""
+    """One rated game of one participant: the append-only record behind every rating.
+
+    Raises:
+        InvalidResultError: naming the value, if a number is not finite or out of range.
+    """
 
     match_id: MatchId
     """The rated match."""
@@ -153,6 +170,16 @@ class HistoryEntry:
     """Glicko-2 state after the game."""
     inherited_from: BotVersionId | None = None
     """On a version's first game, the parent whose rating was the prior."""
+
+    def __post_init__(self) -> None:
+        where = f"{self.version!r} in match {self.match_id!r}"
+        require_number(f"Elo before, {where}", self.elo_before)
+        require_number(f"Elo after, {where}", self.elo_after)
+        require_number(f"K, {where}", self.k, minimum=0.0)
+        if not 0.0 <= self.score <= 1.0:
+            raise InvalidResultError(f"score of {where} must lie in 0..1, got {self.score!r}")
+        if self.games_before < 0:
+            raise InvalidResultError(f"games before, {where}, must not be negative, got {self.games_before!r}")
 
     @property
     def elo_change(self) -> float:
@@ -274,7 +301,8 @@ def rate_game(
         The participants' new ratings and their history rows, in seat order.
 
     Raises:
-        InvalidResultError: if a participant is rated in another game.
+        InvalidResultError: if a participant is rated in another game, or the ratings are so far
+            apart that an update overflows (no rating that is not a finite number can come out).
     """
     parents = parents or {}
     before: list[VersionRating] = []

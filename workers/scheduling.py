@@ -179,7 +179,9 @@ def schedule_round(game: str, tick: str, *, now: datetime | None = None) -> Roun
             assert version is not None
             queued_seats, open_seats = load.get(bot.pk, (0, 0))
             capacity = min(free - queued_seats, total - open_seats)
-            rating = ratings[version.pk]
+            rating = ratings.get(version.pk)
+            if rating is None:
+                continue  # its stored rating is refused as corrupt (current_ratings logged which row)
             by_referee["*" if pooled else referee].append(
                 Candidate(
                     version=BotVersionId(str(version.pk)),

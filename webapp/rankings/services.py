@@ -19,6 +19,7 @@ What this module is not: the arithmetic (``ladder/``), or the place that decides
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -43,6 +44,8 @@ from webapp.rankings.models import (
     Rating,
     RatingHistory,
 )
+
+log = logging.getLogger(__name__)
 
 CONFIG = RatingConfig()
 """The rating constants of the site (``ladder``'s defaults); recomputation uses the same ones."""
@@ -73,6 +76,12 @@ class AlreadyRated(DomainError):
     """The match's rating changes are already recorded."""
 
     default_code = "already_rated"
+
+
+class CorruptRating(DomainError):
+    """A stored rating or history row holds a number the ratings refuse (NaN, infinity, volatility 0...)."""
+
+    default_code = "corrupt_rating"
 
 
 def match_teams(game: str, config: Mapping[str, Any], seats: int) -> tuple[int, ...]:
@@ -127,16 +136,26 @@ def parents_of(bot_ids: Iterable[int]) -> dict[BotVersionId, BotVersionId]:
 
 
 def version_rating(row: Rating) -> VersionRating:
-    """Returns the ``VersionRating`` a played ``Rating`` row stores."""
-    return VersionRating(
-        version=BotVersionId(str(row.bot_version_id)),
-        game=GameName(row.game),
-        elo=row.elo,
-        games=row.games,
-        glicko=Glicko2Rating(row.glicko_rating, row.glicko_rd, row.glicko_volatility),
-        last_played_at=row.last_played,
-        inherited_from=_version_id(row.inherited_from_id),
-    )
+    """Returns the ``VersionRating`` a played ``Rating`` row stores.
+
+    Raises:
+        CorruptRating: the row holds a number ``ladder`` refuses (a NaN read back is never passed on).
+    """
+    try:
+        return VersionRating(
+            version=BotVersionId(str(row.bot_version_id)),
+            game=GameName(row.game),
+            elo=row.elo,
+            games=row.games,
+            glicko=Glicko2Rating(row.glicko_rating, row.glicko_rd, row.glicko_volatility),
+            last_played_at=row.last_played,
+            inherited_from=_version_id(row.inherited_from_id),
+        )
+    except InvalidResultError as exc:
+        raise CorruptRating(
+            f"the stored {row.game} rating of version {row.bot_version_id} is refused: {exc}; "
+            f"run `brawl ratings recompute --game {row.game}`"
+        ) from exc
 
 
 def history_entry(row: RatingHistory) -> HistoryEntry:
@@ -144,9 +163,19 @@ def history_entry(row: RatingHistory) -> HistoryEntry:
 
     Raises:
         DomainError: the row has no ``played_at`` (written before it was stored; recompute it).
+        CorruptRating: the row holds a number ``ladder`` refuses.
     """
     if row.played_at is None:
         raise DomainError(f"rating history row {row.pk} has no played_at; run `brawl ratings recompute`")
+    try:
+        return _history_entry(row, row.played_at)
+    except InvalidResultError as exc:
+        raise CorruptRating(
+            f"rating history row {row.pk} is refused: {exc}; run `brawl ratings recompute --game {row.game}`"
+        ) from exc
+
+
+def _history_entry(row: RatingHistory, played_at: datetime) -> HistoryEntry:
     return HistoryEntry(
         match_id=MatchId(str(row.match_id)),
         game=GameName(row.game),
@@ -154,7 +183,7 @@ def history_entry(row: RatingHistory) -> HistoryEntry:
         seat=row.seat,
         rank=row.rank,
         score=row.score,
-        played_at=row.played_at,
+        played_at=played_at,
         k=row.k,
         games_before=row.games_before,
         elo_before=row.elo_before,
@@ -268,6 +297,8 @@ def do_apply_rated_match(match: Match, seats: Sequence[MatchSeat]) -> list[Ratin
     Raises:
         AlreadyRated: the match already has rating history.
         DomainError: a seat has no rank, one version sits in two seats, or teams do not share ranks.
+        CorruptRating: a seat's stored rating (or its parent's) holds a number the ratings refuse;
+            nothing is written, so no NaN ever reaches the store.
     """
     if RatingHistory.objects.filter(match=match).exists():
         raise AlreadyRated(f"match {match.pk} is already rated")
@@ -287,7 +318,10 @@ def do_apply_rated_match(match: Match, seats: Sequence[MatchSeat]) -> list[Ratin
         .order_by("bot_version_id")
     }
     current = {BotVersionId(str(v)): version_rating(r) for v, r in rows.items() if r.games > 0}
-    rated = rate_game(result, current, parents, CONFIG)
+    try:
+        rated = rate_game(result, current, parents, CONFIG)
+    except InvalidResultError as exc:
+        raise DomainError(f"match {match.pk} cannot be rated: {exc}") from exc
     history = [history_row(e) for e in rated.entries]
     RatingHistory.objects.bulk_create(history)
     changed = []
@@ -305,19 +339,47 @@ def current_ratings(game: str, version_ids: Sequence[int]) -> dict[int, VersionR
     A version that has played gets its stored rating; one that has not gets its prior now (its
     bot's latest rated earlier version, deviation widened), which is what matchmaking should see
     rather than the placeholder row's defaults. ``VersionRating.deviation_at(now)`` adds idle growth.
+
+    A version whose rating rests on a stored row the ratings refuse (its own, or the rated
+    ancestor its prior would come from) is left out and the row is logged as an error: one corrupt
+    row must not stop a game's ladder, and its NaN must not reach the matchmaker.
+    ``brawl ratings verify`` names the row and ``brawl ratings recompute`` repairs it.
     """
     bot_of = dict(BotVersion.objects.filter(pk__in=version_ids).values_list("id", "bot_id"))
     parents = parents_of(bot_of.values())
     lineage = set(version_ids) | {int(v) for v in parents} | {int(p) for p in parents.values()}
-    played = {
-        BotVersionId(str(r.bot_version_id)): version_rating(r)
-        for r in Rating.objects.filter(game=game, bot_version_id__in=lineage, games__gt=0)
-    }
+    played: dict[BotVersionId, VersionRating] = {}
+    corrupt: set[BotVersionId] = set()
+    for r in Rating.objects.filter(game=game, bot_version_id__in=lineage, games__gt=0):
+        try:
+            played[BotVersionId(str(r.bot_version_id))] = version_rating(r)
+        except CorruptRating as exc:
+            corrupt.add(BotVersionId(str(r.bot_version_id)))
+            log.error("%s", exc)
     out: dict[int, VersionRating] = {}
     for pk in version_ids:
         version = BotVersionId(str(pk))
+        if _rests_on(version, played, corrupt, parents) in corrupt:
+            continue
         out[pk] = played.get(version) or prior(version, GameName(game), played, parents, CONFIG)
     return out
+
+
+def _rests_on(
+    version: BotVersionId,
+    played: Mapping[BotVersionId, VersionRating],
+    corrupt: set[BotVersionId],
+    parents: Mapping[BotVersionId, BotVersionId],
+) -> BotVersionId | None:
+    """The version whose stored rating ``version``'s next game starts from: itself or its prior's source."""
+    seen: set[BotVersionId] = set()
+    current: BotVersionId | None = version
+    while current is not None and current not in seen:
+        if current in played or current in corrupt:
+            return current
+        seen.add(current)
+        current = parents.get(current)
+    return None
 
 
 def _version_id(pk: int | None) -> BotVersionId | None:
