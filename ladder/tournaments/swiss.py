@@ -24,9 +24,13 @@ Standings: points, Buchholz cut 1, Buchholz, Sonneborn-Berger, pairings won, see
 
 from __future__ import annotations
 
+import functools
 import math
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, Sequence, Set
+from dataclasses import dataclass
+
+import networkx as nx
 
 from ladder.ids import EntrantId, PairingKey
 from ladder.tournaments import series
@@ -40,8 +44,8 @@ __all__ = ["TIEBREAKS", "pair_round", "planned_rounds", "schedule", "standings"]
 TIEBREAKS = ("BH-C1", "BH", "SB")
 """Tie-breaks applied after points, in order."""
 
-SEARCH_BUDGET = 200_000
-"""Most pairing attempts tried per round before declaring that no pairing exists."""
+FIRST, SECOND = 1, -1
+"""Seat marks in a player's seat history: the first seat, or the second."""
 
 
 def planned_rounds(state: EventState) -> int:
@@ -49,63 +53,168 @@ def planned_rounds(state: EventState) -> int:
     return state.config.rounds or max(1, math.ceil(math.log2(max(2, len(state.entrants)))))
 
 
+def seat_faults(history: Sequence[int], seat: int) -> int:
+    """How many seat rules a player breaks by taking ``seat`` next: 0, 1 or 2.
+
+    The rules: no third same seat in a row, and a seat difference (first seats minus second
+    seats) of at most 2 either way.
+
+    Args:
+        history: the player's seats so far, oldest first (:data:`FIRST` or :data:`SECOND`).
+        seat: the seat considered.
+    """
+    faults = 1 if abs(sum(history) + seat) > 2 else 0
+    if len(history) >= 2 and history[-1] == history[-2] == seat:
+        faults += 1
+    return faults
+
+
+def pair_faults(a: Sequence[int], b: Sequence[int]) -> int:
+    """Seat-rule breaks of the better seat order for a pair with seat histories ``a`` and ``b``."""
+    return min(seat_faults(a, FIRST) + seat_faults(b, SECOND), seat_faults(a, SECOND) + seat_faults(b, FIRST))
+
+
+@dataclass(frozen=True, slots=True)
+class PairingCost:
+    """A round's pairing judged by the documented priorities, most important first (lower is better).
+
+    Rematches and byes to players who had one are not costs: they are never allowed.
+    """
+
+    bye_rank: int
+    """How far above the bottom of the list the bye went (0: the lowest-listed player)."""
+    seat_faults: int
+    """Seat-rule breaks (:func:`seat_faults`), each pair seated the better way."""
+    floaters: int
+    """Pairs whose two players have different scores."""
+    score_gap: float
+    """Sum of the score differences within pairs."""
+
+
+def pairing_cost(
+    pairs: Sequence[tuple[EntrantId, EntrantId]],
+    bye: EntrantId | None,
+    order: Sequence[EntrantId],
+    points: Mapping[EntrantId, float],
+    seats: Mapping[EntrantId, Sequence[int]],
+) -> PairingCost:
+    """Returns the :class:`PairingCost` of a round's pairing (tests use it to check the optimiser)."""
+    return PairingCost(
+        bye_rank=0 if bye is None else len(order) - 1 - list(order).index(bye),
+        seat_faults=sum(pair_faults(seats.get(a, ()), seats.get(b, ())) for a, b in pairs),
+        floaters=sum(1 for a, b in pairs if points[a] != points[b]),
+        score_gap=sum(abs(points[a] - points[b]) for a, b in pairs),
+    )
+
+
 def pair_round(
     order: Sequence[EntrantId],
-    points: dict[EntrantId, float],
-    met: set[frozenset[EntrantId]],
-    no_bye: set[EntrantId],
-    seat_difference: Mapping[EntrantId, int] | None = None,
+    points: Mapping[EntrantId, float],
+    met: Set[frozenset[EntrantId]],
+    no_bye: Set[EntrantId],
+    seats: Mapping[EntrantId, Sequence[int]] | None = None,
 ) -> tuple[list[tuple[EntrantId, EntrantId]], EntrantId | None] | None:
     """Pairs one round; returns ``(pairs, bye)`` or ``None`` if no rematch-free pairing exists.
+
+    The pairing is a maximum-weight perfect matching (networkx's blossom algorithm, integer
+    weights, so exact) over the pairs that have not met, plus a bye node joined to the players
+    who may take the bye. Each edge's weight encodes, in order of priority (each level outweighs
+    everything below it put together):
+
+    1. the bye to the lowest-listed player who may take it;
+    2. fewest seat-rule breaks (:func:`seat_faults`: no third same seat in a row, seat
+       difference at most 2), seating each pair the better way;
+    3. fewest pairs across score groups, then the smallest sum of score differences;
+    4. the Dutch "top half meets bottom half" layout within a score group (so round 1 with eight
+       is 1-5, 2-6, 3-7, 4-8), then the list order.
 
     Args:
         order: active entrants, best first (points, then seed).
         points: points so far.
-        met: pairs that already met.
-        no_bye: entrants who may not receive the bye.
-        seat_difference: first seats minus second seats so far; two entrants with the same
-            difference of 2 or more are paired only if nothing else works, since one would reach 3.
+        met: pairs that already met (never paired again).
+        no_bye: entrants who may not receive the bye (they had one, or a forfeit win).
+        seats: each entrant's seats so far, oldest first (:data:`FIRST`/:data:`SECOND`).
+
+    Returns:
+        Pairs as (higher-listed, lower-listed), in board order (by the higher-listed player), and
+        the bye; the same inputs always give the same pairing.
     """
-    difference = seat_difference or {}
-    index = {e: i for i, e in enumerate(order)}
-    groups = Counter(points[e] for e in order)
-    budget = [SEARCH_BUDGET]
-    failed: set[frozenset[EntrantId]] = set()
+    history = seats or {}
+    key = (
+        tuple(order),
+        tuple(points[e] for e in order),
+        frozenset(m for m in met if m <= set(order)),
+        frozenset(e for e in no_bye if e in set(order)),
+        tuple(tuple(history.get(e, ())) for e in order),
+    )
+    return _pair_cached(key)
 
-    def preference(top: EntrantId, other: EntrantId) -> tuple[bool, float, int]:
-        ideal = index[top] + groups[points[top]] // 2
-        mine = difference.get(top, 0)
-        clash = mine == difference.get(other, 0) and abs(mine) >= 2
-        return (clash, abs(points[top] - points[other]), abs(index[other] - ideal))
 
-    def match(rest: list[EntrantId]) -> list[tuple[EntrantId, EntrantId]] | None:
-        if not rest:
-            return []
-        key = frozenset(rest)
-        if key in failed or budget[0] <= 0:
-            return None
-        budget[0] -= 1
-        top = rest[0]
-        for other in sorted(rest[1:], key=lambda o: preference(top, o)):
-            if frozenset((top, other)) in met:
-                continue
-            tail = match([e for e in rest if e not in (top, other)])
-            if tail is not None:
-                return [(top, other), *tail]
-        failed.add(key)
+@functools.lru_cache(maxsize=4096)
+def _pair_cached(
+    key: tuple[
+        tuple[EntrantId, ...],
+        tuple[float, ...],
+        frozenset[frozenset[EntrantId]],
+        frozenset[EntrantId],
+        tuple[tuple[int, ...], ...],
+    ],
+) -> tuple[list[tuple[EntrantId, EntrantId]], EntrantId | None] | None:
+    # Cached because schedule() derives every round again on each call; the key is every input.
+    order, score_list, met, no_bye, seat_lists = key
+    n = len(order)
+    if n < 2:
         return None
-
-    players = list(order)
-    if len(players) % 2 == 0:
-        pairs = match(players)
-        return None if pairs is None else (pairs, None)
-    for candidate in reversed(players):
-        if candidate in no_bye:
-            continue
-        pairs = match([e for e in players if e != candidate])
-        if pairs is not None:
-            return pairs, candidate
-    return None
+    points = dict(zip(order, score_list, strict=True))
+    seats = dict(zip(order, seat_lists, strict=True))
+    index = {e: i for i, e in enumerate(order)}
+    groups = Counter(score_list)
+    odd = n % 2 == 1
+    if odd and all(e in no_bye for e in order):
+        return None
+    # Integer levels; each multiplier exceeds the largest possible total of the levels below.
+    pairs_count = n // 2 + 1
+    position_max = n * n + n
+    gap_scale = 1000
+    gap_max = max(round(abs(a - b) * gap_scale) for a in score_list for b in score_list) + 1
+    m_position = 1
+    m_gap = m_position * pairs_count * position_max + 1
+    m_float = m_gap * pairs_count * gap_max + 1
+    m_seat = m_float * (pairs_count + 1)
+    m_bye = m_seat * (2 * pairs_count + 1)
+    top = m_bye * (n + 1)
+    graph: nx.Graph[int] = nx.Graph()
+    graph.add_nodes_from(range(n + (1 if odd else 0)))
+    for i, a in enumerate(order):
+        for j in range(i + 1, n):
+            b = order[j]
+            if frozenset((a, b)) in met:
+                continue
+            ideal = i + groups[points[a]] // 2
+            cost = (
+                m_seat * pair_faults(seats[a], seats[b])
+                + m_float * (points[a] != points[b])
+                + m_gap * round(abs(points[a] - points[b]) * gap_scale)
+                + m_position * (abs(j - ideal) * n + i)
+            )
+            graph.add_edge(i, j, weight=top - cost)
+    if odd:
+        for i, a in enumerate(order):
+            if a not in no_bye:
+                graph.add_edge(i, n, weight=top - m_bye * (n - 1 - i))
+    matching = nx.max_weight_matching(graph, maxcardinality=True)
+    if 2 * len(matching) < graph.number_of_nodes():
+        return None
+    pairs: list[tuple[EntrantId, EntrantId]] = []
+    bye: EntrantId | None = None
+    for u, v in matching:
+        i, j = min(u, v), max(u, v)
+        if j == n:
+            bye = order[i]
+        else:
+            pairs.append((order[i], order[j]))
+    pairs.sort(key=lambda p: index[p[0]])
+    return pairs, bye
 
 
 def schedule(state: EventState) -> Schedule:
@@ -115,7 +224,7 @@ def schedule(state: EventState) -> Schedule:
     seed_of = {e.id: e.seed for e in state.entrants}
     views: list[PairingView] = []
     byes: list[Bye] = []
-    seat_difference: Counter[EntrantId] = Counter()
+    seats_of: dict[EntrantId, list[int]] = {e: [] for e in state.by_seed}
     last_first: set[EntrantId] = set()
     for number in range(1, planned_rounds(state) + 1):
         records = tally(views, byes, state.by_seed)
@@ -128,14 +237,14 @@ def schedule(state: EventState) -> Schedule:
         no_bye = {b.entrant for b in byes} | {
             e for e, r in records.items() if any(x.opponent is None and x.result == 1.0 for x in r.encounters)
         }
-        paired = pair_round(order, points, met, no_bye, seat_difference)
+        paired = pair_round(order, points, met, no_bye, seats_of)
         if paired is None:
             return Schedule(tuple(views), tuple(byes), True, f"no rematch-free pairing exists for round {number}")
         pairs, bye = paired
         round_first: set[EntrantId] = set()
         open_round = False
         for board, (high, low) in enumerate(pairs, start=1):
-            first = _first_seat(high, low, board, seat_difference, last_first)
+            first = _first_seat(high, low, board, seats_of, last_first)
             seats = (high, low) if first == high else (low, high)
             key = PairingKey(f"R{number}-{board}")
             reports = grouped.get(key, [])
@@ -144,8 +253,8 @@ def schedule(state: EventState) -> Schedule:
             outcome = series.resolve(pairing, reports, list(withdrawn))
             views.append(PairingView(pairing, outcome))
             open_round = open_round or outcome is None
-            seat_difference[first] += 1
-            seat_difference[low if first == high else high] -= 1
+            seats_of[first].append(FIRST)
+            seats_of[seats[1]].append(SECOND)
             round_first.add(first)
         if bye is not None:
             byes.append(Bye(number, bye, state.config.bye_points))
@@ -156,8 +265,15 @@ def schedule(state: EventState) -> Schedule:
 
 
 def _first_seat(
-    high: EntrantId, low: EntrantId, board: int, difference: Counter[EntrantId], last_first: set[EntrantId]
+    high: EntrantId, low: EntrantId, board: int, seats: Mapping[EntrantId, Sequence[int]], last_first: set[EntrantId]
 ) -> EntrantId:
+    """Who sits first: the order breaking fewer seat rules, then the lower seat difference, then
+    whoever did not sit first last round, then the higher-listed on odd boards."""
+    high_first = seat_faults(seats[high], FIRST) + seat_faults(seats[low], SECOND)
+    low_first = seat_faults(seats[high], SECOND) + seat_faults(seats[low], FIRST)
+    if high_first != low_first:
+        return high if high_first < low_first else low
+    difference = {e: sum(seats[e]) for e in (high, low)}
     if difference[high] != difference[low]:
         return high if difference[high] < difference[low] else low
     if (high in last_first) != (low in last_first):
