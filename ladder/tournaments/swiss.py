@@ -1,21 +1,20 @@
 """Swiss: a fixed number of rounds, pairing players of equal score, never twice the same pair.
 
-This is a documented simplified Swiss, not FIDE's Dutch system (which is an optimisation problem
-best left to an external engine such as bbpPairings). Each round:
+This is not FIDE's Dutch system (best left to an external engine such as bbpPairings), but each
+round is paired by a global optimisation of documented priorities (:func:`pair_round`):
 
 1. Active entrants are listed by points, then seed.
-2. With an odd count the pairing-allocated bye goes to the lowest-listed entrant who has not yet
-   had a bye or a forfeit win (a win's worth of points without playing), worth
-   ``EventConfig.bye_points``; if pairing the rest fails, the next candidate up is tried.
-3. From the top, each unpaired entrant takes the opponent preferred by (smallest score
-   difference, then no seat clash - both at the same seat difference of 2 or more -, then the
-   Dutch-style "top half meets bottom half" position in the score group),
-   backtracking whenever the rest cannot be paired without a rematch. Round 1 is therefore
+2. The round is a maximum-weight perfect matching over the pairs that have not met, with a bye
+   node for an odd field joined to those who have had no bye and no forfeit win (a win's worth of
+   points without playing; the bye is worth ``EventConfig.bye_points``). In order of priority:
+   the bye to the lowest-listed such entrant; fewest breaks of the seat rules (no third same seat
+   in a row, seat difference at most 2); fewest pairs across score groups, then the smallest
+   score differences; the Dutch "top half meets bottom half" layout. Round 1 is therefore
    1-5, 2-6, 3-7, 4-8 for eight entrants, as in the Dutch system.
-4. First seat goes to whoever has the lower seat difference (first seats minus second seats, as
-   FIDE's colour difference), else to whoever did not have it last round, else to the
-   higher-listed entrant on odd boards and the lower-listed on even boards (FIDE's round-1 colour
-   rule with the first seat drawn for seed 1).
+3. First seat goes to the order breaking fewer seat rules, else to whoever has the lower seat
+   difference (first seats minus second seats, as FIDE's colour difference), else to whoever did
+   not have it last round, else to the higher-listed entrant on odd boards and the lower-listed
+   on even boards (FIDE's round-1 colour rule with the first seat drawn for seed 1).
 
 If no rematch-free pairing exists (small fields, many rounds) the event ends after the last
 complete round, as lichess does when its pairing engine finds none; :attr:`Schedule.note` says so.
