@@ -239,6 +239,8 @@ class MatchRunner:
         self.abandoned = False
         """The match was left to another referee: this runner recorded nothing."""
         self._handover = False
+        self._lost = ""
+        """Why another referee owns the match now (found before the next append would be refused)."""
 
     # ----- links -------------------------------------------------------------------------
 
@@ -431,8 +433,7 @@ class MatchRunner:
                 return await self._drop()
             if self._end is None:
                 await self._join()
-            if self._handover:
-                raise HandedOver
+            self._check_still_mine()
             if self._end is None:
                 self.state = MatchState.RUNNING
                 self.start_time = time_now()
@@ -486,8 +487,7 @@ class MatchRunner:
         while self._end is None:
             # Durable before the next request goes out: a takeover replays exactly this log.
             await self._flush()
-            if self._handover:
-                raise HandedOver
+            self._check_still_mine()
             if self._end is not None:
                 break
             t0 = time.perf_counter()
@@ -514,8 +514,7 @@ class MatchRunner:
             before = time.perf_counter() - t0
             self.max_step_seconds = max(self.max_step_seconds, before)
             await self._await_answer(st, p)
-            if self._handover:
-                raise HandedOver
+            self._check_still_mine()
             if self._end is not None:
                 break
             t1 = time.perf_counter()
@@ -544,7 +543,7 @@ class MatchRunner:
             self._metrics.overhead.observe(before + after)
 
     async def _await_answer(self, st: SeatState, p: Pending) -> None:
-        while p.answer is None and self._end is None and not self._handover:
+        while p.answer is None and self._end is None and not self._handover and not self._lost:
             now = loop_time()
             if now >= p.hard_deadline:
                 return
@@ -772,6 +771,20 @@ class MatchRunner:
             self._handover = True
             self._seated.set()
             self._wake()
+
+    def lose(self, reason: str) -> None:
+        """Stops playing at once: another referee took the match over (this referee's lease lapsed)."""
+        if self.journal is not None and not self.is_over():
+            self._lost = reason
+            self._seated.set()
+            self._wake()
+
+    def _check_still_mine(self) -> None:
+        """Raises when the match must stop here: handed over, or owned by another referee now."""
+        if self._handover:
+            raise HandedOver
+        if self._lost:
+            raise JournalFenced(self._lost)
 
     async def _open_journal(self) -> bool:
         """Creates the journal, or claims and replays it; ``False`` when the match is not this referee's."""

@@ -17,7 +17,8 @@ Redis keys (``prefix`` defaults to ``brawl``):
 - ``<prefix>:relay:<referee_id>``: the stream each referee reads; entries carry a type ``t``:
   ``claim``/``claimed``/``refused`` (seat placement), ``to_bot`` (a serialised
   ``ConnectResponse`` for a hosted seat), ``answer`` (a serialised ``Answer`` back to the origin),
-  ``detached`` (the hosted bot's stream ended).
+  ``detached`` (the hosted bot's stream ended), ``release`` (the origin no longer needs a hosted
+  seat: sent for every relayed seat when its match ends or is dropped here).
 
 The relay also carries the match journal (:mod:`referee.server.journal`, same Redis and prefix):
 at every lease refresh each referee looks for journaled matches whose owner's lease lapsed and
@@ -42,7 +43,7 @@ import redis.asyncio as aioredis
 from brawl.bot.v1 import bot_pb2
 
 from referee.core.ids import BotId, MatchId, Seat
-from referee.server.journal import RedisJournal
+from referee.server.journal import RedisJournal, keys
 
 if TYPE_CHECKING:
     from referee.server.hub import BotSession, Referee
@@ -123,6 +124,7 @@ class RedisRelay:
         self._claiming: set[tuple[MatchId, Seat]] = set()
         self._outbox: asyncio.Queue[tuple[str, Fields]] = asyncio.Queue()
         self._tasks: list[asyncio.Task[None]] = []
+        self._leased = False
 
     # ----- lifecycle ---------------------------------------------------------------------
 
@@ -173,21 +175,69 @@ class RedisRelay:
             entry["free"] += max(0, s.free)
             entry["games"] |= set(s.games) or set(s.identity.games) or {"*"}
         pipe = self.redis.pipeline()
-        pipe.set(f"{self.prefix}:referee:{self.id}", self.boot, px=int(self.lease_ttl * 1000))
+        pipe.set(f"{self.prefix}:referee:{self.id}", self.boot, px=int(self.lease_ttl * 1000), get=True)
         for bot_id, entry in per_bot.items():
             value = json.dumps({"free": entry["free"], "games": sorted(entry["games"])})
             pipe.set(f"{self.prefix}:presence:{bot_id}:{self.id}", value, ex=PRESENCE_TTL)
-        await pipe.execute()
+        previous = (await pipe.execute())[0]
+        if self._leased and previous != self.boot.encode():
+            # The lease lapsed while this referee lived (a stall): others may have taken matches over.
+            log.warning("relay: this referee's lease had lapsed; checking which matches are still its own")
+            await self.drop_matches_taken_over()
+        self._leased = True
+
+    async def drop_matches_taken_over(self) -> int:
+        """Stops every local match whose journal another referee owns now; returns how many."""
+        lost = 0
+        for runner in self.referee.list():
+            if runner.is_over() or runner.journal is None:
+                continue
+            raw: bytes | str | None = await self.redis.get(keys(self.prefix, runner.match_id)[0])
+            owner = raw.decode() if isinstance(raw, bytes) else raw
+            if owner is not None and owner != self.journal.me:
+                runner.lose(f"this referee's lease lapsed and {owner.partition(' ')[0]} took the match over")
+                lost += 1
+        return lost
 
     async def _presence_loop(self) -> None:
         while True:
             try:
                 await self.publish_presence()
                 await self.free_seats_of_lost_origins()
+                await self.detach_seats_of_lost_hosts()
                 await self.take_over_orphans()
             except Exception:
                 log.exception("relay: presence update failed")
             await asyncio.sleep(min(2.0, self.lease_ttl / 5))
+
+    async def detach_seats_of_lost_hosts(self) -> int:
+        """Detaches the relayed seats whose host's lease lapsed; returns how many.
+
+        A dead host sends no ``detached``: without this the seat would wait for answers that never
+        come. Detached, the seat gets its reconnect grace and is claimed again wherever its bot
+        reappears (or taken locally if it reconnects here).
+        """
+        hosts = sorted({link.host for link in self.links.values()})
+        if not hosts:
+            return 0
+        values = await self.redis.mget([f"{self.prefix}:referee:{h}" for h in hosts])
+        gone = {h for h, v in zip(hosts, values, strict=True) if v is None}
+        lost = [(key, link) for key, link in self.links.items() if link.host in gone]
+        for key, link in lost:
+            log.warning("relay: host %s is gone; seat %s of match %s waits for its bot", link.host, key[1], key[0])
+            self._lost_link(key, link)
+        return len(lost)
+
+    def _lost_link(self, key: tuple[MatchId, Seat], link: RelayLink) -> None:
+        """A relayed seat's bot went away: start its grace, and claim it again wherever the bot shows up."""
+        self.links.pop(key, None)
+        runner = self.referee.get(key[0])
+        if runner is not None and not runner.is_over():
+            runner.detach(link)
+            bot_id = runner.seats[key[1]].spec.bot_id
+            if bot_id is not None:
+                self.referee.orphan(bot_id, key[0], key[1])
+                self.want_seat(runner, key[1], bot_id)
 
     async def take_over_orphans(self) -> list[MatchId]:
         """Adopts the journaled matches whose referee's lease lapsed; returns those this referee tried.
@@ -302,8 +352,14 @@ class RedisRelay:
             self._claiming.discard(key)
 
     def release(self, link: RelayLink) -> None:
-        """Forgets a relay link whose match no longer needs it."""
+        """Forgets a relay link whose match no longer needs it, and tells its host to free the seat.
+
+        After a ``match_end`` the host has freed it already; a match dropped here (taken over by
+        another referee) sends none, and without this the host would hold the seat for as long as
+        this referee lives.
+        """
         self.links.pop((link.match_id, link.seat), None)
+        self.post(link.host, {"t": "release", "match": link.match_id, "seat": str(int(link.seat)), "origin": self.id})
 
     # ----- host side ---------------------------------------------------------------------
 
@@ -394,13 +450,17 @@ class RedisRelay:
             fut = self._claims.get(text["claim"])
             if fut is not None and not fut.done():
                 fut.set_result(text)
+        elif t == "release":
+            key = (MatchId(text["match"]), Seat(int(text["seat"])))
+            hosted = self.hosted.get(key)
+            if hosted is not None and hosted[0] == text["origin"]:
+                del self.hosted[key]
+                self.hosted_boot.pop(key, None)
+                hosted[1].seats.discard(key)
+                self.referee.on_session_ready()
+                asyncio.get_running_loop().create_task(self.publish_presence())
         elif t == "detached":
             key = (MatchId(text["match"]), Seat(int(text["seat"])))
-            link = self.links.pop(key, None)
-            runner = self.referee.get(key[0])
-            if link is not None and runner is not None:
-                runner.detach(link)
-                bot_id = runner.seats[key[1]].spec.bot_id
-                if bot_id is not None:
-                    self.referee.orphan(bot_id, key[0], key[1])
-                    self.want_seat(runner, key[1], bot_id)
+            link = self.links.get(key)
+            if link is not None:
+                self._lost_link(key, link)

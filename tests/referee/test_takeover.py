@@ -68,22 +68,23 @@ class FirstBot:
 
 @asynccontextmanager
 async def two_referees(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, lease: str = "2", sink_a: Any = None
 ) -> AsyncIterator[tuple[RefereeServer, RefereeServer, MemoryTokenStore, str]]:
-    # A one-second lease: the takeover comes about a second after the death, not ten.
-    monkeypatch.setenv("BRAWL_REFEREE_LEASE", "1")
+    # A two-second lease: the takeover comes seconds after the death, not ten; a referee of this
+    # process stalled for two seconds on the shared machine would lose its matches (and the test).
+    monkeypatch.setenv("BRAWL_REFEREE_LEASE", lease)
     store = MemoryTokenStore()
     prefix = f"brawltest-{uuid.uuid4().hex[:8]}"
     servers = [
         create_server(
             "127.0.0.1:0",
             tokens=store,
-            sink=MemoryResultSink(),
+            sink=(sink_a if n == 0 and sink_a is not None else MemoryResultSink()),
             settings=RefereeSettings(ping_interval=0.2),
             relay_url=REDIS,
             relay_prefix=prefix,
         )
-        for _ in range(2)
+        for n in range(2)
     ]
     try:
         for s in servers:
@@ -247,5 +248,153 @@ def test_exactly_one_referee_claims_an_orphan_and_the_presumed_dead_one_is_fence
             if doomed:
                 await client.delete(*doomed)
             await client.aclose()
+
+    asyncio.run(scenario())
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_graceful_stop_hands_running_matches_over_instead_of_cancelling_them(
+    game: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SIGTERM's grace runs out with a match in play: the match is handed over, and B finishes it."""
+
+    async def scenario() -> None:
+        PausingBot.release.clear()
+        PausingBot.paused.clear()
+        # A long lease: the hand-over, not a lapsed lease, is what lets B adopt the match.
+        async with two_referees(monkeypatch, lease="30") as (a, b, store, _prefix):
+            run = uuid.uuid4().hex[:6]
+            x, y = BotId(f"x-{run}"), BotId(f"y-{run}")
+            addr_a, addr_b = f"127.0.0.1:{a.port}", f"127.0.0.1:{b.port}"
+            cx = BotClient(PausingBot, f"{addr_a},{addr_b}", store.issue(BotIdentity(x, "X")), games=[game])
+            cy = BotClient(FirstBot, f"{addr_b},{addr_a}", store.issue(BotIdentity(y, "Y")), games=[game])
+            tasks = [asyncio.create_task(cx.run(1)), asyncio.create_task(cy.run(1))]
+            await wait_for(lambda: len(a.referee.sessions) == 1 and len(b.referee.sessions) == 1, 10, "the bots")
+            runner = a.referee.start_match(
+                game=game, seats=[SeatSpec(bot_id=x), SeatSpec(bot_id=y)], seed=5, time_control=PATIENT.to_proto()
+            )
+            await wait_for(PausingBot.paused.is_set, 20, "X to be thinking over its fourth decision")
+            await a.stop(0.0)  # the grace is over at once
+            PausingBot.release.set()
+            assert runner.abandoned and runner.error == "handed over to another referee", runner.error
+            a_sink = a.referee.sink
+            assert isinstance(a_sink, MemoryResultSink) and not a_sink.replays  # not cancelled, nothing recorded
+            adopted = await wait_for(lambda: b.referee.get(runner.match_id), 30, "referee B to adopt the match")
+            await asyncio.wait_for(adopted.wait(), 30)
+            assert adopted.state is MatchState.SUCCEEDED and adopted.replay is not None
+            verify(adopted.replay)
+            assert adopted.replay.outcome is not None
+            assert adopted.replay.outcome.termination is not Termination.CANCELLED
+            assert adopted.replay.meta["takeovers"][0]["referee"] == b.referee.relay.id  # type: ignore[union-attr]
+            await asyncio.wait_for(asyncio.gather(*tasks, return_exceptions=True), 10)
+
+    asyncio.run(scenario())
+
+
+class StuckSink:
+    """A result sink that never returns: the referee dies while handing over the result."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    async def record(self, match_id: str, replay: Any) -> str:
+        self.calls += 1
+        await asyncio.Event().wait()
+        return ""
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_match_that_ended_before_its_referee_died_is_recorded_once_by_the_adopter(
+    game: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The journal's end entry comes before the result: the adopter records the same outcome, plays nothing."""
+
+    async def scenario() -> None:
+        stuck = StuckSink()
+        async with two_referees(monkeypatch, sink_a=stuck) as (a, b, store, prefix):
+            run = uuid.uuid4().hex[:6]
+            x, y = BotId(f"x-{run}"), BotId(f"y-{run}")
+            cx = BotClient(FirstBot, f"127.0.0.1:{a.port}", store.issue(BotIdentity(x, "X")), games=[game])
+            cy = BotClient(FirstBot, f"127.0.0.1:{a.port}", store.issue(BotIdentity(y, "Y")), games=[game])
+            tasks = [asyncio.create_task(cx.run(1)), asyncio.create_task(cy.run(1))]
+            await wait_for(lambda: len(a.referee.sessions) == 2, 10, "the bots")
+            runner = a.referee.start_match(
+                game=game, seats=[SeatSpec(bot_id=x), SeatSpec(bot_id=y)], seed=7, time_control=PATIENT.to_proto()
+            )
+            await wait_for(lambda: stuck.calls, 30, "the match to end and its result to be on the way")
+            journal = RedisJournal(b.referee.relay.redis, prefix, "reader", "-")  # type: ignore[union-attr]
+            entries = await journal.entries(runner.match_id)
+            ends = [e for e in entries if e["k"] == "end"]
+            assert len(ends) == 1 and ends[0]["outcome"] == runner.recorder.outcome().to_json()  # type: ignore[union-attr]
+            await die(a)
+            adopted = await wait_for(lambda: b.referee.get(runner.match_id), 30, "referee B to adopt the match")
+            await asyncio.wait_for(adopted.wait(), 30)
+            b_sink = b.referee.sink
+            assert isinstance(b_sink, MemoryResultSink) and b_sink.writes == 1
+            replay = b_sink.replays[runner.match_id]
+            verify(replay)
+            played = [e for e in entries if e["k"] == "d"]
+            assert [d.option_id for d in replay.decisions] == [e["o"] for e in played]  # nothing played again
+            assert replay.outcome is not None and replay.outcome.to_json() == ends[0]["outcome"]
+            assert replay.meta["takeovers"] == [{"referee": b.referee.relay.id, "at": len(played)}]  # type: ignore[union-attr]
+            for t in tasks:
+                t.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    asyncio.run(scenario())
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_referee_whose_lease_lapsed_while_it_lived_stops_at_once_and_the_match_goes_on(
+    game: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A stalled referee (not dead) finds at its next lease refresh that another referee owns its match.
+
+    It drops the match there and then (no waiting for its next decision), which frees its bot's
+    seat, and the new owner plays that seat through the relay and finishes the match.
+    """
+
+    async def scenario() -> None:
+        PausingBot.release.clear()
+        PausingBot.paused.clear()
+        async with two_referees(monkeypatch, lease="30") as (a, b, store, prefix):
+            run = uuid.uuid4().hex[:6]
+            x, y = BotId(f"x-{run}"), BotId(f"y-{run}")
+            cx = BotClient(PausingBot, f"127.0.0.1:{a.port}", store.issue(BotIdentity(x, "X")), games=[game])
+            cy = BotClient(FirstBot, f"127.0.0.1:{b.port}", store.issue(BotIdentity(y, "Y")), games=[game])
+            tasks = [asyncio.create_task(cx.run(1)), asyncio.create_task(cy.run(1))]
+            await wait_for(lambda: len(a.referee.sessions) == 1 and len(b.referee.sessions) == 1, 10, "the bots")
+            runner = a.referee.start_match(
+                game=game, seats=[SeatSpec(bot_id=x), SeatSpec(bot_id=y)], seed=3, time_control=PATIENT.to_proto()
+            )
+            await wait_for(PausingBot.paused.is_set, 20, "X to be thinking over its fourth decision")
+            relay_a, relay_b = a.referee.relay, b.referee.relay
+            assert relay_a is not None and relay_b is not None
+            # A stalls: its lease refresh stops and the lease lapses; B takes the match over.
+            relay_a._tasks[2].cancel()
+            await relay_a.redis.delete(f"{prefix}:referee:{relay_a.id}")
+            assert await relay_b.take_over_orphans() == [runner.match_id]
+            owner = keys(prefix, runner.match_id)[0]
+            await wait_for(lambda: b.referee.get(runner.match_id) is not None, 10, "B's runner")
+            for _ in range(200):
+                if await relay_b.redis.get(owner) == relay_b.journal.me.encode():
+                    break
+                await asyncio.sleep(0.05)
+            assert await relay_b.redis.get(owner) == relay_b.journal.me.encode()
+            # A wakes up: its next refresh finds the lease had lapsed and the match gone.
+            await relay_a.publish_presence()
+            await asyncio.wait_for(runner.wait(), 10)
+            assert runner.abandoned and "took the match over" in runner.error, runner.error
+            a_sink = a.referee.sink
+            assert isinstance(a_sink, MemoryResultSink) and not a_sink.replays
+            PausingBot.release.set()
+            adopted = b.referee.get(runner.match_id)
+            assert adopted is not None
+            await asyncio.wait_for(adopted.wait(), 30)
+            assert adopted.state is MatchState.SUCCEEDED and adopted.replay is not None
+            verify(adopted.replay)
+            assert adopted.replay.outcome is not None
+            assert adopted.replay.outcome.termination not in (Termination.FORFEIT, Termination.CANCELLED)
+            await asyncio.wait_for(asyncio.gather(*tasks, return_exceptions=True), 10)
 
     asyncio.run(scenario())
