@@ -3,7 +3,15 @@
 Import from here: ``from referee.core import Game, Match, Option, Seat, SeededChance``.
 """
 
-from referee.core.chance import Chance, Draw, ScriptedChance, SeededChance
+from referee.core.chance import (
+    Chance,
+    ChanceOutcome,
+    Draw,
+    EnumeratingChance,
+    ScriptedChance,
+    SeededChance,
+    chance_outcomes,
+)
 from referee.core.contract import (
     EVERYONE,
     JSON,
@@ -36,11 +44,13 @@ __all__ = [
     "BotId",
     "Chance",
     "ChanceExhaustedError",
+    "ChanceOutcome",
     "ConfigError",
     "ContentError",
     "Decision",
     "Draw",
     "EngineError",
+    "EnumeratingChance",
     "Event",
     "Game",
     "GameInfo",
@@ -57,6 +67,7 @@ __all__ = [
     "SeededChance",
     "Termination",
     "UnknownGameError",
+    "chance_outcomes",
     "forfeit_outcome",
     "game_names",
     "get_game",

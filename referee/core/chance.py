@@ -7,15 +7,26 @@ match is a pure function of (rules version, config, seed, decisions). Rules test
 
 The generator is SplitMix64, specified here in full rather than borrowed from :mod:`random`, so
 that the same seed gives the same dice on any Python version and in any language.
+
+**Chance as data** (compare OpenSpiel's chance nodes): :func:`chance_outcomes` lists, for one
+option of a match, every way the dice can fall while that option resolves, each with its exact
+probability and the match it leads to, by running the option under an :class:`EnumeratingChance`
+that branches on each roll and pick. Shuffles are described by their size and sampled rather than
+enumerated (a deck of 18 has 18! orders). An engine needs no code for it beyond keeping its chance
+source in a ``chance`` attribute (or overriding ``Match.with_chance``): it stays pure and unaware.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, MutableSequence, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, TypeVar
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from referee.core.errors import ChanceExhaustedError
+
+if TYPE_CHECKING:
+    from referee.core.contract import Match
 
 T = TypeVar("T")
 
@@ -169,3 +180,172 @@ class ScriptedChance:
 def draws_digest(draws: Iterable[Draw]) -> str:
     """Returns a short text fingerprint of a sequence of draws."""
     return ";".join(f"{d.kind[0]}{d.size}:{d.result}" for d in draws)
+
+
+# --- chance as data ---------------------------------------------------------------------------
+
+
+class _Branch(BaseException):
+    """Raised inside an engine's ``apply`` at a draw not yet enumerated; unwinds to :func:`chance_outcomes`.
+
+    A ``BaseException`` so that no engine's ``except Exception`` can swallow it; the forked match it
+    unwinds through is thrown away.
+    """
+
+    def __init__(self, kind: str, size: int) -> None:
+        super().__init__(kind, size)
+        self.kind = kind
+        self.size = size
+
+
+class EnumeratingChance:
+    """A chance source that replays a prefix of outcomes and branches at the next roll or pick.
+
+    Args:
+        prefix: The results of the first rolls and picks (``roll`` and ``below`` alike), in order.
+        sample: Where shuffles, and rolls beyond ``depth``, are drawn from.
+        depth: How many rolls and picks to enumerate; ``None`` for all of them.
+
+    Every draw is appended to :attr:`draws`; each shuffle's permutation to :attr:`shuffles`, in the
+    form :class:`ScriptedChance` takes, so an outcome can be replayed exactly.
+    """
+
+    def __init__(self, prefix: Sequence[int], sample: Chance, depth: int | None = None) -> None:
+        self.prefix = list(prefix)
+        self.sample = sample
+        self.depth = depth
+        self.draws: list[Draw] = []
+        self.shuffles: list[tuple[int, ...]] = []
+        self.sampled = False
+        """Whether anything in this outcome was sampled rather than enumerated (a shuffle, or a draw beyond depth)."""
+        self._taken = 0
+
+    def _take(self, kind: str, size: int, low: int) -> int:
+        if size <= 0:
+            raise ValueError(f"bound must be positive, got {size!r}")
+        if self._taken < len(self.prefix):
+            value = self.prefix[self._taken]
+        elif self.depth is not None and self._taken >= self.depth:
+            value = self.sample.roll(size) if low == 1 else self.sample.below(size)
+            self.sampled = True
+        else:
+            raise _Branch(kind, size)
+        self._taken += 1
+        self.draws.append(Draw(kind, size, value))
+        return value
+
+    def release(self) -> None:
+        """Stops enumerating: from now on every roll and pick is drawn from the sample source."""
+        self.depth = self._taken
+
+    def roll(self, sides: int) -> int:
+        """Returns the scripted roll, or branches over every face."""
+        return self._take("roll", sides, 1)
+
+    def below(self, n: int) -> int:
+        """Returns the scripted value, or branches over ``0..n-1``."""
+        return self._take("below", n, 0)
+
+    def shuffle(self, items: MutableSequence[T]) -> None:
+        """Shuffles from the sample source (all orders equally likely) and records the permutation."""
+        perm = list(range(len(items)))
+        self.sample.shuffle(perm)
+        items[:] = [items[i] for i in perm]
+        self.shuffles.append(tuple(perm))
+        self.draws.append(Draw("shuffle", len(items), 0))
+        if len(items) > 1:
+            self.sampled = True
+
+
+@dataclass(frozen=True)
+class ChanceOutcome:
+    """One way the dice can fall while an option resolves (one leaf of its chance nodes)."""
+
+    probability: Fraction
+    """Exact probability of the enumerated draws; the outcomes of one option sum to 1."""
+    draws: tuple[Draw, ...]
+    """Every draw made, in order: rolls and picks with their results, shuffles with their size."""
+    shuffles: tuple[tuple[int, ...], ...]
+    """The permutation each shuffle applied (sampled), in :class:`ScriptedChance` form."""
+    sampled: bool
+    """True when a shuffle (or a draw beyond ``depth``) was sampled: ``match`` is then one sample of
+    this outcome, not the only state it stands for."""
+    match: Match
+    """An independent copy of the match after the option with these draws; plan on from it (its later
+    draws come from the ``sample`` source)."""
+
+    @property
+    def rolls(self) -> list[int]:
+        """The results of the rolls and picks, in order: what :class:`ScriptedChance` replays."""
+        return [d.result for d in self.draws if d.kind != "shuffle"]
+
+    def scripted(self) -> ScriptedChance:
+        """A :class:`ScriptedChance` that replays exactly this outcome's draws and shuffles."""
+        return ScriptedChance(rolls=self.rolls, shuffles=[list(p) for p in self.shuffles])
+
+    def to_json(self) -> dict[str, Any]:
+        """The outcome as plain data (without the match)."""
+        return {
+            "probability": float(self.probability),
+            "draws": [{"kind": d.kind, "size": d.size, "result": d.result} for d in self.draws],
+            "sampled": self.sampled,
+        }
+
+
+def chance_outcomes(
+    match: Match,
+    option_id: str,
+    *,
+    sample: Chance | None = None,
+    depth: int | None = None,
+    limit: int = 10_000,
+) -> list[ChanceOutcome]:
+    """Lists every outcome of the chance draws that option ``option_id`` makes, with its probability.
+
+    The option is applied to copies of ``match`` (``match.with_chance``), never to ``match`` itself.
+    Each roll (``roll``/``below``) is a chance node whose outcomes are all equally likely, so the
+    tree of draws is walked depth first, one branch per face; an option that draws nothing gives
+    one outcome of probability 1. Shuffles are not enumerated: each is described in ``draws`` by its
+    size (all its orders equally likely) and one order is dealt from ``sample``.
+
+    A search bot calls this on its own determinized world (``match.determinize(me, chance)``),
+    never on the referee's match: draws such as a face-down token are hidden information.
+
+    Args:
+        match: The match, at a decision.
+        option_id: A legal option of the pending decision.
+        sample: Source for shuffles and for draws beyond ``depth``; ``SeededChance(0)`` by default.
+        depth: Enumerate only the first ``depth`` rolls and picks (``None``: all of them).
+        limit: Most outcomes to enumerate before giving up.
+
+    Returns:
+        The outcomes in the order of their draws (lowest face first); probabilities sum to 1.
+
+    Raises:
+        IllegalOptionError: ``option_id`` is not legal now.
+        MatchOverError: the match is over.
+        ValueError: the option has more than ``limit`` outcomes (pass a ``depth``).
+    """
+    match.option(option_id)  # validates before anything is copied
+    source = sample if sample is not None else SeededChance(0)
+    out: list[ChanceOutcome] = []
+    stack: list[tuple[list[int], Fraction]] = [([], Fraction(1))]
+    while stack:
+        prefix, probability = stack.pop()
+        chance = EnumeratingChance(prefix, source, depth)
+        fork = match.with_chance(chance)
+        try:
+            fork.apply(option_id)
+        except _Branch as branch:
+            low = 1 if branch.kind == "roll" else 0
+            faces = range(low, low + branch.size)
+            stack += [([*prefix, v], probability / branch.size) for v in reversed(faces)]
+            if len(out) + len(stack) > limit:
+                raise ValueError(
+                    f"option {option_id!r} has more than {limit} chance outcomes; enumerate fewer draws with depth"
+                ) from None
+            continue
+        outcome = ChanceOutcome(probability, tuple(chance.draws), tuple(chance.shuffles), chance.sampled, fork)
+        chance.release()  # planning on from the outcome's match draws from the sample source
+        out.append(outcome)
+    return out

@@ -13,6 +13,9 @@ creates matches. A :class:`Match` is one game in progress, and it has seven verb
 ``determinize(viewer)``   a copy in which all that ``viewer`` cannot see is dealt anew
 ========================  ===============================================================
 
+Every match also gets ``chance_outcomes(option_id)``: the dice an option rolls, as data (each
+outcome with its probability and the match it leads to), for search bots.
+
 Exactly one seat decides at a time. A reaction, an interrupt card or a hidden simultaneous
 choice is an ordinary decision for another seat. Every value crossing this boundary is plain
 JSON data (``dict``, ``list``, ``str``, ``int``, ``float``, ``bool``, ``None``) or a frozen
@@ -25,12 +28,13 @@ referee, which ends a match itself with :func:`forfeit_outcome`.
 from __future__ import annotations
 
 import abc
+import copy
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, ClassVar, TypeAlias
 
-from referee.core.chance import Chance
+from referee.core.chance import Chance, ChanceOutcome, chance_outcomes
 from referee.core.ids import Seat
 
 JSON: TypeAlias = "bool | int | float | str | list[JSON] | dict[str, JSON] | None"
@@ -293,6 +297,30 @@ class Match(abc.ABC):
         """
 
     # Helpers every game gets for free.
+
+    def with_chance(self, chance: Chance) -> Match:
+        """Returns an independent copy of this match that draws every later die from ``chance``.
+
+        The default deep-copies the match and sets its ``chance`` attribute; an engine that keeps
+        its chance source elsewhere overrides this. Used by :meth:`chance_outcomes`.
+        """
+        other = copy.deepcopy(self)
+        if not hasattr(other, "chance"):
+            raise TypeError(f"{type(self).__name__} keeps no 'chance' attribute; override with_chance")
+        other.chance = chance
+        return other
+
+    def chance_outcomes(
+        self, option_id: str, *, sample: Chance | None = None, depth: int | None = None, limit: int = 10_000
+    ) -> list[ChanceOutcome]:
+        """Returns every outcome of the dice that option ``option_id`` rolls, with exact probabilities.
+
+        Chance as data, as OpenSpiel's chance nodes: each roll and random pick the option makes is
+        enumerated (a branch per face), shuffles are described by their size and sampled; each
+        :class:`~referee.core.chance.ChanceOutcome` holds its probability, its draws and a copy of the
+        match after it. The match itself is not changed. See :func:`referee.core.chance.chance_outcomes`.
+        """
+        return chance_outcomes(self, option_id, sample=sample, depth=depth, limit=limit)
 
     def is_over(self) -> bool:
         """Whether the match has ended."""
