@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from pathlib import Path
 
 # Not imported from ``workers.celery``: building the ``brawl`` parser must not load the Celery
@@ -71,6 +72,15 @@ def cmd_worker(args: argparse.Namespace) -> int:
     # Set before the app (and with it Django's settings) is loaded.
     # (``BRAWL_RUN_MATCH_TASK`` already defaults to ``workers.tasks.start_match`` in the settings.)
     os.environ.setdefault("BRAWL_DISPATCH", "celery")
+    # Every call a worker makes to a referee needs the internal API's credential: a production
+    # worker without it fails now, with the reason, not on its first ladder round.
+    from referee.server.auth import InternalTokenError, internal_token
+
+    try:
+        internal_token()
+    except InternalTokenError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     from workers.celery import app
 
     app.worker_main(argv=worker_argv(args))

@@ -2,7 +2,7 @@
 
 Partitions: ``BRAWL_INTERNAL_TOKEN`` set (long enough, too short); unset on embedded defaults (file
 created 0600, then re-read by a second reader; a file other users may read; an empty file); unset
-in production (the referee process exits at start with the reason).
+in production (the referee and worker processes exit at start with the reason).
 """
 
 from __future__ import annotations
@@ -59,6 +59,16 @@ def test_production_without_a_secret_fails_at_start(tmp_path: Path) -> None:
     )
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert "BRAWL_INTERNAL_TOKEN is required in production" in proc.stderr
+    worker = subprocess.run(
+        [sys.executable, "-m", "referee.cli", "worker", "--concurrency", "1"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert worker.returncode == 2, worker.stdout + worker.stderr
+    assert "BRAWL_INTERNAL_TOKEN is required in production" in worker.stderr
 
 
 def test_credentials_compare_exactly() -> None:
