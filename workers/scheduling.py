@@ -41,8 +41,8 @@ from django.utils import timezone
 from ladder.ids import BotId, BotVersionId
 from ladder.matchmaking import Candidate, MatchmakingConfig, RecentMatch, ScheduledMatch, make_matches
 from referee.core.errors import ConfigError
-from referee.core.fairness import new_seed
 from referee.core.registry import get_game
+from referee.seeding import new_seed
 from webapp.bots.models import Bot
 from webapp.matches import services as match_services
 from webapp.matches.models import Match, MatchSeat, MatchStatus

@@ -6,26 +6,21 @@ match id and the seed. The seed itself is revealed with the replay, and anyone c
 the seed the replay was played with is the one committed to before the first decision
 (``brawl replay verify`` does).
 
-This module is pure: no clock, no I/O. It does not choose seeds; :func:`new_seed` draws one from the
-operating system's cryptographic generator, which is the only place seeds may come from.
+This module is pure: no clock, no I/O, no randomness. It does not choose seeds:
+:func:`referee.seeding.new_seed` does, from the operating system's cryptographic generator, the only
+place seeds may come from.
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
-import secrets
 
 SEED_BITS = 63
 """Seeds are non-negative 63-bit integers, so they fit a signed 64-bit database column."""
 
 _DOMAIN = "brawl-seed-commitment-v1"
 """Separates these hashes from any other SHA-256 the service computes."""
-
-
-def new_seed() -> int:
-    """Returns a fresh match seed from the operating system's cryptographic generator."""
-    return secrets.randbits(SEED_BITS)
 
 
 def seed_commitment(match_id: str, seed: int) -> str:

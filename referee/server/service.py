@@ -43,8 +43,9 @@ from google.protobuf.message import DecodeError
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from referee.core.fairness import SEED_BITS, new_seed
+from referee.core.fairness import SEED_BITS
 from referee.core.ids import BotId
+from referee.seeding import new_seed
 from referee.server import codec
 from referee.server.auth import TokenStore, credential_matches, internal_token
 from referee.server.hub import AlreadyExistsError, BotSession, Referee, RefereeSettings, StartError, commitment_of

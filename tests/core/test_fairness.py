@@ -6,7 +6,8 @@ import hashlib
 
 import pytest
 
-from referee.core.fairness import SEED_BITS, check_commitment, new_seed, seed_commitment
+from referee.core.fairness import SEED_BITS, check_commitment, seed_commitment
+from referee.seeding import new_seed
 
 
 def test_commitment_is_the_documented_hash() -> None:

@@ -23,8 +23,9 @@ from prometheus_client import REGISTRY, generate_latest
 from referee.cli import main as brawl
 from referee.core import Decision, JSONDict, Option
 from referee.core.contract import EVERYONE
-from referee.core.fairness import new_seed, seed_commitment
+from referee.core.fairness import seed_commitment
 from referee.core.replay import Replay, ReplayError, simulate, verify_commitment
+from referee.seeding import new_seed
 from tests.referee.harness import FAST, referee_env
 
 State = referee_pb2.Match.State
