@@ -24,7 +24,8 @@ How a call works (``docs/ladder.md`` has the reasons):
    by an exponential race, so none underflows however often a pair has met. The rules: versions
    of the same bot never share a table; a pair that met ``max_rematches`` times inside
    ``rematch_window`` (a mirrored set is one meeting) does not meet again unless one of the two
-   has waited ``rematch_patience`` - then partners inside the limit are still tried first.
+   has waited ``rematch_patience`` - then partners inside the limit are still tried first; and
+   a pair seated together in this call is not seated together again in a later pass.
 4. **Seats.** With ``mirrored`` the table is played in every seat rotation with one seed, so seat
    order and dice luck cancel (two matches for a duel, three or four for a pod). Otherwise one
    match is made and seats are balanced from the recent history: whoever sat further back so far
@@ -141,7 +142,8 @@ class MatchmakingConfig:
     rematch_patience: timedelta = timedelta(minutes=10)
     """How long a candidate waits before the rematch limit gives way for it (so a small ladder never stops)."""
     passes: int = 1
-    """How many times a candidate with enough capacity may be seated in one call."""
+    """How many times a candidate with enough capacity may be seated in one call (a pair meets at
+    most once per call: later passes seat it with other partners or not at all)."""
 
     def __post_init__(self) -> None:
         if not self.table_sizes or min(self.table_sizes) < 2:
@@ -184,6 +186,8 @@ class _History:
     matches: list[Sequence[BotVersionId]] = field(default_factory=list)
     sets: set[tuple[frozenset[BotVersionId], int]] = field(default_factory=set)
     seats: dict[BotVersionId, tuple[int, int]] | None = None
+    this_call: set[frozenset[BotVersionId]] = field(default_factory=set)
+    """Pairs already seated together in this call (a later pass gives them other partners)."""
 
     @classmethod
     def of(cls, recent: Iterable[RecentMatch], pool: set[BotVersionId], now: datetime, window: timedelta) -> _History:
@@ -317,6 +321,7 @@ def make_matches(
             for seats in _seatings(table, history, rng, config):
                 out.append(ScheduledMatch(seats, seed, table_index))
             history.add([c.version for c in table])
+            history.this_call.update(frozenset((a.version, b.version)) for a in table for b in table if a != b)
             table_index += 1
     return tuple(out)
 
@@ -361,7 +366,12 @@ class _Seating:
         self.config = config
         self.index = {c.version: i for i, c in enumerate(ranked)}
         self.ok = [
-            [i != j and can_meet(a, b, history.met(a.version, b.version), now, config) for j, b in enumerate(ranked)]
+            [
+                i != j
+                and can_meet(a, b, history.met(a.version, b.version), now, config)
+                and frozenset((a.version, b.version)) not in history.this_call
+                for j, b in enumerate(ranked)
+            ]
             for i, a in enumerate(ranked)
         ]
         # Candidates who could not complete even the smallest table are never worth a search step.

@@ -165,3 +165,16 @@ def test_bad_numbers_are_refused_with_the_value() -> None:
             MatchmakingConfig(**bad)  # type: ignore[arg-type]
     with pytest.raises(InvalidResultError, match="rematch_patience"):
         MatchmakingConfig(rematch_patience=timedelta(seconds=-1))
+
+
+def test_a_pair_meets_once_per_call_however_many_passes() -> None:
+    # Passes use spare capacity with other partners: six bots with four free slots each get four
+    # rounds of distinct pairs (K6 splits into disjoint perfect matchings), never one pair twice.
+    pool = [Candidate(BotVersionId(x), BotId(x), 1500.0 + i, 50.0, 200, 4, NOW) for i, x in enumerate("abcdef")]
+    config = MatchmakingConfig(passes=4)
+    for seed in range(20):
+        tables = [frozenset(m.seats) for m in make_matches(pool, [], NOW, random.Random(seed), config)]
+        assert len(tables) == 12 and len(set(tables)) == 12
+    # Two bots with four slots: one match this call (the next call may pair them again).
+    two = [Candidate(BotVersionId(x), BotId(x), 1500.0, 50.0, 200, 4, NOW) for x in "ab"]
+    assert len(make_matches(two, [], NOW, random.Random(1), config)) == 1
