@@ -234,7 +234,11 @@ JITTER = 0.01
 """Largest random addition to an urgency, to break ties without favouring an id."""
 
 SEARCH_BUDGET = 3_000
-"""Most search steps one pass spends improving on the first seating found (a few milliseconds each call)."""
+"""Most search steps one pass spends once it has seated somebody (a few milliseconds each call)."""
+
+FIRST_TABLE_BUDGET = 200_000
+"""Further steps allowed while no table is found yet; only contrived pools (many pairs at the
+rematch limit, none patient) come near it, and only there could a legal table be missed."""
 
 
 def max_bonus(config: MatchmakingConfig) -> float:
@@ -374,14 +378,28 @@ class _Seating:
             ]
             for i, a in enumerate(ranked)
         ]
-        # Candidates who could not complete even the smallest table are never worth a search step.
+        # Candidates in no legal table of the smallest size can never be seated: dropping them
+        # first keeps the search short, above all when nobody can play (then the pool is empty).
         smallest = min(config.table_sizes)
-        self.pool = [c for i, c in enumerate(ranked) if sum(self.ok[i]) >= smallest - 1]
+        self.pool = [c for i, c in enumerate(ranked) if self._in_some_table(i, smallest)]
         self.sizes = sorted(set(config.table_sizes), key=config.table_sizes.index)
         self.most = _most_seated(len(self.pool), self.sizes)
         self.budget = SEARCH_BUDGET
         self.best: list[list[Candidate]] = []
         self.best_seated = 0
+
+    def _in_some_table(self, i: int, size: int) -> bool:
+        """Whether candidate ``i`` belongs to some set of ``size`` candidates who may all meet."""
+
+        def grow(members: list[int], options: list[int]) -> bool:
+            if len(members) == size:
+                return True
+            for k, j in enumerate(options):
+                if grow([*members, j], [x for x in options[k + 1 :] if self.ok[j][x]]):
+                    return True
+            return False
+
+        return grow([i], [j for j in range(len(self.ok)) if self.ok[i][j]])
 
     def run(self) -> list[list[Candidate]]:
         with contextlib.suppress(_OutOfBudget):
@@ -390,7 +408,9 @@ class _Seating:
 
     def _step(self) -> None:
         self.budget -= 1
-        if self.budget < 0:
+        # Until a first table is found the search goes on (up to a far larger cap), so a legal
+        # table is never missed for want of budget: that would be a stall.
+        if self.budget < 0 and (self.best_seated > 0 or self.budget < -FIRST_TABLE_BUDGET):
             raise _OutOfBudget
 
     def _search(self, rest: list[Candidate], seated: int, tables: list[list[Candidate]]) -> bool:
