@@ -158,6 +158,8 @@ class RedisJournal:
     prefix: str
     referee_id: str
     boot: str
+    _append: Any = None
+    """The append script, registered once (called by its SHA: the text is not sent per decision)."""
 
     @property
     def me(self) -> str:
@@ -183,7 +185,9 @@ class RedisJournal:
             return
         owner, _start, log_key, _set = keys(self.prefix, match_id)
         data = [json.dumps(e, separators=(",", ":")) for e in entries]
-        if not await self.redis.eval(APPEND, 2, owner, log_key, self.me, *data):
+        if self._append is None:
+            self._append = self.redis.register_script(APPEND)
+        if not await self._append(keys=[owner, log_key], args=[self.me, *data]):
             raise JournalFenced(f"match {match_id} belongs to another referee now")
 
     async def close(self, match_id: str, hand_over: bool = False) -> bool:
