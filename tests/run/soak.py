@@ -241,6 +241,8 @@ def soak(minutes: float, workdir: Path, checkout: Path = ROOT) -> Report:
         while True:
             now = time.monotonic() - start
             report.samples.append(_sample(now, marker, var, db, base_finished))
+            with (workdir / "samples.jsonl").open("a") as f:  # kept if the run is cut short
+                f.write(json.dumps(asdict(report.samples[-1])) + "\n")
             if now >= minutes * 60:
                 break
             if run.poll() is not None:
