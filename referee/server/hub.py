@@ -6,8 +6,10 @@ match id, re-attaches a reconnecting bot to the matches it left, and keeps finis
 ``GetMatch``/``ListMatches``. Everything runs on one asyncio loop; nothing here blocks.
 
 It is not the network layer (:mod:`referee.server.service`) nor the match policy
-(:mod:`referee.server.match`). State is in memory: a referee restart loses running matches (the
-workers see them as failed and start them again).
+(:mod:`referee.server.match`). State is in memory, but with the Redis relay every match is also
+journaled (:mod:`referee.server.journal`): when a referee dies another one adopts its matches
+(:meth:`Referee.adopt`) and plays them on; without Redis a restart loses them (the workers
+reschedule them).
 """
 
 from __future__ import annotations
