@@ -398,3 +398,15 @@ def test_a_referee_whose_lease_lapsed_while_it_lived_stops_at_once_and_the_match
             await asyncio.wait_for(asyncio.gather(*tasks, return_exceptions=True), 10)
 
     asyncio.run(scenario())
+
+
+def test_the_sdk_reconnects_to_the_next_address_of_its_list() -> None:
+    """``--server A,B``: each reconnect goes to the next address; an empty list is refused."""
+    client = BotClient(FirstBot, " 127.0.0.1:1 , 127.0.0.1:2,", "token")
+    assert client.servers == ["127.0.0.1:1", "127.0.0.1:2"] and client.server == "127.0.0.1:1"
+    client._next_server()
+    assert client.server == "127.0.0.1:2"
+    client._next_server()
+    assert client.server == "127.0.0.1:1"
+    with pytest.raises(ValueError, match="no referee address"):
+        BotClient(FirstBot, " , ", "token")
