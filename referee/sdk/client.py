@@ -77,6 +77,8 @@ class BotClient:
         threaded: Call the bot in a worker thread (keeps pings answered while it thinks).
         tls: Connect over TLS (the referee's bot port serves TLS when given a certificate).
         ca: PEM file of the certificate authority to trust (default: the system's roots).
+        full_observations: Ask the referee for the whole observation in every request instead of
+            a patch (the bot sees the same either way; patches cost less).
     """
 
     def __init__(
@@ -92,7 +94,9 @@ class BotClient:
         on_match_end: Callable[[MatchResult], None] | None = None,
         tls: bool = False,
         ca: str | Path | None = None,
+        full_observations: bool = False,
     ) -> None:
+        self.full_observations = full_observations
         self.credentials = channel_credentials(tls, ca)
         """TLS credentials of the channel, or ``None`` for plaintext."""
         self.servers = parse_servers(server)
@@ -163,7 +167,14 @@ class BotClient:
     async def _session(self, matches: int | None) -> bool:
         outbox: asyncio.Queue[bot_pb2.ConnectRequest | None] = asyncio.Queue()
         outbox.put_nowait(
-            bot_pb2.ConnectRequest(hello=bot_pb2.Hello(games=self.games, max_matches=self.max_matches, client=CLIENT))
+            bot_pb2.ConnectRequest(
+                hello=bot_pb2.Hello(
+                    games=self.games,
+                    max_matches=self.max_matches,
+                    client=CLIENT,
+                    full_observations=self.full_observations,
+                )
+            )
         )
         self._outbox = outbox
 

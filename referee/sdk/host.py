@@ -22,7 +22,7 @@ from brawl.bot.v1 import bot_pb2
 
 from referee.core.contract import Decision, Event, JSONDict, Option, Outcome
 from referee.core.ids import Seat
-from referee.server import codec
+from referee.server import codec, delta
 from referee.server.timecontrol import seconds
 
 log = logging.getLogger("referee.sdk")
@@ -90,15 +90,25 @@ class MatchResult:
         return self.outcome.ranks[self.seat]
 
 
-def decode_turn(req: bot_pb2.DecisionRequest, game: str, rejected: str = "") -> Turn:
-    """Returns the :class:`Turn` a decision request carries."""
+def decode_turn(
+    req: bot_pb2.DecisionRequest, game: str, rejected: str = "", observation: JSONDict | None = None
+) -> Turn:
+    """Returns the :class:`Turn` a decision request carries.
+
+    Args:
+        req: The request.
+        game: The match's game.
+        rejected: The referee's reason when the bot is asked again.
+        observation: The seat's whole observation (the patched one); by default the request's
+            own ``observation`` (a full-observation request).
+    """
     return Turn(
         match_id=req.match_id,
         decision_id=req.decision_id,
         game=game,
         seat=Seat(req.seat),
         decision=Decision(Seat(req.seat), req.kind, req.prompt, req.default_option_id),
-        observation=codec.payload_data(req.observation),
+        observation=codec.payload_data(req.observation) if observation is None else observation,
         options=codec.options_from(req.options),
         events=[codec.event_from(e) for e in req.events],
         deadline=seconds(req.deadline),
@@ -148,6 +158,8 @@ class BotHost:
     finished: int = 0
     requests: dict[str, bot_pb2.DecisionRequest] = field(default_factory=dict)
     """The latest request of each match, to ask again after a retryable refusal."""
+    observations: dict[tuple[str, int], JSONDict] = field(default_factory=dict)
+    """Each seat's whole observation (JSON form), kept up to date with the requests' patches."""
 
     def _bot(self, match_id: str, seat: int) -> Any:
         key = (match_id, seat)
@@ -160,6 +172,13 @@ class BotHost:
         kind = msg.WhichOneof("message")
         if kind == "decision_request":
             req = msg.decision_request
+            try:
+                self._observe(req)
+            except delta.PatchError:
+                # A patch that does not apply means a lost or reordered message: the referee's
+                # clock decides this turn, and the next MatchStart (after a reconnect) resets.
+                log.exception("match %s decision %s: bad observation patch", req.match_id, req.decision_id)
+                return
             self.requests[req.match_id] = req
             self._spawn(req, "")
         elif kind == "ping":
@@ -167,6 +186,7 @@ class BotHost:
         elif kind == "match_start":
             s = msg.match_start
             self.games[s.match_id] = s.game
+            self.observations[(s.match_id, s.seat)] = codec.payload_data(s.observation)
             bot = self._bot(s.match_id, s.seat)
             if hasattr(bot, "match_started"):
                 info = MatchInfo(
@@ -177,6 +197,7 @@ class BotHost:
             e = msg.match_end
             result = MatchResult(e.match_id, Seat(e.seat), codec.outcome_from(e.outcome))
             bot = self.bots.pop((e.match_id, e.seat), None)
+            self.observations.pop((e.match_id, e.seat), None)
             if bot is not None and hasattr(bot, "match_ended"):
                 bot.match_ended(result)
             if not any(k[0] == e.match_id for k in self.bots):
@@ -198,6 +219,26 @@ class BotHost:
             if err.retry_allowed and last is not None and last.decision_id == err.decision_id:
                 self._spawn(last, err.message)
 
+    def _observe(self, req: bot_pb2.DecisionRequest) -> None:
+        """Brings the seat's observation up to ``req``: its whole observation, or its patch applied.
+
+        Raises:
+            delta.PatchError: the patch does not apply (or no MatchStart came for the seat).
+        """
+        key = (req.match_id, req.seat)
+        if req.HasField("observation"):
+            self.observations[key] = codec.payload_data(req.observation)
+            return
+        base = self.observations.get(key)
+        if base is None:
+            raise delta.PatchError(f"no observation of match {req.match_id} seat {req.seat} to patch")
+        if req.observation_patch:
+            self.observations[key] = delta.apply_patch(base, req.observation_patch)
+
+    def _turn(self, req: bot_pb2.DecisionRequest, rejected: str) -> Turn:
+        obs = self.observations.get((req.match_id, req.seat))
+        return decode_turn(req, self.games.get(req.match_id, ""), rejected, obs)
+
     def _spawn(self, req: bot_pb2.DecisionRequest, rejected: str) -> None:
         if not self.threaded:
             # In-loop bots answer at once: no task, one event-loop turn less per decision.
@@ -209,9 +250,7 @@ class BotHost:
 
     def _answer(self, req: bot_pb2.DecisionRequest, rejected: str) -> None:
         try:
-            option_id, note = ask(
-                self._bot(req.match_id, req.seat), decode_turn(req, self.games.get(req.match_id, ""), rejected)
-            )
+            option_id, note = ask(self._bot(req.match_id, req.seat), self._turn(req, rejected))
         except Exception:
             # A bot's exception is the bot's bug: log it and let the referee's clock decide.
             log.exception("bot failed on match %s decision %s", req.match_id, req.decision_id)
@@ -220,7 +259,7 @@ class BotHost:
 
     async def _decide(self, req: bot_pb2.DecisionRequest, rejected: str) -> None:
         try:
-            turn = decode_turn(req, self.games.get(req.match_id, ""), rejected)
+            turn = self._turn(req, rejected)
             bot = self._bot(req.match_id, req.seat)
             option_id, note = await asyncio.to_thread(ask, bot, turn)
         except Exception:

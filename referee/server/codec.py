@@ -145,6 +145,26 @@ def typed_message(game: str, kind: str, data: Any) -> Message:
     return wire.to_message(game, kind, data)
 
 
+def fill_typed(target: Message, game: str, kind: str, data: Any) -> None:
+    """Fills ``target`` (a field of the message being built) in place with engine data.
+
+    The same as ``target.CopyFrom(typed_message(game, kind, data))`` without building a separate
+    message and copying it.
+
+    Raises:
+        referee.wire.WireError: the data does not fit the message (from the strict parser).
+    """
+    if _is_simple(target.DESCRIPTOR) and isinstance(data, dict):
+        try:
+            target.SetInParent()
+            _fill_message(target, data)
+            return
+        except Exception:
+            target.Clear()  # the strict parser below raises the precise error
+            target.SetInParent()
+    target.CopyFrom(wire.to_message(game, kind, data))
+
+
 def message_data(msg: Message) -> JSONDict:
     """Returns a typed message as plain data, exactly as :func:`referee.wire.to_data` would."""
     if not _is_simple(msg.DESCRIPTOR):
@@ -184,7 +204,7 @@ def _fill(game: str, wrapper: Message, kind: str, data: Any) -> None:
     if field == "generic":
         cast(Any, wrapper).generic.update(data)
     else:
-        getattr(wrapper, field).CopyFrom(typed_message(game, kind, data))
+        fill_typed(getattr(wrapper, field), game, kind, data)
 
 
 def observation(game: str, data: JSONDict) -> bot_pb2.Observation:
@@ -196,6 +216,15 @@ def observation(game: str, data: JSONDict) -> bot_pb2.Observation:
     msg = bot_pb2.Observation()
     _fill(game, msg, "observation", data)
     return msg
+
+
+def fill_observation(target: bot_pb2.Observation, game: str, data: JSONDict) -> None:
+    """Fills an ``Observation`` field in place (see :func:`observation`).
+
+    Raises:
+        referee.wire.WireError: the data does not fit the game's ``Observation`` message.
+    """
+    _fill(game, target, "observation", data)
 
 
 def option(game: str, opt: Option) -> bot_pb2.Option:
@@ -215,18 +244,34 @@ def event(game: str, ev: Event) -> bot_pb2.GameEvent:
     Raises:
         referee.wire.WireError: the data does not fit the game's ``Event`` message.
     """
-    msg = bot_pb2.GameEvent(index=ev.index, kind=ev.kind)
+    msg = bot_pb2.GameEvent()
+    _fill_event(msg, game, ev)
+    return msg
+
+
+def _fill_event(msg: bot_pb2.GameEvent, game: str, ev: Event) -> None:
+    msg.index = ev.index
+    msg.kind = ev.kind
     field = typed_field(game, bot_pb2.GameEvent)
     if field == "generic":
         msg.generic.update(ev.data)
     else:
-        getattr(msg, field).CopyFrom(typed_message(game, "event", ev.data))
-    return msg
+        fill_typed(getattr(msg, field), game, "event", ev.data)
 
 
 def events(game: str, evs: Iterable[Event]) -> list[bot_pb2.GameEvent]:
     """Returns engine events as protocol messages."""
     return [event(game, e) for e in evs]
+
+
+def add_events(target: Any, game: str, evs: Iterable[Event]) -> None:
+    """Appends engine events to a repeated ``GameEvent`` field, filling each in place.
+
+    Raises:
+        referee.wire.WireError: an event's data does not fit the game's ``Event`` message.
+    """
+    for e in evs:
+        _fill_event(target.add(), game, e)
 
 
 def outcome(o: Outcome) -> bot_pb2.Outcome:

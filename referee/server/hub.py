@@ -31,8 +31,8 @@ from referee.core.ids import BotId, MatchId, Seat
 from referee.core.registry import UnknownGameError, game_names, get_game
 from referee.sdk.host import BotHost
 from referee.sdk.house import UnknownHouseBotError, house_factory
+from referee.server import codec, delta, metrics
 from referee.server import journal as journals
-from referee.server import metrics
 from referee.server.auth import BotIdentity, TokenStore
 from referee.server.match import MatchHooks, MatchRunner, MatchState, SeatLink, SeatSpec, loop_time, new_match_id
 from referee.server.sinks import ResultSink
@@ -92,11 +92,47 @@ class BotSession:
         self._rtts: deque[float] = deque(maxlen=5)
         self._pings: dict[int, float] = {}
         self._next_ping = 1
+        self.full_observations = False
+        """The Hello asked for whole observations instead of patches (``Hello.full_observations``)."""
+        self._views: dict[tuple[str, int], tuple[str, Any]] = {}
+        """For a full-observation session: (game, observation JSON form) per (match, seat)."""
 
     def send(self, message: bot_pb2.ConnectResponse) -> None:
         """Queues a message for the bot (dropped once the session is closed)."""
         if not self.closed:
+            if self.full_observations:
+                message = self._with_full_observation(message)
             self.outbox.put_nowait(message)
+
+    def _with_full_observation(self, message: bot_pb2.ConnectResponse) -> bot_pb2.ConnectResponse:
+        """Turns a patched DecisionRequest into one with the whole observation.
+
+        Runners always send patches; the session applies them here, so a full-observation bot is
+        served the same way whether its match runs on this referee or is relayed from another.
+        """
+        kind = message.WhichOneof("message")
+        if kind == "match_start":
+            s = message.match_start
+            self._views[(s.match_id, s.seat)] = (s.game, codec.payload_data(s.observation))
+        elif kind == "decision_request" and not message.decision_request.HasField("observation"):
+            req = message.decision_request
+            key = (req.match_id, req.seat)
+            if key not in self._views:
+                # Every runner sends a MatchStart before the first request of a seat; a request
+                # without one is a referee bug: send it patched rather than lose the decision.
+                log.error("session %s: no observation held for match %s seat %d", self.link_id, *key)
+                return message
+            game, view = self._views[key]
+            view = delta.apply_patch(view, req.observation_patch)
+            self._views[key] = (game, view)
+            out = bot_pb2.ConnectResponse()
+            out.decision_request.CopyFrom(req)
+            out.decision_request.ClearField("observation_patch")
+            codec.fill_observation(out.decision_request.observation, game, view)
+            return out
+        elif kind == "match_end":
+            self._views.pop((message.match_end.match_id, message.match_end.seat), None)
+        return message
 
     def close(self) -> None:
         """Stops the session's writer."""
@@ -448,6 +484,7 @@ class Referee:
             )
         cap = max(1, min(hello.max_matches or 1, self.settings.max_matches_per_session))
         session = BotSession(identity, frozenset(allowed), cap, token)
+        session.full_observations = hello.full_observations
         self.sessions[session.link_id] = session
         metrics.BOT_SESSIONS.inc()
         self._presence_changed()

@@ -42,7 +42,7 @@ from referee.core.contract import Decision, Game, Option, Outcome, Termination
 from referee.core.errors import EngineError
 from referee.core.ids import BotId, MatchId, Seat
 from referee.core.replay import Incident, Recorder, Replay
-from referee.server import codec, metrics
+from referee.server import codec, delta, metrics
 from referee.server.journal import JournalFenced, RedisJournal
 from referee.server.sinks import ResultSink
 from referee.server.timecontrol import TimeSettings, duration
@@ -122,6 +122,9 @@ class SeatState:
     events_sent: int = 0
     """Index in the full event log from which this seat has not been sent events yet."""
     previous: bot_pb2.AnswerTiming | None = None
+    obs_sent: Any = None
+    """The engine observation the seat's link holds (sent in full or reached by patches), the base
+    of its next ``observation_patch``; ``None`` before its first ``MatchStart``."""
 
 
 @dataclass
@@ -134,6 +137,8 @@ class Pending:
     option_ids: frozenset[str]
     number: int
     request: bot_pb2.DecisionRequest | None = None
+    message: bot_pb2.ConnectResponse | None = None
+    """The ``ConnectResponse`` that holds ``request`` (built once, sent as is)."""
     sent_at: float = 0.0
     """Loop time the request was (last) sent."""
     credit: float = 0.0
@@ -230,6 +235,9 @@ class MatchRunner:
         self._decision_serial = 0
         self.done = asyncio.Event()
         self._metrics = metrics.for_game(self.name)
+        self._differ = delta.ObservationDiffer(self.name)
+        self._option_msgs: dict[tuple[str, str, str, str], bot_pb2.Option] = {}
+        """Each option's encoding, computed once per match (most options repeat between decisions)."""
         self.journal = journal
         self._start_record = dict(record) if record is not None else None
         self.resumed = resume
@@ -609,20 +617,28 @@ class MatchRunner:
     def _send_start(self, st: SeatState, resumed: bool) -> None:
         if st.link is None:
             return
-        st.link.send(
-            bot_pb2.ConnectResponse(
-                match_start=bot_pb2.MatchStart(
-                    match_id=self.match_id,
-                    game=self.name,
-                    rules_version=self.game.info.rules_version,
-                    seat=st.seat,
-                    seat_names=self.recorder.replay.seats,
-                    config=codec.to_struct(self.config),
-                    time_control=self.time.to_proto(),
-                    resumed=resumed,
-                )
-            )
-        )
+        msg = bot_pb2.ConnectResponse()
+        start = msg.match_start
+        start.match_id = self.match_id
+        start.game = self.name
+        start.rules_version = self.game.info.rules_version
+        start.seat = st.seat
+        start.seat_names.extend(self.recorder.replay.seats)
+        start.config.update(self.config)
+        start.time_control.CopyFrom(self.time.to_proto())
+        start.resumed = resumed
+        # The whole observation: the base of the seat's next patch (also after a reconnect).
+        obs = self.recorder.match.observe(st.seat)
+        codec.fill_observation(start.observation, self.name, obs)
+        st.obs_sent = obs
+        st.link.send(msg)
+
+    def _option_msg(self, opt: Option) -> bot_pb2.Option:
+        key = (opt.id, opt.kind, opt.label, repr(opt.params))
+        msg = self._option_msgs.get(key)
+        if msg is None:
+            msg = self._option_msgs[key] = codec.option(self.name, opt)
+        return msg
 
     def _send_request(self, st: SeatState, p: Pending, fresh: bool = False) -> None:
         assert st.link is not None
@@ -630,28 +646,43 @@ class MatchRunner:
         if p.request is None:
             new_events = match.events(st.events_sent, st.seat)
             st.events_sent = self.event_total
-            p.request = bot_pb2.DecisionRequest(
-                match_id=self.match_id,
-                decision_id=p.decision_id,
-                seat=st.seat,
-                decision_number=p.number,
-                kind=p.decision.kind,
-                prompt=p.decision.prompt,
-                observation=codec.observation(self.name, match.observe(st.seat)),
-                options=[codec.option(self.name, o) for o in p.options],
-                default_option_id=p.decision.default_option_id,
-                events=codec.events(self.name, new_events),
-                decision_time=duration(self.time.decision_time),
-                bank_remaining=duration(st.bank),
-                strikes=st.strikes,
-            )
+            # Filled in place: every sub-message is written where it lives, nothing is copied
+            # but the options' cached encodings.
+            msg = bot_pb2.ConnectResponse()
+            req = msg.decision_request
+            req.match_id = self.match_id
+            req.decision_id = p.decision_id
+            req.seat = st.seat
+            req.decision_number = p.number
+            req.kind = p.decision.kind
+            req.prompt = p.decision.prompt
+            obs = match.observe(st.seat)
+            if st.obs_sent is None:
+                codec.fill_observation(req.observation, self.name, obs)
+            else:
+                req.observation_patch.extend(delta.encode(self._differ.diff(st.obs_sent, obs)))
+            st.obs_sent = obs
+            req.options.extend([self._option_msg(o) for o in p.options])
+            req.default_option_id = p.decision.default_option_id
+            codec.add_events(req.events, self.name, new_events)
+            req.decision_time.CopyFrom(duration(self.time.decision_time))
+            req.bank_remaining.CopyFrom(duration(st.bank))
+            req.strikes = st.strikes
             if st.previous is not None:
-                p.request.previous.CopyFrom(st.previous)
-        req = p.request
+                req.previous.CopyFrom(st.previous)
+            p.request = req
+            p.message = msg
+        else:
+            # A re-send after a reconnect: the link has just been sent a MatchStart with the
+            # whole observation as it is now, so the patch (against the old link's base) goes.
+            msg = bot_pb2.ConnectResponse()
+            msg.decision_request.CopyFrom(p.request)
+            msg.decision_request.ClearField("observation_patch")
+            req = msg.decision_request
         left = max(0.0, p.hard_deadline - loop_time() - p.credit)
         req.deadline.CopyFrom(duration(left))
         req.deadline_time.CopyFrom(timestamp(time_now() + left))
-        st.link.send(bot_pb2.ConnectResponse(decision_request=req))
+        st.link.send(msg)
 
     def _publish(self, final: bool = False) -> None:
         full = self.event_total

@@ -75,14 +75,16 @@ class ConnectResponse(_message.Message):
     def __init__(self, welcome: _Optional[_Union[Welcome, _Mapping]] = ..., match_start: _Optional[_Union[MatchStart, _Mapping]] = ..., decision_request: _Optional[_Union[DecisionRequest, _Mapping]] = ..., match_end: _Optional[_Union[MatchEnd, _Mapping]] = ..., ping: _Optional[_Union[Ping, _Mapping]] = ..., error: _Optional[_Union[Error, _Mapping]] = ...) -> None: ...
 
 class Hello(_message.Message):
-    __slots__ = ("games", "max_matches", "client")
+    __slots__ = ("games", "max_matches", "client", "full_observations")
     GAMES_FIELD_NUMBER: _ClassVar[int]
     MAX_MATCHES_FIELD_NUMBER: _ClassVar[int]
     CLIENT_FIELD_NUMBER: _ClassVar[int]
+    FULL_OBSERVATIONS_FIELD_NUMBER: _ClassVar[int]
     games: _containers.RepeatedScalarFieldContainer[str]
     max_matches: int
     client: str
-    def __init__(self, games: _Optional[_Iterable[str]] = ..., max_matches: _Optional[int] = ..., client: _Optional[str] = ...) -> None: ...
+    full_observations: bool
+    def __init__(self, games: _Optional[_Iterable[str]] = ..., max_matches: _Optional[int] = ..., client: _Optional[str] = ..., full_observations: _Optional[bool] = ...) -> None: ...
 
 class Welcome(_message.Message):
     __slots__ = ("session_id", "bot_id", "bot_name", "version_id", "games", "max_matches", "protocol", "max_message_bytes", "max_note_chars", "ping_interval")
@@ -109,7 +111,7 @@ class Welcome(_message.Message):
     def __init__(self, session_id: _Optional[str] = ..., bot_id: _Optional[str] = ..., bot_name: _Optional[str] = ..., version_id: _Optional[str] = ..., games: _Optional[_Iterable[str]] = ..., max_matches: _Optional[int] = ..., protocol: _Optional[str] = ..., max_message_bytes: _Optional[int] = ..., max_note_chars: _Optional[int] = ..., ping_interval: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ...) -> None: ...
 
 class MatchStart(_message.Message):
-    __slots__ = ("match_id", "game", "rules_version", "seat", "seat_names", "config", "time_control", "resumed")
+    __slots__ = ("match_id", "game", "rules_version", "seat", "seat_names", "config", "time_control", "resumed", "observation")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     GAME_FIELD_NUMBER: _ClassVar[int]
     RULES_VERSION_FIELD_NUMBER: _ClassVar[int]
@@ -118,6 +120,7 @@ class MatchStart(_message.Message):
     CONFIG_FIELD_NUMBER: _ClassVar[int]
     TIME_CONTROL_FIELD_NUMBER: _ClassVar[int]
     RESUMED_FIELD_NUMBER: _ClassVar[int]
+    OBSERVATION_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     game: str
     rules_version: str
@@ -126,7 +129,8 @@ class MatchStart(_message.Message):
     config: _struct_pb2.Struct
     time_control: TimeControl
     resumed: bool
-    def __init__(self, match_id: _Optional[str] = ..., game: _Optional[str] = ..., rules_version: _Optional[str] = ..., seat: _Optional[int] = ..., seat_names: _Optional[_Iterable[str]] = ..., config: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., time_control: _Optional[_Union[TimeControl, _Mapping]] = ..., resumed: _Optional[bool] = ...) -> None: ...
+    observation: Observation
+    def __init__(self, match_id: _Optional[str] = ..., game: _Optional[str] = ..., rules_version: _Optional[str] = ..., seat: _Optional[int] = ..., seat_names: _Optional[_Iterable[str]] = ..., config: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., time_control: _Optional[_Union[TimeControl, _Mapping]] = ..., resumed: _Optional[bool] = ..., observation: _Optional[_Union[Observation, _Mapping]] = ...) -> None: ...
 
 class TimeControl(_message.Message):
     __slots__ = ("decision_time", "bank_time", "max_overrun", "max_strikes", "reconnect_grace", "max_rtt_credit")
@@ -145,7 +149,7 @@ class TimeControl(_message.Message):
     def __init__(self, decision_time: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., bank_time: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., max_overrun: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., max_strikes: _Optional[int] = ..., reconnect_grace: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., max_rtt_credit: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ...) -> None: ...
 
 class DecisionRequest(_message.Message):
-    __slots__ = ("match_id", "decision_id", "seat", "decision_number", "kind", "prompt", "observation", "options", "default_option_id", "events", "deadline", "deadline_time", "decision_time", "bank_remaining", "strikes", "previous")
+    __slots__ = ("match_id", "decision_id", "seat", "decision_number", "kind", "prompt", "observation", "options", "default_option_id", "events", "deadline", "deadline_time", "decision_time", "bank_remaining", "strikes", "previous", "observation_patch")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     DECISION_ID_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
@@ -162,6 +166,7 @@ class DecisionRequest(_message.Message):
     BANK_REMAINING_FIELD_NUMBER: _ClassVar[int]
     STRIKES_FIELD_NUMBER: _ClassVar[int]
     PREVIOUS_FIELD_NUMBER: _ClassVar[int]
+    OBSERVATION_PATCH_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     decision_id: str
     seat: int
@@ -178,7 +183,18 @@ class DecisionRequest(_message.Message):
     bank_remaining: _duration_pb2.Duration
     strikes: int
     previous: AnswerTiming
-    def __init__(self, match_id: _Optional[str] = ..., decision_id: _Optional[str] = ..., seat: _Optional[int] = ..., decision_number: _Optional[int] = ..., kind: _Optional[str] = ..., prompt: _Optional[str] = ..., observation: _Optional[_Union[Observation, _Mapping]] = ..., options: _Optional[_Iterable[_Union[Option, _Mapping]]] = ..., default_option_id: _Optional[str] = ..., events: _Optional[_Iterable[_Union[GameEvent, _Mapping]]] = ..., deadline: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., deadline_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., decision_time: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., bank_remaining: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., strikes: _Optional[int] = ..., previous: _Optional[_Union[AnswerTiming, _Mapping]] = ...) -> None: ...
+    observation_patch: _containers.RepeatedCompositeFieldContainer[PatchOp]
+    def __init__(self, match_id: _Optional[str] = ..., decision_id: _Optional[str] = ..., seat: _Optional[int] = ..., decision_number: _Optional[int] = ..., kind: _Optional[str] = ..., prompt: _Optional[str] = ..., observation: _Optional[_Union[Observation, _Mapping]] = ..., options: _Optional[_Iterable[_Union[Option, _Mapping]]] = ..., default_option_id: _Optional[str] = ..., events: _Optional[_Iterable[_Union[GameEvent, _Mapping]]] = ..., deadline: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., deadline_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., decision_time: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., bank_remaining: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., strikes: _Optional[int] = ..., previous: _Optional[_Union[AnswerTiming, _Mapping]] = ..., observation_patch: _Optional[_Iterable[_Union[PatchOp, _Mapping]]] = ...) -> None: ...
+
+class PatchOp(_message.Message):
+    __slots__ = ("op", "path", "value")
+    OP_FIELD_NUMBER: _ClassVar[int]
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    VALUE_FIELD_NUMBER: _ClassVar[int]
+    op: str
+    path: str
+    value: str
+    def __init__(self, op: _Optional[str] = ..., path: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
 
 class AnswerTiming(_message.Message):
     __slots__ = ("elapsed", "rtt_credit", "charged", "bank_drawn")

@@ -1,0 +1,233 @@
+"""Observation deltas: a patched observation always equals the whole one.
+
+The referee sends a seat's whole observation in ``MatchStart`` and then only
+``DecisionRequest.observation_patch`` (docs/bot-protocol.md, "Observation deltas"). These tests
+check, decision by decision over whole games of both real games, that applying the patches gives
+exactly the JSON form of the full observation: first at the codec level (differ, encoder and the
+SDK's ``apply_patch``), then through a real referee and real SDK clients, in patch mode, in
+full-observation mode and across a reconnect.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import threading
+import zlib
+from typing import Any, ClassVar
+
+import pytest
+from brawl.bot.v1 import bot_pb2
+
+from referee.core import get_game
+from referee.core.replay import Recorder, Replay
+from referee.sdk.host import Turn
+from referee.server import codec
+from referee.server.delta import ObservationDiffer, PatchError, apply_patch, encode
+from referee.server.timecontrol import TimeSettings
+from tests.referee.harness import referee_env, wait_connected
+
+REAL_GAMES = ["scrumbrawl", "superfantasybrawl"]
+CALM = TimeSettings(decision_time=10, bank_time=60, max_overrun=5, max_strikes=3, reconnect_grace=20)
+"""Long clocks: these tests check what is sent, not how fast (the machine may be loaded)."""
+
+
+def full_form(game: str, data: Any) -> Any:
+    """The JSON form a client gets by decoding the whole observation."""
+    return codec.payload_data(codec.observation(game, data))
+
+
+def playout(game: str, seed: int, seats: int, check: Any) -> int:
+    """Plays a random game, calling ``check(match, seat)`` before every decision; returns the count."""
+    g = get_game(game)
+    rng = random.Random(seed)
+    rec = Recorder(g, g.parse_config({}, seats), seed, [f"s{i}" for i in range(seats)], {})
+    n = 0
+    while (d := rec.match.to_move()) is not None:
+        check(rec.match, d.seat)
+        rec.apply(rng.choice(rec.match.legal_options()).id)
+        n += 1
+    return n
+
+
+@pytest.mark.parametrize(
+    ("game", "games"), [("scrumbrawl", [(1, 2)]), ("superfantasybrawl", [(1, 2), (2, 2), (3, 2), (4, 4), (5, 2)])]
+)
+def patched_playout(game: str, seed: int, seats: int) -> int:
+    """Plays a random game checking each seat's patched observation before every decision."""
+    differ = ObservationDiffer(game)
+    raw: dict[int, Any] = {}
+    held: dict[int, Any] = {}
+
+    def check(match: Any, seat: int) -> None:
+        new = match.observe(seat)
+        if seat not in raw:
+            held[seat] = full_form(game, new)  # as MatchStart would carry it
+        else:
+            ops = encode(differ.diff(raw[seat], new))
+            # Over the wire: the client sees only the serialized ops.
+            wire_ops = bot_pb2.DecisionRequest.FromString(
+                bot_pb2.DecisionRequest(observation_patch=ops).SerializeToString()
+            ).observation_patch
+            before = held[seat]
+            snapshot = repr(before)
+            held[seat] = apply_patch(before, wire_ops)
+            assert repr(before) == snapshot, "apply_patch changed the observation it was given"
+        raw[seat] = new
+        assert held[seat] == full_form(game, new)
+
+    return playout(game, seed, seats, check)
+
+
+@pytest.mark.parametrize(
+    ("game", "games"), [("scrumbrawl", [(1, 2)]), ("superfantasybrawl", [(1, 2), (2, 2), (3, 2), (4, 4), (5, 2)])]
+)
+def test_patches_rebuild_every_observation_of_random_games(game: str, games: list[tuple[int, int]]) -> None:
+    """Each seat's patched observation equals its full one before every decision (>1,000 per game)."""
+    assert sum(patched_playout(game, seed, seats) for seed, seats in games) >= 1000
+
+
+def test_patches_are_smaller_than_the_observations_they_replace() -> None:
+    """The point of deltas: a ScrumBrawl patch is a fraction of the whole observation."""
+    differ = ObservationDiffer("scrumbrawl")
+    raw: dict[int, Any] = {}
+    sizes = [0, 0]
+
+    def check(match: Any, seat: int) -> None:
+        new = match.observe(seat)
+        if seat in raw:
+            sizes[0] += sum(op.ByteSize() for op in encode(differ.diff(raw[seat], new)))
+            sizes[1] += codec.observation("scrumbrawl", new).ByteSize()
+        raw[seat] = new
+
+    playout("scrumbrawl", 7, 2, check)
+    assert sizes[0] * 2 < sizes[1], sizes
+
+
+def op(kind: str, path: str, value: str = "") -> bot_pb2.PatchOp:
+    return bot_pb2.PatchOp(op=kind, path=path, value=value)
+
+
+def test_apply_patch_follows_json_patch_and_json_pointer() -> None:
+    """RFC 6902 add/replace/remove on objects and arrays, RFC 6901 escapes, '-' appends."""
+    doc = {"a": {"b/c": 1, "m~n": [1, 2, 3]}, "l": [{"x": 1}], "s": "t"}
+    out = apply_patch(
+        doc,
+        [
+            op("replace", "/a/b~1c", "2"),
+            op("add", "/a/m~0n/1", "9"),
+            op("remove", "/a/m~0n/3"),
+            op("add", "/a/m~0n/-", "4"),
+            op("add", "/l/0/y", '"z"'),
+            op("remove", "/s"),
+            op("add", "/new", "[1,{}]"),
+        ],
+    )
+    assert out == {"a": {"b/c": 2, "m~n": [1, 9, 2, 4]}, "l": [{"x": 1, "y": "z"}], "new": [1, {}]}
+    assert doc == {"a": {"b/c": 1, "m~n": [1, 2, 3]}, "l": [{"x": 1}], "s": "t"}
+    assert apply_patch(doc, [op("replace", "", '{"w":1}')]) == {"w": 1}
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        op("move", "/a"),
+        op("replace", "/nope", "1"),
+        op("remove", "/l/5"),
+        op("add", "/l/01", "1"),
+        op("replace", "/s/x", "1"),
+        op("replace", "a", "1"),
+        op("add", "/a", "{not json"),
+        op("remove", ""),
+    ],
+)
+def test_apply_patch_refuses_what_does_not_apply(bad: bot_pb2.PatchOp) -> None:
+    """Bad ops raise PatchError naming the path, and the observation is left as it was."""
+    doc = {"a": 1, "l": [1], "s": "t"}
+    with pytest.raises(PatchError):
+        apply_patch(doc, [bad])
+    assert doc == {"a": 1, "l": [1], "s": "t"}
+
+
+class SpreadBot:
+    """Plays an option picked from the decision id (varied, reproducible games); records its turns."""
+
+    turns: ClassVar[list[Turn]] = []
+    lock = threading.Lock()
+
+    def choose_turn(self, turn: Turn) -> str:
+        with self.lock:
+            self.turns.append(turn)
+        return turn.options[zlib.crc32(turn.decision_id.encode()) % len(turn.options)].id
+
+
+def expected_observations(replay: Replay) -> list[Any]:
+    """Replays a match and returns the deciding seat's full observation (JSON form) per decision."""
+    g = get_game(replay.game)
+    rec = Recorder(g, replay.config, replay.seed, list(replay.seats), {})
+    out = []
+    for d in replay.decisions:
+        seat = rec.match.to_move().seat  # type: ignore[union-attr]
+        out.append(full_form(replay.game, rec.match.observe(seat)))
+        rec.apply(d.option_id)
+    return out
+
+
+def check_turns(runners: list[Any], turns: list[Turn]) -> int:
+    by_decision = {(t.match_id, t.decision_number): t for t in turns}
+    checked = 0
+    for r in runners:
+        assert r.replay is not None, r.error
+        for n, want in enumerate(expected_observations(r.replay)):
+            turn = by_decision[(r.match_id, n)]
+            assert turn.observation == want, (r.match_id, n)
+            checked += 1
+    return checked
+
+
+@pytest.mark.parametrize("full", [False, True], ids=["patches", "full_observations"])
+def test_bots_see_the_whole_observation_through_a_real_referee(full: bool) -> None:
+    """Through a real referee and SDK clients, every turn's observation equals the full one.
+
+    With patches (the default) the SDK rebuilds it; with ``Hello.full_observations`` the session
+    applies the patches and sends the whole observation, which the test also checks is set.
+    """
+    SpreadBot.turns = []
+
+    async def scenario() -> None:
+        async with referee_env() as env:
+            clients = [env.connect(SpreadBot, b, full_observations=full) for b in ("da", "db")]
+            await wait_connected(env, "da", "db")
+            runners = [
+                env.start("superfantasybrawl", ["da", "db"], seed=11, time=CALM),
+                env.start("superfantasybrawl", ["db", "da"], seed=12, time=CALM),
+            ]
+            if not full:
+                runners.append(env.start("scrumbrawl", ["da", "db"], seed=13, time=CALM))
+            await asyncio.wait_for(asyncio.gather(*(r.wait() for r in runners)), 600)
+            assert check_turns(runners, SpreadBot.turns) >= (200 if full else 1000)
+            assert all(c.errors == [] for c in clients)
+
+    asyncio.run(scenario())
+
+
+def test_a_reconnected_bot_starts_over_from_the_resent_observation() -> None:
+    """After a broken stream the MatchStart carries the whole observation again; patches go on from it."""
+    SpreadBot.turns = []
+
+    async def scenario() -> None:
+        async with referee_env() as env:
+            env.connect(SpreadBot, "ra")
+            env.connect(SpreadBot, "rb")
+            await wait_connected(env, "ra", "rb")
+            runner = env.start("superfantasybrawl", ["ra", "rb"], seed=21, time=CALM)
+            while len(runner.recorder.replay.decisions) < 40:
+                await asyncio.sleep(0.01)
+            for session in list(env.referee.sessions.values()):
+                if session.identity.bot_id == "ra":
+                    session.close()  # the referee drops the stream; the SDK reconnects
+            await asyncio.wait_for(runner.wait(), 600)
+            assert any(i.kind == "reconnect" for i in runner.recorder.replay.incidents)
+            assert check_turns([runner], SpreadBot.turns) > 40
+
+    asyncio.run(scenario())
