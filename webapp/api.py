@@ -11,6 +11,8 @@ import math
 from datetime import datetime
 from typing import Any
 
+from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.http import Http404
 from rest_framework import exceptions, pagination, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
@@ -70,6 +72,13 @@ class DomainError(exceptions.APIException):
     default_code = "conflict"
 
 
+class InvalidInput(DomainError):
+    """A value outside what the service accepts (too long, out of bounds); nothing was written."""
+
+    status_code = status.HTTP_400_BAD_REQUEST
+    default_code = "invalid_input"
+
+
 class LimitReached(exceptions.APIException):
     """A per-author quota is spent; the body says when it resets."""
 
@@ -85,6 +94,11 @@ class LimitReached(exceptions.APIException):
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     """Renders errors as ``{"detail", "code"}`` and adds retry information to 429 answers."""
+    # DRF turns these into NotFound/PermissionDenied inside its handler; convert first so they get a code too.
+    if isinstance(exc, Http404):
+        exc = exceptions.NotFound(*exc.args)
+    elif isinstance(exc, DjangoPermissionDenied):
+        exc = exceptions.PermissionDenied(*exc.args)
     response = drf_exception_handler(exc, context)
     if response is None:
         return None

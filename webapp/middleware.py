@@ -104,6 +104,8 @@ class ApiGuardMiddleware:
     * An API request whose ``Content-Length`` is over ``DATA_UPLOAD_MAX_MEMORY_SIZE`` gets a JSON
       413 before any view reads it (a body without a length that turns out too large gets the same
       from ``handler400``).
+    * A query parameter holding a NUL character (``%00``) gets a 400 ``bad_parameter``: the
+      database cannot compare text with NUL, so it would otherwise be a 500 wherever it is a filter.
     * A DRF exception raised by a page view (a bad filter, a refused action) gets its status as an
       HTML page, as it would on the API as JSON.
     """
@@ -112,6 +114,11 @@ class ApiGuardMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
+        # PostgreSQL cannot store or compare text with NUL: a filter value holding one would be a 500.
+        if "\x00" in request.META.get("QUERY_STRING", "") or any(
+            "\x00" in key or any("\x00" in v for v in values) for key, values in request.GET.lists()
+        ):
+            return error_response(request, 400, "query parameters may not contain NUL characters", "bad_parameter")
         limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
         if is_api(request) and limit is not None:
             try:

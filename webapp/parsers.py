@@ -29,8 +29,24 @@ def json_depth(value: Any) -> int:
     return deepest
 
 
+def has_nul(value: Any) -> bool:
+    """Whether any string in ``value`` (keys included) holds a NUL character (iteratively)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if "\x00" in item:
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
+
+
 class BoundedJSONParser(parsers.JSONParser):
-    """DRF's JSON parser, refusing bodies nested deeper than :data:`MAX_JSON_DEPTH` with a 400.
+    """DRF's JSON parser, refusing with a 400 bodies nested deeper than :data:`MAX_JSON_DEPTH` or holding NUL.
 
     Python's decoder recurses once per level, so a body of a few hundred thousand ``[`` would
     otherwise end in ``RecursionError`` and a 500.
@@ -43,4 +59,7 @@ class BoundedJSONParser(parsers.JSONParser):
             raise exceptions.ParseError(f"JSON nested deeper than {MAX_JSON_DEPTH} levels") from None
         if json_depth(data) > MAX_JSON_DEPTH:
             raise exceptions.ParseError(f"JSON nested deeper than {MAX_JSON_DEPTH} levels")
+        if has_nul(data):
+            # PostgreSQL's text and jsonb cannot hold NUL: refused here rather than a 500 at the write.
+            raise exceptions.ParseError("JSON strings may not contain NUL characters")
         return data

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.utils import extend_schema
 from rest_framework import permissions, status
 from rest_framework.authentication import BasicAuthentication, SessionAuthentication, TokenAuthentication
@@ -51,6 +52,16 @@ class LockoutBasicAuthentication(BasicAuthentication):
         if wait:
             raise Throttled(wait=wait, detail="too many failed sign-ins; try again later")
         return super().authenticate_credentials(userid, password, request)
+
+
+class LockoutBasicScheme(OpenApiAuthenticationExtension):  # type: ignore[no-untyped-call]
+    """Describes :class:`LockoutBasicAuthentication` in the OpenAPI schema as HTTP Basic."""
+
+    target_class = "webapp.accounts.views.LockoutBasicAuthentication"
+    name = "basicAuth"
+
+    def get_security_definition(self, auto_schema: Any) -> dict[str, str]:
+        return {"type": "http", "scheme": "basic"}
 
 
 class ApiTokenThrottle(SimpleRateThrottle):

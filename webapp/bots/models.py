@@ -10,9 +10,15 @@ hashes only; the plain token is shown once when issued. Rows are written by ``bo
 
 from __future__ import annotations
 
+from django.core.validators import MaxLengthValidator
 from django.db import models
 
 from webapp import refs
+
+DESCRIPTION_MAX_CHARS = 2000
+"""Longest bot description (the services refuse longer ones; pages and API say so first)."""
+NOTES_MAX_CHARS = 200
+"""Longest version notes (the column's length)."""
 
 
 class Bot(models.Model):
@@ -24,7 +30,7 @@ class Bot(models.Model):
     """Registry name of the game the bot plays (``referee.core.registry``)."""
     name = models.CharField(max_length=64)
     """Display name, unique within the game."""
-    description = models.TextField(blank=True, default="")
+    description = models.TextField(blank=True, default="", validators=[MaxLengthValidator(DESCRIPTION_MAX_CHARS)])
     """Free text from the author."""
     is_house = models.BooleanField(default=False)
     """Whether this is a reference bot run by the organisers, open to challenges from anyone."""

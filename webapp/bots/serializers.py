@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from webapp.bots.models import Bot, BotToken, BotVersion
+from webapp.api import MAX_ID
+from webapp.bots.models import DESCRIPTION_MAX_CHARS, Bot, BotToken, BotVersion
 
 
 class BotVersionSerializer(serializers.ModelSerializer):
@@ -36,13 +37,13 @@ class BotCreateSerializer(serializers.Serializer):
 
     game = serializers.CharField(max_length=64)
     name = serializers.RegexField(r"^[A-Za-z0-9][A-Za-z0-9_.-]{1,63}$", max_length=64)
-    description = serializers.CharField(required=False, allow_blank=True, default="")
+    description = serializers.CharField(required=False, allow_blank=True, default="", max_length=DESCRIPTION_MAX_CHARS)
 
 
 class BotUpdateSerializer(serializers.Serializer):
     """What an author may change on a bot."""
 
-    description = serializers.CharField(required=False, allow_blank=True)
+    description = serializers.CharField(required=False, allow_blank=True, max_length=DESCRIPTION_MAX_CHARS)
     active = serializers.BooleanField(required=False)
 
 
@@ -73,13 +74,13 @@ class BotCreatedSerializer(serializers.Serializer):
 class RevokeTokenSerializer(serializers.Serializer):
     """Which token to revoke; omit ``token_id`` to revoke all."""
 
-    token_id = serializers.IntegerField(required=False)
+    token_id = serializers.IntegerField(required=False, min_value=1, max_value=MAX_ID)
 
 
 class ChallengeSerializer(serializers.Serializer):
     """An unrated challenge against any active bot (house bots included)."""
 
-    opponent = serializers.IntegerField(help_text="Id of the bot to challenge.")
+    opponent = serializers.IntegerField(min_value=1, max_value=MAX_ID, help_text="Id of the bot to challenge.")
 
 
 class GameSerializer(serializers.Serializer):

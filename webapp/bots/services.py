@@ -17,8 +17,8 @@ from django.db.models import Max
 from django.utils import timezone
 
 from referee.core.registry import game_names
-from webapp.api import DomainError
-from webapp.bots.models import Bot, BotToken, BotVersion
+from webapp.api import DomainError, InvalidInput
+from webapp.bots.models import DESCRIPTION_MAX_CHARS, NOTES_MAX_CHARS, Bot, BotToken, BotVersion
 
 TOKEN_PREFIX = "brawl_"
 """Every bot token starts with this, so a leaked one is easy to recognise and scan for."""
@@ -69,6 +69,20 @@ def check_game(game: str) -> None:
         raise UnknownGame(f"unknown game {game!r}; known games: {', '.join(game_names())}")
 
 
+NAME_MAX_CHARS = 64
+"""Longest bot name (the column's length)."""
+
+
+def check_text(field: str, value: str, limit: int) -> None:
+    """Refuses text longer than ``limit`` characters before anything is written.
+
+    Raises:
+        InvalidInput: ``value`` is too long (a 400 with code ``invalid_input``).
+    """
+    if len(value) > limit:
+        raise InvalidInput(f"{field} is {len(value)} characters; at most {limit} are allowed")
+
+
 @transaction.atomic
 def do_create_bot(
     owner: User, game: str, name: str, description: str = "", *, is_house: bool = False
@@ -83,6 +97,8 @@ def do_create_bot(
         NameTaken: the game already has a bot called ``name``.
     """
     check_game(game)
+    check_text("name", name, NAME_MAX_CHARS)
+    check_text("description", description, DESCRIPTION_MAX_CHARS)
     if Bot.objects.filter(game=game, name__iexact=name).exists():
         raise NameTaken(f"a {game} bot called {name!r} already exists")
     bot = Bot.objects.create(owner=owner, game=game, name=name, description=description, is_house=is_house)
@@ -95,6 +111,7 @@ def do_update_bot(bot: Bot, *, description: str | None = None, active: bool | No
     """Changes a bot's description or active flag."""
     fields = []
     if description is not None:
+        check_text("description", description, DESCRIPTION_MAX_CHARS)
         bot.description = description
         fields.append("description")
     if active is not None:
@@ -107,7 +124,12 @@ def do_update_bot(bot: Bot, *, description: str | None = None, active: bool | No
 
 @transaction.atomic
 def do_create_version(bot: Bot, notes: str = "") -> BotVersion:
-    """Adds the next version of ``bot`` and makes it the latest."""
+    """Adds the next version of ``bot`` and makes it the latest.
+
+    Raises:
+        InvalidInput: the notes are longer than :data:`NOTES_MAX_CHARS`.
+    """
+    check_text("notes", notes, NOTES_MAX_CHARS)
     # Lock the bot row so that two concurrent uploads get consecutive numbers.
     Bot.objects.select_for_update().filter(pk=bot.pk).first()
     number = (BotVersion.objects.filter(bot=bot).aggregate(n=Max("number"))["n"] or 0) + 1

@@ -22,10 +22,10 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from referee.core.errors import ConfigError
-from referee.core.fairness import new_seed
 from referee.core.registry import get_game
 from referee.core.replay import Replay
-from webapp.api import DomainError, LimitReached
+from referee.seeding import new_seed
+from webapp.api import DomainError, InvalidInput, LimitReached
 from webapp.bots.models import Bot, BotVersion
 from webapp.matches import dispatch
 from webapp.matches.models import Match, MatchSeat, MatchStatus
@@ -46,6 +46,39 @@ class InvalidChallenge(DomainError):
     default_code = "invalid_challenge"
 
 
+TIME_CONTROL_BOUNDS: dict[str, tuple[int, int]] = {
+    "per_decision_ms": (1, 60_000),
+    "bank_ms": (0, 3_600_000),
+    "increment_ms": (0, 60_000),
+}
+"""Milliseconds each time-control key may take, inclusive (the referee's bounds: 60 s a decision, an hour of bank)."""
+ROUND_CAP_KEYS = ("max_rounds", "round_cap")
+"""Config keys that cap a match's rounds (ScrumBrawl, Super Fantasy Brawl)."""
+MAX_ROUND_CAP = 100
+"""The highest round cap a match may have (the referee refuses more)."""
+
+
+def check_time_control(data: Any) -> dict[str, int]:
+    """Returns ``data`` as a valid match time control, or refuses it before anything is stored.
+
+    Raises:
+        InvalidInput: not an object, an unknown key, a value that is not a whole number, or out of
+            :data:`TIME_CONTROL_BOUNDS`.
+    """
+    if not isinstance(data, dict):
+        raise InvalidInput("time_control must be an object")
+    unknown = sorted(set(data) - set(TIME_CONTROL_BOUNDS))
+    if unknown:
+        raise InvalidInput(f"time_control has unknown keys {unknown}; known: {sorted(TIME_CONTROL_BOUNDS)}")
+    out: dict[str, int] = {}
+    for key, value in data.items():
+        low, high = TIME_CONTROL_BOUNDS[key]
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            raise InvalidInput(f"time_control.{key} must be a whole number from {low} to {high}, got {value!r}")
+        out[key] = value
+    return out
+
+
 def game_config(game: str, seats: int, raw: dict[str, Any] | None = None) -> dict[str, Any]:
     """Returns the engine-validated config for a match of ``game``.
 
@@ -53,9 +86,14 @@ def game_config(game: str, seats: int, raw: dict[str, Any] | None = None) -> dic
         InvalidChallenge: the engine rejects the config.
     """
     try:
-        return get_game(game).parse_config(raw or {}, seats)
+        config = get_game(game).parse_config(raw or {}, seats)
     except ConfigError as exc:
         raise InvalidChallenge(f"invalid config for {game}: {exc}") from exc
+    for key in ROUND_CAP_KEYS:
+        cap = config.get(key)
+        if isinstance(cap, int) and not isinstance(cap, bool) and cap > MAX_ROUND_CAP:
+            raise InvalidChallenge(f"invalid config for {game}: {key} {cap} is over {MAX_ROUND_CAP}")
+    return config
 
 
 @transaction.atomic
@@ -77,7 +115,7 @@ def do_queue_match(
 ) -> Match:
     """Creates a queued match with one seat per version, in order, and hands it to the workers.
 
-    The one creation path of matches: it draws the seed (``referee.core.fairness.new_seed``) unless
+    The one creation path of matches: it draws the seed (``referee.seeding.new_seed``) unless
     the caller brings one (the matchmaker's, shared by a mirrored set), and publishes the seed's
     commitment on the row in the same transaction, before any worker can start the match.
     With a ``request_id`` already used, returns the existing match instead (idempotent).
@@ -89,7 +127,7 @@ def do_queue_match(
     match = Match(
         game=game,
         config=game_config(game, len(versions), config),
-        time_control=time_control or {},
+        time_control=check_time_control(time_control or {}),
         seed=new_seed() if seed is None else seed,
         rated=rated,
         requested_by=requested_by,
@@ -275,7 +313,8 @@ def do_finish_match(match_id: int, replay: Replay, *, referee_id: str = "") -> M
         from webapp.tournaments.services import on_match_final
 
         on_match_final(match)
-    log.info("match finished", extra={"match_id": match.pk, "termination": outcome.termination.value})
+    # DEBUG: the worker's "record" line is the match's end at INFO; a line here too would double it.
+    log.debug("match finished", extra={"match_id": match.pk, "termination": outcome.termination.value})
     return match
 
 

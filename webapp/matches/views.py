@@ -174,6 +174,16 @@ class LiveThrottle(SimpleRateThrottle):
         return self.cache_format % {"scope": self.scope, "ident": ident}
 
 
+class ReplayThrottle(SimpleRateThrottle):
+    """Replay downloads are large answers read from the database or disk: the ``replay`` rate per user or address."""
+
+    scope = "replay"
+
+    def get_cache_key(self, request: Request, view: object) -> str:
+        ident = request.user.pk if request.user.is_authenticated else self.get_ident(request)
+        return self.cache_format % {"scope": self.scope, "ident": ident}
+
+
 class FramesThrottle(SimpleRateThrottle):
     """Re-simulating a replay costs CPU: the ``frames`` rate limits it per user or address."""
 
@@ -211,7 +221,7 @@ class MatchViewSet(viewsets.ReadOnlyModelViewSet):
         return MatchDetailSerializer if self.action == "retrieve" else MatchSerializer
 
     @extend_schema(responses={(200, "application/json"): OpenApiTypes.OBJECT})
-    @action(detail=True, methods=["get"])
+    @action(detail=True, methods=["get"], throttle_classes=[ReplayThrottle])
     def replay(self, request: Request, pk: str | None = None) -> HttpResponse:
         """Downloads the replay JSON (``brawl replay verify`` checks it); gzip if ``?gz=1``."""
         match = self.get_object()

@@ -6,6 +6,7 @@ from django import forms
 from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
 
 from referee.core.registry import game_names
+from webapp.bots.models import DESCRIPTION_MAX_CHARS
 
 
 class SignUpForm(UserCreationForm):
@@ -40,7 +41,9 @@ class BotForm(forms.Form):
     name = forms.RegexField(
         regex=r"^[A-Za-z0-9][A-Za-z0-9_.-]{1,63}$", max_length=64, help_text="Letters, digits, _ . -"
     )
-    description = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), required=False, max_length=2000)
+    description = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 3}), required=False, max_length=DESCRIPTION_MAX_CHARS
+    )
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]

@@ -9,8 +9,8 @@ from django.db.models import F, QuerySet, Window
 from django.db.models.functions import RowNumber
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import permissions, viewsets
-from rest_framework.exceptions import ValidationError
 
+from webapp.api import query_id
 from webapp.rankings.models import Rating, RatingHistory
 from webapp.rankings.serializers import RatingHistorySerializer, RatingSerializer
 
@@ -73,15 +73,13 @@ class RatingHistoryViewSet(viewsets.ReadOnlyModelViewSet):
     def get_queryset(self) -> QuerySet[RatingHistory]:
         qs = RatingHistory.objects.select_related("bot_version").order_by("id")
         p = self.request.query_params
-        try:
-            if p.get("bot"):
-                qs = qs.filter(bot_version__bot_id=int(p["bot"]))
-            if p.get("bot_version"):
-                qs = qs.filter(bot_version_id=int(p["bot_version"]))
-            if p.get("match"):
-                qs = qs.filter(match_id=int(p["match"]))
-        except ValueError as exc:
-            raise ValidationError({"detail": f"bad filter value: {exc}"}) from exc
+        # Ids are checked (1..2**63-1) before they reach the database: a bad one is a 400 ``bad_parameter``.
+        if (bot := query_id(p.get("bot"), "bot")) is not None:
+            qs = qs.filter(bot_version__bot_id=bot)
+        if (version := query_id(p.get("bot_version"), "bot_version")) is not None:
+            qs = qs.filter(bot_version_id=version)
+        if (match := query_id(p.get("match"), "match")) is not None:
+            qs = qs.filter(match_id=match)
         if p.get("game"):
             qs = qs.filter(game=p["game"])
         return qs

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from webapp.api import MAX_ID
 from webapp.tournaments.models import Seeding, Tournament, TournamentEntrant, TournamentFormat
+from webapp.tournaments.services import MAX_BEST_OF, MAX_ENTRANT_SEED, MAX_ROUNDS, NAME_MAX_CHARS
 
 
 class TournamentSerializer(serializers.ModelSerializer):
@@ -43,13 +45,17 @@ class TournamentDetailSerializer(TournamentSerializer):
 class TournamentCreateSerializer(serializers.Serializer):
     """What an organizer sends to create a tournament."""
 
-    name = serializers.CharField(max_length=120)
+    name = serializers.CharField(max_length=NAME_MAX_CHARS)
     game = serializers.CharField(max_length=64)
     format = serializers.ChoiceField(choices=TournamentFormat.choices)
-    best_of = serializers.IntegerField(min_value=1, default=1)
-    time_control = serializers.DictField(required=False, default=dict)
+    best_of = serializers.IntegerField(min_value=1, max_value=MAX_BEST_OF, default=1)
+    time_control = serializers.DictField(
+        required=False,
+        default=dict,
+        help_text="``per_decision_ms`` (1 to 60000), ``bank_ms`` (0 to 3600000), ``increment_ms`` (0 to 60000).",
+    )
     seeding = serializers.ChoiceField(choices=Seeding.choices, default=Seeding.RATING)
-    rounds = serializers.IntegerField(min_value=1, required=False, allow_null=True)
+    rounds = serializers.IntegerField(min_value=1, max_value=MAX_ROUNDS, required=False, allow_null=True)
     registration_opens = serializers.DateTimeField(required=False, allow_null=True)
     registration_closes = serializers.DateTimeField(required=False, allow_null=True)
 
@@ -71,22 +77,22 @@ class EntrantSerializer(serializers.ModelSerializer):
 class RegisterSerializer(serializers.Serializer):
     """An author enters one of their bots (its latest version unless ``bot_version`` is given)."""
 
-    bot = serializers.IntegerField()
-    bot_version = serializers.IntegerField(required=False)
+    bot = serializers.IntegerField(min_value=1, max_value=MAX_ID)
+    bot_version = serializers.IntegerField(min_value=1, max_value=MAX_ID, required=False)
 
 
 class ApproveSerializer(serializers.Serializer):
     """An organizer approves (or rejects) an entry and may set a manual seed."""
 
-    entrant = serializers.IntegerField()
+    entrant = serializers.IntegerField(min_value=1, max_value=MAX_ID)
     approved = serializers.BooleanField(default=True)
-    seed = serializers.IntegerField(min_value=1, required=False)
+    seed = serializers.IntegerField(min_value=1, max_value=MAX_ENTRANT_SEED, required=False)
 
 
 class ReplayMatchSerializer(serializers.Serializer):
     """A disputed game to replay."""
 
-    match = serializers.IntegerField()
+    match = serializers.IntegerField(min_value=1, max_value=MAX_ID)
     reason = serializers.CharField(max_length=500)
 
 

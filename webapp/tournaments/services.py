@@ -16,7 +16,7 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
-from webapp.api import DomainError
+from webapp.api import DomainError, InvalidInput
 from webapp.bots.models import BotVersion
 from webapp.bots.services import check_game
 from webapp.matches import services as match_services
@@ -36,6 +36,16 @@ class RegistrationClosed(DomainError):
     """Entries are not being taken now."""
 
     default_code = "registration_closed"
+
+
+NAME_MAX_CHARS = 120
+"""Longest tournament name (the column's length)."""
+MAX_BEST_OF = 15
+"""Longest series."""
+MAX_ROUNDS = 50
+"""Most Swiss rounds (a Swiss of 2**50 entrants would need 50)."""
+MAX_ENTRANT_SEED = 10_000
+"""Highest manual seed an organizer may give an entrant."""
 
 
 def _require(t: Tournament, *allowed: str) -> None:
@@ -61,13 +71,20 @@ def do_create_tournament(
 
     Raises:
         UnknownGame: the game is not registered.
-        DomainError: best-of is even or below 1, or the window closes before it opens.
+        InvalidInput: the name is too long, the time control or the rounds are out of bounds.
+        DomainError: best-of is even or outside 1..15, or the window closes before it opens.
     """
     check_game(game)
     if format not in TournamentFormat.values:
         raise DomainError(f"unknown format {format!r}")
-    if best_of < 1 or best_of % 2 == 0:
-        raise DomainError(f"best_of must be odd and at least 1, got {best_of}")
+    if len(name) > NAME_MAX_CHARS or not name.strip():
+        raise InvalidInput(f"the name must have 1 to {NAME_MAX_CHARS} characters")
+    if best_of < 1 or best_of % 2 == 0 or best_of > MAX_BEST_OF:
+        raise DomainError(f"best_of must be odd and 1 to {MAX_BEST_OF}, got {best_of}")
+    if rounds is not None and not 1 <= rounds <= MAX_ROUNDS:
+        raise InvalidInput(f"rounds must be 1 to {MAX_ROUNDS}, got {rounds}")
+    # Refused now, not when the first game reaches a referee (a -5 ms decision time once ran forever).
+    time_control = match_services.check_time_control(time_control or {})
     if registration_opens and registration_closes and registration_closes <= registration_opens:
         raise DomainError("registration must close after it opens")
     return Tournament.objects.create(
