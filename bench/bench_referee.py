@@ -1,144 +1,315 @@
-"""Referee throughput: decisions per second and per-decision overhead, against a gRPC floor.
+"""Referee throughput against the gRPC floor: decisions/s and referee CPU per decision.
 
-For 1, 10 and 100 concurrent matches, two instant SDK bots (``BotClient`` with in-loop bots that
-take the first option) play through a real referee on loopback, and the bench reports decisions
-per second and the time one match spends per decision. The floor is a raw ``grpc.aio``
-bidirectional ping-pong over the same number of concurrent streams, measured in the same process
-and run: one round trip is the least a remote decision can cost. The ratio is referee time per
-decision over floor time per round trip (1.0 would be a referee that costs nothing).
+For each game and for 1, 10 and 100 concurrent matches, two instant bots speaking raw gRPC (they
+answer each request with its first option without decoding anything else, and answer pings) play
+through real referees on loopback, each referee in
+its own process (``--processes 1,2``: the matches are spread evenly over them, each process with
+its own pair of bot sessions). The floor is a raw ``grpc.aio`` bidirectional ping-pong, its
+echo servers in the same number of child processes, driven over the same number of concurrent
+streams by the same parent process, measured in the same run:
 
-    python -m bench.bench_referee [--game tinygame] [--decisions 20000]
+* ``dec/s``: decisions per wall-clock second over all referee processes;
+* ``ratio``: ``dec/s`` over the floor's round trips per second (1.0 would be a referee as cheap
+  as an echo);
+* ``us cpu/dec``: CPU of the referee processes per decision (``time.process_time`` in each child),
+  beside the floor servers' CPU per round trip;
+* ``max step ms``: the longest engine step (apply, observe, encode) seen on a referee's loop.
 
-Server, bots and the floor's client all share one event loop and one core, as in the tests.
+    python -m bench.bench_referee [--games scrumbrawl,superfantasybrawl] [--concurrency 1,10,100]
+                                  [--processes 1,2] [--decisions 4000]
+
+The bots run in the parent process, so on a 2-core machine they compete with two referee
+processes for the cores; the floor pays the same (its client is in the parent too).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import multiprocessing as mp
 import sys
 import time
 from collections.abc import AsyncIterator, Sequence
+from multiprocessing.connection import Connection
+from typing import Any
 
 import grpc
+from brawl.bot.v1 import bot_pb2, bot_pb2_grpc
 
-from referee.core import Decision, JSONDict, Option, register
+from referee.core import register
 from referee.core.ids import BotId
-from referee.sdk import BotClient
-from referee.server.auth import BotIdentity, MemoryTokenStore
-from referee.server.hub import RefereeSettings
-from referee.server.match import SeatSpec
-from referee.server.service import create_server, tune_gc
-from referee.server.sinks import MemoryResultSink
-from referee.server.timecontrol import TimeSettings
 
 CONCURRENCY = (1, 10, 100)
 
 
-class InstantBot:
-    """Takes the first option at once."""
+async def instant_bot(address: str, token: str, game: str, seats: int) -> None:
+    """A raw gRPC bot: Hello, then the first option of every request at once; runs until cancelled."""
+    outbox: asyncio.Queue[bot_pb2.ConnectRequest] = asyncio.Queue()
+    outbox.put_nowait(bot_pb2.ConnectRequest(hello=bot_pb2.Hello(games=[game], max_matches=seats, client="bench")))
 
-    def choose(self, decision: Decision, observation: JSONDict, options: Sequence[Option]) -> str:
-        return options[0].id
+    async def requests() -> AsyncIterator[bot_pb2.ConnectRequest]:
+        while True:
+            yield await outbox.get()
+
+    async with grpc.aio.insecure_channel(address) as channel:
+        stub: Any = bot_pb2_grpc.BotServiceStub(channel)  # type: ignore[no-untyped-call]
+        call = stub.Connect(requests(), metadata=(("authorization", f"Bearer {token}"),))
+        async for msg in call:
+            kind = msg.WhichOneof("message")
+            if kind == "decision_request":
+                req = msg.decision_request
+                answer = bot_pb2.Answer(match_id=req.match_id, decision_id=req.decision_id, option_id=req.options[0].id)
+                outbox.put_nowait(bot_pb2.ConnectRequest(answer=answer))
+            elif kind == "ping":
+                outbox.put_nowait(bot_pb2.ConnectRequest(pong=bot_pb2.Pong(ping_id=msg.ping.ping_id)))
 
 
-async def floor(streams: int, round_trips: int) -> tuple[float, float]:
-    """Raw grpc.aio bidi ping-pong; returns (round trips per second, seconds per round trip per stream)."""
+def _register_test_games(games: Sequence[str]) -> None:
+    if "tinygame" in games:
+        from tests.conformance.tinygame import TinyGame
+
+        register(TinyGame())
+
+
+# ----- child processes -----------------------------------------------------------------------
+
+
+def _referee_child(conn: Connection, games: Sequence[str]) -> None:
+    """A referee process: serves bots, starts waves of matches on command, reports its CPU."""
+    from referee.server.auth import BotIdentity, MemoryTokenStore
+    from referee.server.hub import RefereeSettings
+    from referee.server.match import SeatSpec
+    from referee.server.service import create_server, tune_gc
+    from referee.server.sinks import MemoryResultSink
+    from referee.server.timecontrol import TimeSettings
+
+    _register_test_games(games)
+    tune_gc()  # as `brawl referee` does
+    tc = TimeSettings(decision_time=30, bank_time=300).to_proto()
+
+    async def window(referee: Any, game: str, matches: int, target: int) -> tuple[int, float, float, float]:
+        """Keeps ``matches`` running (an ended one is replaced at once) and measures a window of play.
+
+        Returns (decisions in the window, CPU seconds, wall seconds, longest engine step); the
+        matches still running are cancelled afterwards.
+        """
+        seats = [SeatSpec(bot_id=BotId("a")), SeatSpec(bot_id=BotId("b"))]
+        serial = 0
+
+        def start() -> Any:
+            nonlocal serial
+            serial += 1
+            return referee.start_match(game=game, seats=seats, seed=serial, time_control=tc)
+
+        runners = [start() for _ in range(matches)]
+        ended = 0
+        longest = 0.0
+
+        def count() -> int:
+            return ended + sum(len(r.recorder.replay.decisions) for r in runners)
+
+        await asyncio.sleep(0.5)  # warm-up: sessions seated, first requests out
+        c0, cpu0, t0 = count(), time.process_time(), time.perf_counter()
+        while count() - c0 < target:
+            await asyncio.sleep(0.05)
+            for i, r in enumerate(runners):
+                if r.is_over():
+                    ended += len(r.recorder.replay.decisions)
+                    longest = max(longest, r.max_step_seconds)
+                    runners[i] = start()
+        c1, cpu1, t1 = count(), time.process_time(), time.perf_counter()
+        longest = max([longest, *(r.max_step_seconds for r in runners)])
+        for r in runners:
+            r.cancel("bench window over")
+        await asyncio.gather(*(r.wait() for r in runners))
+        return c1 - c0, cpu1 - cpu0, t1 - t0, longest
+
+    async def main() -> None:
+        store = MemoryTokenStore()
+        rs = create_server("127.0.0.1:0", tokens=store, sink=MemoryResultSink(), settings=RefereeSettings())
+        await rs.start()
+        tokens = [store.issue(BotIdentity(BotId(n), n)) for n in ("a", "b")]
+        conn.send((rs.port, tokens))
+        loop = asyncio.get_running_loop()
+        while True:
+            cmd = await loop.run_in_executor(None, conn.recv)
+            if cmd[0] == "stop":
+                break
+            _, game, matches, target = cmd
+            conn.send(await window(rs.referee, game, matches, target))
+        await rs.stop(0.1)
+
+    asyncio.run(main())
+
+
+def _echo_child(conn: Connection) -> None:
+    """A floor server process: a raw bidirectional echo; reports its CPU between commands."""
 
     async def echo(request_iterator: AsyncIterator[bytes], context: grpc.aio.ServicerContext) -> AsyncIterator[bytes]:
         async for msg in request_iterator:
             yield msg
 
-    server = grpc.aio.server()
-    handler = grpc.stream_stream_rpc_method_handler(echo)
-    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler("bench.Echo", {"Echo": handler}),))
-    port = server.add_insecure_port("127.0.0.1:0")
-    await server.start()
+    async def main() -> None:
+        server = grpc.aio.server()
+        handler = grpc.stream_stream_rpc_method_handler(echo)
+        server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler("bench.Echo", {"Echo": handler}),))
+        port = server.add_insecure_port("127.0.0.1:0")
+        await server.start()
+        conn.send(port)
+        loop = asyncio.get_running_loop()
+        while True:
+            cmd = await loop.run_in_executor(None, conn.recv)
+            if cmd == "stop":
+                break
+            conn.send(time.process_time())
+        await server.stop(None)
+
+    asyncio.run(main())
+
+
+def _spawn(target: Any, *args: Any) -> tuple[Any, Connection]:
+    parent, child = mp.get_context("spawn").Pipe()
+    proc = mp.get_context("spawn").Process(target=target, args=(child, *args), daemon=True)
+    proc.start()
+    return proc, parent
+
+
+async def _recv(conn: Connection) -> Any:
+    return await asyncio.get_running_loop().run_in_executor(None, conn.recv)
+
+
+def _split(total: int, parts: int) -> list[int]:
+    return [total // parts + (1 if i < total % parts else 0) for i in range(parts)]
+
+
+# ----- the floor -----------------------------------------------------------------------------
+
+
+async def floor(servers: Sequence[tuple[Any, Connection, int]], streams: int, round_trips: int) -> tuple[float, float]:
+    """Returns (round trips per second, server CPU seconds per round trip)."""
     per_stream = max(1, round_trips // streams)
     payload = b"x" * 200  # about the size of a small decision request
-    async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
-        method = channel.stream_stream("/bench.Echo/Echo")
+    channels = [grpc.aio.insecure_channel(f"127.0.0.1:{port}") for _, _, port in servers]
+    try:
+        methods = [c.stream_stream("/bench.Echo/Echo") for c in channels]
 
-        async def one() -> None:
-            call = method()
+        async def one(i: int) -> None:
+            call = methods[i % len(methods)]()
             for _ in range(per_stream):
                 await call.write(payload)
                 await call.read()
             await call.done_writing()
 
+        for _, conn, _ in servers:
+            conn.send("cpu")
+        cpu0 = [await _recv(conn) for _, conn, _ in servers]
         start = time.perf_counter()
-        await asyncio.gather(*(one() for _ in range(streams)))
+        await asyncio.gather(*(one(i) for i in range(streams)))
         elapsed = time.perf_counter() - start
-    await server.stop(None)
+        for _, conn, _ in servers:
+            conn.send("cpu")
+        cpu1 = [await _recv(conn) for _, conn, _ in servers]
+    finally:
+        for c in channels:
+            await c.close()
     total = per_stream * streams
-    return total / elapsed, elapsed / per_stream
+    return total / elapsed, (sum(cpu1) - sum(cpu0)) / total
 
 
-async def referee_run(game: str, matches: int, decisions: int) -> tuple[float, float, float]:
-    """Returns (decisions per second, seconds per decision per match, longest engine step)."""
-    store = MemoryTokenStore()
-    rs = create_server("127.0.0.1:0", tokens=store, sink=MemoryResultSink(), settings=RefereeSettings())
-    await rs.start()
-    address = f"127.0.0.1:{rs.port}"
-    clients = []
-    for name in ("a", "b"):
-        token = store.issue(BotIdentity(BotId(name), name))
-        client = BotClient(InstantBot, address, token, games=[game], max_matches=matches, threaded=False)
-        clients.append((client, asyncio.create_task(client.run())))
-    tc = TimeSettings(decision_time=10, bank_time=100).to_proto()
-    done = 0
-    longest = 0.0
-    seed = 0
-    start = time.perf_counter()
-    per_match_time = 0.0
-    while done < decisions:
-        wave_start = time.perf_counter()
-        runners = []
-        for _ in range(matches):
-            seed += 1
-            seats = [SeatSpec(bot_id=BotId("a")), SeatSpec(bot_id=BotId("b"))]
-            runners.append(rs.referee.start_match(game=game, seats=seats, seed=seed, time_control=tc))
-        await asyncio.gather(*(r.wait() for r in runners))
-        wave = sum(len(r.replay.decisions) for r in runners if r.replay)
-        per_match_time += (time.perf_counter() - wave_start) * matches
-        done += wave
-        longest = max([longest, *(r.max_step_seconds for r in runners)])
-    elapsed = time.perf_counter() - start
-    for client, task in clients:
-        client.stop()
-        await asyncio.gather(task, return_exceptions=True)
-    await rs.stop(0.1)
-    return done / elapsed, per_match_time / done, longest
+# ----- the referee ---------------------------------------------------------------------------
 
 
-async def main_async(game: str, decisions: int) -> None:
-    if game == "tinygame":
-        from tests.conformance.tinygame import TinyGame
+async def referee_run(
+    referees: Sequence[tuple[Any, Connection, int, list[str]]], game: str, matches: int, decisions: int
+) -> tuple[float, float, float]:
+    """Returns (decisions per second, referee CPU seconds per decision, longest engine step)."""
+    bots = []
+    for _, _, port, tokens in referees:
+        share = max(1, -(-matches // len(referees)))
+        for token in tokens:
+            bots.append(asyncio.create_task(instant_bot(f"127.0.0.1:{port}", token, game, share)))
+    await asyncio.sleep(0.5)  # let every session open before the first wave
+    rate, done, cpu, longest = 0.0, 0, 0.0, 0.0
+    try:
+        shares = _split(matches, len(referees))
+        for (_, conn, _, _), share in zip(referees, shares, strict=True):
+            if share:
+                conn.send(("run", game, share, max(1, decisions * share // matches)))
+        for (_, conn, _, _), share in zip(referees, shares, strict=True):
+            if share:
+                n, c, elapsed, step = await _recv(conn)
+                rate += n / elapsed  # the processes run side by side: their rates add up
+                done += n
+                cpu += c
+                longest = max(longest, step)
+    finally:
+        for task in bots:
+            task.cancel()
+        await asyncio.gather(*bots, return_exceptions=True)
+    return rate, cpu / done, longest
 
-        register(TinyGame())
-    print(f"referee bench: game {game}, about {decisions} decisions per row, one process, loopback")
+
+async def main_async(
+    games: Sequence[str], concurrency: Sequence[int], processes: Sequence[int], decisions: int
+) -> None:
+    print(
+        f"referee bench: about {decisions} decisions per row, loopback, referees and floor servers in child processes"
+    )
     header = (
-        f"{'matches':>7} | {'floor rt/s':>10} {'floor us/rt':>11} | {'referee dec/s':>13} "
-        f"{'us/dec':>8} | {'ratio':>5} | {'max step ms':>11}"
+        f"{'game':<18} {'procs':>5} {'matches':>7} | {'floor rt/s':>10} {'us cpu/rt':>9} | "
+        f"{'dec/s':>7} {'us cpu/dec':>10} | {'ratio':>5} | {'max step ms':>11}"
     )
     print(header)
     print("-" * len(header))
-    for n in CONCURRENCY:
-        f_rate, f_lat = await floor(n, decisions)
-        r_rate, r_lat, longest = await referee_run(game, n, decisions)
-        print(
-            f"{n:>7} | {f_rate:>10.0f} {f_lat * 1e6:>11.0f} | {r_rate:>13.0f} {r_lat * 1e6:>8.0f} | "
-            f"{r_lat / f_lat:>5.2f} | {longest * 1e3:>11.2f}"
-        )
+    for p in processes:
+        echoes = []
+        for _ in range(p):
+            proc, conn = _spawn(_echo_child)
+            echoes.append((proc, conn, await _recv(conn)))
+        referees = []
+        for _ in range(p):
+            proc, conn = _spawn(_referee_child, list(games))
+            port, tokens = await _recv(conn)
+            referees.append((proc, conn, port, tokens))
+        try:
+            for game in games:
+                for n in concurrency:
+                    f_rate, f_cpu = await floor(echoes, n, decisions)
+                    r_rate, r_cpu, longest = await referee_run(referees, game, n, decisions)
+                    print(
+                        f"{game:<18} {p:>5} {n:>7} | {f_rate:>10.0f} {f_cpu * 1e6:>9.0f} | "
+                        f"{r_rate:>7.0f} {r_cpu * 1e6:>10.0f} | {r_rate / f_rate:>5.2f} | {longest * 1e3:>11.2f}",
+                        flush=True,
+                    )
+        finally:
+            for proc, conn, _ in echoes:
+                conn.send("stop")
+                proc.join(5)
+            for proc, conn, _, _ in referees:
+                conn.send(("stop",))
+                proc.join(5)
+            for proc, *_ in [*echoes, *referees]:
+                if proc.is_alive():
+                    proc.kill()
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--game", default="tinygame")
-    parser.add_argument("--decisions", type=int, default=20_000)
+    parser.add_argument("--games", default="scrumbrawl,superfantasybrawl")
+    parser.add_argument("--concurrency", default=",".join(map(str, CONCURRENCY)))
+    parser.add_argument("--processes", default="1,2")
+    parser.add_argument("--decisions", type=int, default=4_000)
     args = parser.parse_args()
-    tune_gc()  # as `brawl referee` does
-    asyncio.run(main_async(args.game, args.decisions))
+    games = [g for g in args.games.split(",") if g]
+    _register_test_games(games)
+    asyncio.run(
+        main_async(
+            games,
+            [int(x) for x in args.concurrency.split(",")],
+            [int(x) for x in args.processes.split(",")],
+            args.decisions,
+        )
+    )
     return 0
 
 

@@ -11,9 +11,12 @@ full-observation mode and across a reconnect.
 from __future__ import annotations
 
 import asyncio
+import json
 import random
+import subprocess
 import threading
 import zlib
+from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
@@ -26,6 +29,7 @@ from referee.server import codec
 from referee.server.delta import ObservationDiffer, PatchError, apply_patch, encode
 from referee.server.timecontrol import TimeSettings
 from tests.referee.harness import referee_env, wait_connected
+from tests.referee.test_node_bot import NODE_BOT, ensure_node_modules
 
 REAL_GAMES = ["scrumbrawl", "superfantasybrawl"]
 CALM = TimeSettings(decision_time=10, bank_time=60, max_overrun=5, max_strikes=3, reconnect_grace=20)
@@ -229,5 +233,62 @@ def test_a_reconnected_bot_starts_over_from_the_resent_observation() -> None:
             await asyncio.wait_for(runner.wait(), 600)
             assert any(i.kind == "reconnect" for i in runner.recorder.replay.incidents)
             assert check_turns([runner], SpreadBot.turns) > 40
+
+    asyncio.run(scenario())
+
+
+def without_nulls(data: Any) -> Any:
+    """Drops null members: proto-loader writes an unset message field as null, the JSON form omits it."""
+    if isinstance(data, dict):
+        return {k: without_nulls(v) for k, v in data.items() if v is not None}
+    if isinstance(data, list):
+        return [without_nulls(v) for v in data]
+    return data
+
+
+def test_the_node_example_bot_rebuilds_every_observation_from_patches(tmp_path: Path) -> None:
+    """The outside-language example applies the patches itself; its observations equal the full ones."""
+    node = ensure_node_modules()
+    dump = tmp_path / "observations.jsonl"
+
+    async def scenario() -> None:
+        async with referee_env() as env:
+            env.connect(SpreadBot, "py", games=["superfantasybrawl"])
+            proc = await asyncio.create_subprocess_exec(
+                node,
+                "bot.js",
+                "--server",
+                env.address,
+                "--token",
+                env.token("node"),
+                "--games",
+                "superfantasybrawl",
+                "--matches",
+                "2",
+                "--observations",
+                str(dump),
+                cwd=NODE_BOT,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+            )
+            runners = [
+                env.start("superfantasybrawl", seats, seed=30 + n, time=CALM, join_timeout=20)
+                for n, seats in enumerate([["node", "py"], ["py", "node"]])
+            ]
+            status = await asyncio.wait_for(proc.wait(), 300)
+            err = (await proc.stderr.read()).decode()  # type: ignore[union-attr]
+            assert status == 0, err
+            for r in runners:
+                await asyncio.wait_for(r.wait(), 30)
+            seen = [json.loads(line) for line in dump.read_text().splitlines()]
+            checked = 0
+            for r in runners:
+                assert r.replay is not None, r.error
+                want = expected_observations(r.replay)
+                for line in seen:
+                    if line["match_id"] == r.match_id:
+                        assert without_nulls(line["observation"]) == want[line["decision_number"]]
+                        checked += 1
+            assert checked > 100
 
     asyncio.run(scenario())
