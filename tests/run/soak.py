@@ -13,6 +13,7 @@ prints them as JSON.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import signal
@@ -114,6 +115,8 @@ class Report:
     minutes: float
     samples: list[Sample] = field(default_factory=list)
     per_third: dict[str, list[float]] = field(default_factory=dict)
+    longest_pause: dict[str, float] = field(default_factory=dict)
+    """Per game, the longest stretch in seconds (at the sampling's resolution) without a new ladder match."""
     """Matches finished per minute per game in each third of the run."""
     console_lines_per_minute: float = 0.0
     var_growth_bytes: int = 0
@@ -262,6 +265,7 @@ def soak(minutes: float, workdir: Path, checkout: Path = ROOT) -> Report:
         logs = var / "logs"
         report.log_files = {p.name: p.stat().st_size for p in sorted(logs.iterdir())} if logs.exists() else {}
         report.per_third = _per_third(report.samples, minutes)
+        report.longest_pause = _longest_pause(report.samples)
     finally:
         for p in extras:
             p.send_signal(signal.SIGINT)
@@ -307,6 +311,18 @@ def _sample(now: float, marker: str, var: Path, db: Path, base: dict[str, int]) 
         restarts={n: s["restarts"] for n, s in state["services"].items()},
         alive={n: s["pid"] is not None for n, s in state["services"].items()},
     )
+
+
+def _longest_pause(samples: list[Sample]) -> dict[str, float]:
+    out = {}
+    for game in GAMES:
+        longest, since = 0.0, samples[0].t
+        for before, after in itertools.pairwise(samples):
+            if after.finished[game] > before.finished[game]:
+                since = after.t
+            longest = max(longest, after.t - since)
+        out[game] = round(longest, 1)
+    return out
 
 
 def _per_third(samples: list[Sample], minutes: float) -> dict[str, list[float]]:

@@ -5,8 +5,12 @@ The 3-minute version runs in the default suite; the 30-minute one is ``make soak
 
 - no process died unrestarted: every service of ``brawl run`` has a live pid at the end, the
   supervisor never gave up, ``brawl run`` exits 0 on Ctrl-C, and the extra bots are still connected;
-- the ladder kept scheduling both games at a steady rate: in each third of the run each game
-  finished ladder matches, and no third fell below a third of the best third's rate;
+- the ladder kept scheduling both games: each game finished ladder matches in the first third, and
+  no game went longer than the matchmaker's ``rematch_patience`` (10 minutes) plus 3 minutes without
+  one. Not a steady rate: the rematch limit (4 meetings of a pair per 24 h, ``ladder.matchmaking``)
+  caps a pool of 10 fast bots per game at a few hundred matches a day, which they play within
+  minutes; after that the ladder pairs a bot again only once it has waited ``rematch_patience``,
+  so it plays in bursts. The matches per minute of each third are reported, not asserted;
 - memory stayed flat: the resident memory of each kind of process at the end is within 50% (plus
   30 MiB of slack for caches warming up) of what it was at the end of the first third;
 - disk growth stayed bounded: the broker holds no backlog, no log file exceeds its rotation size,
@@ -26,8 +30,11 @@ from pathlib import Path
 
 import pytest
 
+from ladder.matchmaking import MatchmakingConfig
 from tests.run.soak import Report, soak
 
+PATIENCE = MatchmakingConfig().rematch_patience.total_seconds()
+"""Seconds after which the rematch limit gives way for a waiting bot."""
 LOG_MAX_BYTES = 10_000_000
 """``referee.logsetup``'s default rotation size."""
 
@@ -38,8 +45,9 @@ def _check(report: Report) -> None:
     assert report.exit_code == 0
     assert report.extra_bots_alive, "an extra bot process exited"
     for game, rates in report.per_third.items():
-        assert all(r > 0 for r in rates), f"{game}: a third of the run without a ladder match: {rates}"
-        assert min(rates) >= max(rates) / 3, f"{game}: the ladder's rate was not steady: {rates}"
+        assert rates[0] > 0, f"{game}: no ladder match in the first third: {rates}"
+        pause = report.longest_pause[game]
+        assert pause <= PATIENCE + 180, f"{game}: {pause:.0f} s without a ladder match (per third: {rates})"
     for role, (first, last) in report.rss_growth().items():
         if first:
             assert last <= first * 1.5 + 30 * 1024, f"{role}: RSS grew from {first} KiB to {last} KiB"
