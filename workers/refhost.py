@@ -86,6 +86,7 @@ def serve_ladder_referee(
     relay_url: str | None = None,
     internal_address: str = "127.0.0.1:50052",
     tls: Any = None,
+    reuse_port: bool = False,
 ) -> None:
     """Runs a ladder-mode referee on ``listen`` until SIGTERM.
 
@@ -96,6 +97,7 @@ def serve_ladder_referee(
         relay_url: Redis URL of the seat relay between referees; ``None`` turns it off.
         internal_address: ``HOST:PORT`` of the internal API (what ``BRAWL_REFEREES`` lists).
         tls: ``referee.server.service.TlsFiles`` to serve bots over TLS, or ``None``.
+        reuse_port: Share the bot port with the other referee processes of this machine.
     """
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "webapp.settings")
     import django
@@ -116,5 +118,6 @@ def serve_ladder_referee(
             relay_url=relay_url,
             internal_address=internal_address,
             tls=tls,
+            reuse_port=reuse_port,
         )
     )

@@ -34,7 +34,7 @@ import sys
 import threading
 import time
 import urllib.request
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -336,6 +336,15 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
         metavar="HOST:PORT",
         help="the referee's internal API (workers and web; loopback, with the generated service credential)",
     )
+    parser.add_argument(
+        "--referees",
+        type=int,
+        default=None,
+        metavar="N",
+        help="referee processes sharing the bot port (SO_REUSEPORT), internal API on consecutive ports from "
+        "--referee-internal; default one per core when REDIS_URL is set (the relay joins bots of one match "
+        "on different processes), else 1",
+    )
     parser.add_argument("--var", default="var", type=Path, help="folder for the database, broker, replays (./var)")
     parser.add_argument("--no-house-bots", action="store_true", help="do not connect the house bots")
     parser.set_defaults(func=cmd_run)
@@ -361,8 +370,15 @@ def cmd_run(args: argparse.Namespace) -> int:
     var.mkdir(parents=True, exist_ok=True)
     os.environ.setdefault("BRAWL_VAR_DIR", str(var))
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "webapp.settings")
-    # The workers and the web tier reach the referee's internal listener, never the bot port.
-    os.environ.setdefault("BRAWL_REFEREES", args.referee_internal)
+    try:
+        count = referee_count(args.referees, os.environ)
+    except ValueError as exc:
+        print(f"brawl run: {exc}", file=sys.stderr)
+        return 2
+    internal_host, internal_port = args.referee_internal.rsplit(":", 1)
+    internals = [f"{internal_host}:{int(internal_port) + i}" for i in range(count)]
+    # The workers and the web tier reach the referees' internal listeners, never the bot port.
+    os.environ.setdefault("BRAWL_REFEREES", ",".join(internals))
     # Every service also logs to a rotated file (referee.logsetup), so an unattended run keeps its
     # recent history on disk within a bounded size.
     os.environ.setdefault("BRAWL_LOG_DIR", str(var / "logs"))
@@ -377,12 +393,16 @@ def cmd_run(args: argparse.Namespace) -> int:
     brawl = [sys.executable, "-m", "referee.cli"]
     ref_host, ref_port = args.referee.rsplit(":", 1)
     web_host, web_port = args.web.rsplit(":", 1)
+    referee_cmd = [*brawl, "referee", "--listen", args.referee, "--grace", "5"]
     services = [
         Service(
-            "referee",
-            [*brawl, "referee", "--listen", args.referee, "--internal-listen", args.referee_internal, "--grace", "5"],
+            "referee" if i == 0 else f"referee-{i + 1}",
+            [*referee_cmd, "--internal-listen", internal, *(["--reuse-port"] if count > 1 else [])],
             tcp_probe(ref_host, int(ref_port)),
-        ),
+        )
+        for i, internal in enumerate(internals)
+    ]
+    services += [
         Service("worker", [*brawl, "worker", "--beat", "--concurrency", "1", "--pool", "solo"]),
         Service(
             "web",
@@ -418,6 +438,26 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     supervisor.on_ready = banner
     return supervisor.run_until_interrupted()
+
+
+def referee_count(asked: int | None, environ: Mapping[str, str]) -> int:
+    """How many referee processes ``brawl run`` starts: ``asked``, else one per core with Redis, else 1.
+
+    Several processes share the bot port, so the two bots of a match may land on different ones;
+    only the Redis relay joins them, so without ``REDIS_URL`` (the embedded broker) one referee
+    plays everything.
+
+    Raises:
+        ValueError: ``asked`` is below 1, or above 1 without ``REDIS_URL``.
+    """
+    redis = bool(environ.get("REDIS_URL"))
+    if asked is None:
+        return max(1, os.cpu_count() or 1) if redis else 1
+    if asked < 1:
+        raise ValueError(f"--referees must be at least 1, got {asked}")
+    if asked > 1 and not redis:
+        raise ValueError("--referees above 1 needs REDIS_URL: the relay joins bots on different referees")
+    return asked
 
 
 def _demo_logins() -> dict[str, tuple[str, bool]]:

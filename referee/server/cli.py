@@ -93,6 +93,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     )
     parser.add_argument("--no-relay", action="store_true", help="play only bots connected to this referee")
     parser.add_argument(
+        "--reuse-port",
+        action="store_true",
+        help="share the bot port with other referee processes on this machine (SO_REUSEPORT; each needs its "
+        "own --internal-listen, and the relay joins bots that land on different processes)",
+    )
+    parser.add_argument(
         "--metrics",
         metavar="HOST:PORT",
         help="serve Prometheus metrics over HTTP at http://HOST:PORT/metrics (default: off)",
@@ -154,6 +160,8 @@ def cmd_referee(args: argparse.Namespace) -> int:
     )
     settings = RefereeSettings(max_message_bytes=args.max_message_bytes)
     relay = relay_url(args)
+    if args.reuse_port and not relay:
+        log.warning("--reuse-port without the relay: a match whose bots land on different processes never starts")
     if bool(args.tls_cert) != bool(args.tls_key):
         print("error: --tls-cert and --tls-key go together", file=sys.stderr)
         return 2
@@ -177,6 +185,7 @@ def cmd_referee(args: argparse.Namespace) -> int:
             relay_url=relay,
             internal_address=args.internal_listen,
             tls=tls,
+            reuse_port=args.reuse_port,
         )
         return 0
     tokens: TokenStore = JsonFileTokenStore(args.tokens) if args.tokens else MemoryTokenStore()
@@ -195,6 +204,7 @@ def cmd_referee(args: argparse.Namespace) -> int:
             relay_url=relay,
             internal_address=args.internal_listen,
             tls=tls,
+            reuse_port=args.reuse_port,
         )
     )
     return 0

@@ -619,8 +619,14 @@ class RefereeServer:
             await self.referee.relay.stop()
 
 
-def server_options(settings: RefereeSettings) -> list[tuple[str, Any]]:
-    """The channel options of the referee server."""
+def server_options(settings: RefereeSettings, reuse_port: bool = False) -> list[tuple[str, Any]]:
+    """The channel options of the referee server.
+
+    Args:
+        settings: Limits.
+        reuse_port: Let other processes bind the same port (``SO_REUSEPORT``): only for the bot
+            port of a referee started as one of several on one machine (``--reuse-port``).
+    """
     return [
         ("grpc.max_receive_message_length", settings.max_message_bytes),
         # Keepalive finds dead connections (a crashed bot's host) within ~20 s at worst.
@@ -628,8 +634,9 @@ def server_options(settings: RefereeSettings) -> list[tuple[str, Any]]:
         ("grpc.keepalive_timeout_ms", 10_000),
         ("grpc.http2.min_ping_interval_without_data_ms", 5_000),
         ("grpc.keepalive_permit_without_calls", 1),
-        # Two listeners must never silently share a port with another process.
-        ("grpc.so_reuseport", 0),
+        # Two listeners must never silently share a port with another process, unless asked
+        # (several referee processes behind one bot port; the kernel spreads the connections).
+        ("grpc.so_reuseport", 1 if reuse_port else 0),
     ]
 
 
@@ -644,6 +651,7 @@ def create_server(
     internal_address: str = "127.0.0.1:0",
     secret: str | None = None,
     tls: TlsFiles | None = None,
+    reuse_port: bool = False,
 ) -> RefereeServer:
     """Builds a referee: the bot port on ``address`` and the internal API on ``internal_address``.
 
@@ -662,6 +670,9 @@ def create_server(
         secret: The internal API's credential; ``None`` reads it with
             :func:`referee.server.auth.internal_token`.
         tls: Serve the bot port over TLS with this certificate and key.
+        reuse_port: Share the bot port with other referee processes (``SO_REUSEPORT``; the
+            internal listener never is). Bots of one match may then land on different processes:
+            the relay (``relay_url``) joins them.
 
     Raises:
         RuntimeError: an address cannot be bound.
@@ -674,7 +685,7 @@ def create_server(
         from referee.server.relay import RedisRelay
 
         referee.relay = RedisRelay(referee, relay_url, prefix=relay_prefix)
-    server = grpc.aio.server(options=server_options(settings))
+    server = grpc.aio.server(options=server_options(settings, reuse_port=reuse_port))
     server.add_generic_rpc_handlers((BotServicer(referee).handler(),))
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
@@ -727,8 +738,9 @@ async def serve(
     relay_url: str | None = None,
     internal_address: str = "127.0.0.1:50052",
     tls: TlsFiles | None = None,
+    reuse_port: bool = False,
 ) -> None:
-    """Runs a referee until SIGINT or SIGTERM, then stops gracefully.
+    """Runs a referee until SIGINT or SIGTERM, then stops gracefully (``reuse_port``: see create_server).
 
     Raises:
         InternalTokenError: no internal credential (production without ``BRAWL_INTERNAL_TOKEN``).
@@ -741,6 +753,7 @@ async def serve(
         relay_url=relay_url,
         internal_address=internal_address,
         tls=tls,
+        reuse_port=reuse_port,
     )
     tune_gc()
     port = await rs.start()
