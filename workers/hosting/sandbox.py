@@ -1,0 +1,380 @@
+"""One hosted bot process inside bubblewrap, with its limits, its log and a verdict on how it ended.
+
+What is enforced, and where (see docs/hosted-bots.md):
+
+- **No network**: a new network namespace (``--unshare-net``); the bot reaches the referee only
+  through the Unix socket of :class:`workers.hosting.proxy.UnixProxy`, bound at
+  ``/run/brawl/referee.sock``.
+- **Read-only root of only what a bot needs**: a fresh tmpfs root holding read-only binds of
+  ``/usr`` (with the ``/bin``, ``/lib`` links), the Python runtime, the installed libraries, the
+  SDK (``referee/``, ``brawl`` protos) and the bot's own folder at ``/bot``. The service's
+  database, its ``var/`` folder, its settings and other bots' folders are not in the sandbox at all.
+- **Private /tmp**: a size-limited tmpfs (``--size``), gone with the process.
+- **No environment**: ``--clearenv``; the bot gets only ``HOME``, ``PYTHONPATH``, ``BRAWL_SERVER``
+  and its own ``BRAWL_TOKEN``.
+- **A uid of its own**: bubblewrap starts as root with only ``CAP_SETUID``/``CAP_SETGID`` kept,
+  and ``setpriv`` drops to the slot's uid with no capabilities before the bot runs; so the
+  process-count limit (``RLIMIT_NPROC``, counted per uid) is this bot's alone.
+- **Limits** (``setrlimit`` in the child before bubblewrap starts, inherited): address space
+  (``RLIMIT_AS``, memory), processes (``RLIMIT_NPROC``), CPU seconds (``RLIMIT_CPU``), file size
+  (``RLIMIT_FSIZE``), open files; and ``nice`` so a busy bot yields the CPU to the referee and its
+  neighbours. PID, IPC and UTS namespaces are private; the sandbox dies with the host.
+
+The functions here import neither Django nor the referee: they only build a command line and run it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib.util
+import os
+import resource
+import shutil
+import signal
+import sys
+import sysconfig
+from dataclasses import dataclass, field
+from pathlib import Path
+
+SOCKET_DIR = "/run/brawl"
+"""Where the referee's Unix socket appears inside the sandbox."""
+SOCKET_NAME = "referee.sock"
+BOT_DIR = "/bot"
+"""Where the bot's files appear inside the sandbox (read-only)."""
+LOG_LIMIT = 64 * 1024
+"""Bytes of a bot's stdout+stderr kept per run (the start and the end; the middle is cut)."""
+UID_BASE = 61000
+"""Slot ``n`` runs as uid ``UID_BASE + n``: a uid per running bot, so per-uid limits are per bot."""
+
+
+class SandboxUnavailable(RuntimeError):
+    """Raised when bubblewrap or setpriv is missing: hosted bots cannot run on this machine."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits of one sandboxed bot."""
+
+    memory_bytes: int = 768 * 1024 * 1024
+    """Address space (``RLIMIT_AS``); gRPC's threads reserve a few hundred MiB of it."""
+    processes: int = 64
+    """Processes and threads of the bot's uid (``RLIMIT_NPROC``); gRPC needs about 20 threads."""
+    cpu_seconds: int = 3600
+    """CPU time of the bot process (``RLIMIT_CPU``); the host restarts a bot that used it up."""
+    file_bytes: int = 16 * 1024 * 1024
+    """Largest file the bot may write (``RLIMIT_FSIZE``), in its private /tmp."""
+    tmp_bytes: int = 64 * 1024 * 1024
+    """Size of the private /tmp."""
+    open_files: int = 256
+    nice: int = 10
+    """Added niceness: the referee and the web site win the CPU over a busy bot."""
+
+
+@dataclass(frozen=True)
+class BotCommand:
+    """What to run inside the sandbox."""
+
+    kind: str
+    """``python`` (a module or package with an SDK class, ``entry`` = ``module:Class``) or ``exec``
+    (an executable speaking the protocol, ``entry`` = its path inside the bot folder)."""
+    entry: str
+    token: str = ""
+    max_matches: int = 4
+    games: tuple[str, ...] = ()
+    extra_args: tuple[str, ...] = ()
+
+
+PYTHON_RUNNER = (
+    "import os, sys\n"
+    "sys.path.insert(0, '/bot')\n"
+    "from referee.sdk.client import load_object, run_bot\n"
+    "entry, n, games = sys.argv[1], int(sys.argv[2]), [g for g in sys.argv[3].split(',') if g]\n"
+    "run_bot(load_object(entry), os.environ['BRAWL_SERVER'], os.environ['BRAWL_TOKEN'],"
+    " games=games, max_matches=n)\n"
+)
+"""The program a ``python`` bot runs: the SDK's client around the author's class."""
+
+CHECK_RUNNER = (
+    "import sys\n"
+    "sys.path.insert(0, '/bot')\n"
+    "from referee.sdk.client import load_object\n"
+    "obj = load_object(sys.argv[1])\n"
+    "bot = obj() if isinstance(obj, type) or callable(obj) else obj\n"
+    "ok = callable(getattr(bot, 'choose', None)) or callable(getattr(bot, 'choose_turn', None))\n"
+    "print('import ok' if ok else 'no choose() or choose_turn() on ' + type(bot).__name__)\n"
+    "sys.exit(0 if ok else 3)\n"
+)
+"""The import check an upload passes: the entry point loads and makes something with ``choose``."""
+
+
+def _python_paths() -> list[tuple[str, str]]:
+    """(outside, inside) binds for the Python runtime, its libraries and the SDK."""
+    binds: list[tuple[str, str]] = []
+    base = os.path.realpath(sys.base_prefix)
+    if not base.startswith("/usr"):
+        binds.append((base, base))
+    site = sysconfig.get_paths()["purelib"]
+    binds.append((site, "/opt/site"))
+    platlib = sysconfig.get_paths()["platlib"]
+    if platlib != site:
+        binds.append((platlib, "/opt/platsite"))
+    for package, inside in (("referee", "/opt/brawl/referee"), ("brawl", "/opt/brawl/brawl")):
+        spec = importlib.util.find_spec(package)
+        if spec is None or not spec.submodule_search_locations:
+            raise SandboxUnavailable(f"cannot find the {package} package to bind into the sandbox")
+        binds.append((next(iter(spec.submodule_search_locations)), inside))
+    return binds
+
+
+def python_executable() -> str:
+    """The real interpreter (not the virtualenv's link, whose folder is not in the sandbox)."""
+    return os.path.realpath(sys.executable)
+
+
+def check_available() -> None:
+    """Raises :class:`SandboxUnavailable` naming what is missing."""
+    for tool in ("bwrap", "setpriv"):
+        if shutil.which(tool) is None:
+            raise SandboxUnavailable(f"{tool} is not installed (Debian packages bubblewrap and util-linux)")
+    if os.geteuid() != 0:
+        raise SandboxUnavailable(
+            "brawl host runs bubblewrap as root (it then drops each bot to a uid of its own); run it as root"
+        )
+
+
+def _dirs_for(paths: list[str]) -> list[str]:
+    """``--dir`` arguments (mode 0755) for every parent of ``paths``, so another uid can walk them."""
+    parents: list[str] = []
+    for inside in paths:
+        parts = Path(inside).parts[1:-1]
+        for i in range(len(parts)):
+            parent = "/" + "/".join(parts[: i + 1])
+            if parent not in parents and parent not in ("/usr", "/tmp"):
+                parents.append(parent)
+    args: list[str] = []
+    for parent in parents:
+        args += ["--perms", "0755", "--dir", parent]
+    return args
+
+
+def build_command(
+    bot_dir: Path, socket_dir: Path, command: BotCommand, *, slot: int, limits: Limits
+) -> tuple[list[str], dict[str, str]]:
+    """Returns the argv that runs ``command`` in a sandbox, and the environment given to bubblewrap.
+
+    Args:
+        bot_dir: the bot's unpacked files (bound read-only at ``/bot``).
+        socket_dir: the folder holding the proxy's socket (bound at ``/run/brawl``).
+        command: what to run.
+        slot: the running bot's slot number; its uid is ``UID_BASE + slot``.
+        limits: the limits (the rlimits are set by :func:`preexec`, the tmpfs size here).
+    """
+    uid = UID_BASE + slot
+    binds = _python_paths()
+    args = [
+        "bwrap",
+        "--unshare-net",
+        "--unshare-pid",
+        "--unshare-ipc",
+        "--unshare-uts",
+        "--unshare-cgroup-try",
+        "--die-with-parent",
+        "--new-session",
+        "--clearenv",
+        "--cap-add",
+        "CAP_SETUID",
+        "--cap-add",
+        "CAP_SETGID",
+        "--ro-bind",
+        "/usr",
+        "/usr",
+    ]
+    for name in ("bin", "sbin", "lib", "lib64", "lib32"):
+        top = Path("/") / name
+        if top.is_symlink():
+            args += ["--symlink", os.readlink(top), str(top)]
+        elif top.is_dir():
+            args += ["--ro-bind", str(top), str(top)]
+    args += _dirs_for([inside for _, inside in binds] + [BOT_DIR, SOCKET_DIR + "/x"])
+    for outside, inside in binds:
+        args += ["--ro-bind", outside, inside]
+    args += ["--ro-bind", str(bot_dir), BOT_DIR, "--bind", str(socket_dir), SOCKET_DIR]
+    args += ["--proc", "/proc", "--dev", "/dev", "--size", str(limits.tmp_bytes), "--tmpfs", "/tmp"]
+    args += ["--chdir", BOT_DIR]
+    server = f"unix:{SOCKET_DIR}/{SOCKET_NAME}"
+    env = {
+        "HOME": "/tmp",
+        "PYTHONPATH": ":".join(["/opt/brawl", *(inside for _, inside in binds if inside.startswith("/opt/"))]),
+        "PYTHONDONTWRITEBYTECODE": "1",
+        # gRPC's fork handlers log a line per fork(); a bot that forks would flood its own log.
+        "GRPC_ENABLE_FORK_SUPPORT": "0",
+        "GRPC_VERBOSITY": "ERROR",
+        "BRAWL_SERVER": server,
+        "BRAWL_TOKEN": command.token,
+    }
+    for key, value in env.items():
+        args += ["--setenv", key, value]
+    args += [
+        "setpriv",
+        f"--reuid={uid}",
+        f"--regid={uid}",
+        "--clear-groups",
+        "--inh-caps=-all",
+        "--bounding-set=-all",
+        "--",
+    ]
+    if command.kind == "python":
+        args += [python_executable(), "-c", PYTHON_RUNNER, command.entry, str(command.max_matches)]
+        args += [",".join(command.games)]
+    elif command.kind == "check":
+        args += [python_executable(), "-c", CHECK_RUNNER, command.entry]
+    elif command.kind == "exec":
+        args += [f"{BOT_DIR}/{command.entry}", "--server", server, *command.extra_args]
+    else:
+        raise ValueError(f"unknown bot kind {command.kind!r} (python, check or exec)")
+    return args, {"PATH": "/usr/bin:/bin"}
+
+
+def preexec(limits: Limits) -> None:
+    """Sets the limits in the forked child just before bubblewrap starts (they are inherited)."""
+    os.setsid()
+    os.nice(limits.nice)
+    resource.setrlimit(resource.RLIMIT_AS, (limits.memory_bytes, limits.memory_bytes))
+    resource.setrlimit(resource.RLIMIT_NPROC, (limits.processes, limits.processes))
+    # SIGXCPU at the soft limit (named in the verdict), SIGKILL a few seconds later.
+    resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 5))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_bytes, limits.file_bytes))
+    resource.setrlimit(resource.RLIMIT_NOFILE, (limits.open_files, limits.open_files))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+@dataclass
+class BoundedLog:
+    """Keeps the first and last bytes of a stream, at most ``limit`` in all, and counts the rest."""
+
+    limit: int = LOG_LIMIT
+    head: bytearray = field(default_factory=bytearray)
+    tail: bytearray = field(default_factory=bytearray)
+    dropped: int = 0
+
+    def add(self, data: bytes) -> None:
+        """Appends ``data``; past the limit the middle is dropped."""
+        half = self.limit // 2
+        if len(self.head) < half:
+            take = data[: half - len(self.head)]
+            self.head += take
+            data = data[len(take) :]
+        self.tail += data
+        if len(self.tail) > half:
+            self.dropped += len(self.tail) - half
+            del self.tail[: len(self.tail) - half]
+
+    def text(self) -> str:
+        """The kept log, with a line saying how much was cut."""
+        middle = f"\n[... {self.dropped} bytes cut ...]\n".encode() if self.dropped else b""
+        return bytes(self.head + middle + self.tail).decode("utf-8", "replace")
+
+
+def verdict(returncode: int | None, log: str, *, stopped: bool) -> str:
+    """Names how a sandboxed run ended, from its exit status and the end of its log.
+
+    Args:
+        returncode: the process's status (negative: killed by that signal); ``None`` if running.
+        log: its stdout and stderr.
+        stopped: whether the host stopped it (idle, shut down, or over time).
+    """
+    end = log[-8000:]
+    # What the limits did comes first: a bot that hit its memory limit and was then stopped by the
+    # host (its SDK caught the MemoryError and played on) is named by the limit, not by the stop.
+    if returncode == -signal.SIGXCPU or (returncode == -signal.SIGKILL and "CPU" in end):
+        return "CPU limit reached (killed)"
+    if "MemoryError" in log or "std::bad_alloc" in end or "Cannot allocate memory" in end:
+        return "out of memory (memory limit reached)"
+    if ("BlockingIOError" in log and "Errno 11" in log) or "pthread_create failed" in end:
+        return "process limit reached (too many processes or threads)"
+    if "File too large" in end or returncode == -signal.SIGXFSZ:
+        return "file size limit reached"
+    if returncode is None:
+        return "running"
+    if stopped:
+        return "stopped by the host"
+    if returncode == -signal.SIGKILL:
+        return "killed (SIGKILL; out of memory or the host's stop)"
+    if returncode == 0:
+        return "exited normally"
+    if returncode < 0:
+        return f"crashed (signal {signal.Signals(-returncode).name})"
+    last = [line for line in end.strip().splitlines() if line.strip()]
+    reason = last[-1][:200] if last else ""
+    return f"crashed (exit status {returncode}{': ' + reason if reason else ''})"
+
+
+@dataclass
+class SandboxRun:
+    """A bot process started in the sandbox; read :attr:`log` and :meth:`verdict` after it ends."""
+
+    process: asyncio.subprocess.Process
+    log: BoundedLog
+    stopped: bool = False
+    _reader: asyncio.Task[None] | None = None
+
+    async def wait(self, timeout: float | None = None) -> int:
+        """Waits for the process (and its output) to end; returns its status."""
+        await asyncio.wait_for(self.process.wait(), timeout)
+        if self._reader is not None:
+            await self._reader
+        assert self.process.returncode is not None
+        return self.process.returncode
+
+    async def stop(self, grace: float = 2.0) -> None:
+        """Stops the whole sandbox: SIGTERM to its process group, SIGKILL after ``grace`` seconds."""
+        if self.process.returncode is not None:
+            return
+        self.stopped = True
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.process.pid, signal.SIGTERM)
+        try:
+            await asyncio.wait_for(self.process.wait(), grace)
+        except TimeoutError:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.process.pid, signal.SIGKILL)
+            await self.process.wait()
+        if self._reader is not None:
+            await self._reader
+
+    def verdict(self) -> str:
+        """How the run ended (see :func:`verdict`)."""
+        return verdict(self.process.returncode, self.log.text(), stopped=self.stopped)
+
+
+async def start(
+    bot_dir: Path,
+    socket_dir: Path,
+    command: BotCommand,
+    *,
+    slot: int,
+    limits: Limits | None = None,
+    log_limit: int = LOG_LIMIT,
+) -> SandboxRun:
+    """Starts ``command`` in a sandbox; stdout and stderr go to one bounded log."""
+    check_available()
+    limits = limits or Limits()
+    argv, env = build_command(bot_dir, socket_dir, command, slot=slot, limits=limits)
+    process = await asyncio.create_subprocess_exec(
+        *argv,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+        env=env,
+        preexec_fn=lambda: preexec(limits),
+    )
+    run = SandboxRun(process, BoundedLog(log_limit))
+
+    async def read() -> None:
+        assert process.stdout is not None
+        while data := await process.stdout.read(8192):
+            run.log.add(data)
+
+    run._reader = asyncio.create_task(read())
+    return run
