@@ -322,6 +322,36 @@ class Match(abc.ABC):
         """
         return chance_outcomes(self, option_id, sample=sample, depth=depth, limit=limit)
 
+    def window_decisions(self) -> list[tuple[Decision, Sequence[Option]]]:
+        """Returns every decision of the pending out-of-turn window, with its options, in the engine's order.
+
+        Outside a window (``to_move().window`` is ``None``) this is the pending decision alone; once
+        over, an empty list. Inside one it is every seat the window will ask, so a referee may ask
+        them all at once and then apply their answers in this order (:attr:`Decision.window`).
+
+        The default walks a copy: by the window's guarantee no answer changes a later seat's options,
+        so it answers each seat's default on a copy that draws from a throw-away chance source (the
+        last answer closes the window there, which may roll dice: never from this match's source).
+        This match is not changed. An engine that knows its window's seats may override it cheaply.
+        """
+        first = self.to_move()
+        if first is None:
+            return []
+        out: list[tuple[Decision, Sequence[Option]]] = [(first, tuple(self.legal_options()))]
+        if first.window is None:
+            return out
+        from referee.core.chance import SeededChance
+
+        walk = self.with_chance(SeededChance(0))
+        decision: Decision | None = first
+        while decision is not None:
+            walk.apply(decision.default_option_id)
+            decision = walk.to_move()
+            if decision is None or decision.window != first.window:
+                break
+            out.append((decision, tuple(walk.legal_options())))
+        return out
+
     def is_over(self) -> bool:
         """Whether the match has ended."""
         return self.outcome() is not None

@@ -30,6 +30,14 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     run.add_argument(
         "--ca", metavar="FILE", help="PEM certificate authority to trust with --tls (default: system roots)"
     )
+    run.add_argument(
+        "--auto-pass",
+        nargs="*",
+        default=None,
+        metavar="KIND",
+        help="window decision kinds (ScrumBrawl: dispel_window, fumble_window, team_window, dispel) the referee "
+        "answers 'pass' for when it is the only option (default: the bot class's auto_pass_kinds)",
+    )
     run.add_argument("-v", "--verbose", action="store_true")
     run.set_defaults(func=cmd_run)
 
@@ -56,6 +64,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             matches=args.matches,
             tls=args.tls,
             ca=args.ca,
+            auto_pass_kinds=args.auto_pass,
         )
     except OSError as exc:
         print(f"error: cannot read the CA file: {exc}", file=sys.stderr)

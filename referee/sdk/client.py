@@ -79,6 +79,9 @@ class BotClient:
         ca: PEM file of the certificate authority to trust (default: the system's roots).
         full_observations: Ask the referee for the whole observation in every request instead of
             a patch (the bot sees the same either way; patches cost less).
+        auto_pass_kinds: Out-of-turn window decision kinds (``"dispel_window"``...) for which the
+            referee answers "pass" without asking when it is the only option (``Hello.auto_pass_kinds``).
+            ``None`` takes the bot class's ``auto_pass_kinds`` attribute, if it has one.
     """
 
     def __init__(
@@ -95,8 +98,12 @@ class BotClient:
         tls: bool = False,
         ca: str | Path | None = None,
         full_observations: bool = False,
+        auto_pass_kinds: Sequence[str] | None = None,
     ) -> None:
         self.full_observations = full_observations
+        if auto_pass_kinds is None:
+            auto_pass_kinds = tuple(getattr(factory, "auto_pass_kinds", ()))
+        self.auto_pass_kinds = list(auto_pass_kinds)
         self.credentials = channel_credentials(tls, ca)
         """TLS credentials of the channel, or ``None`` for plaintext."""
         self.servers = parse_servers(server)
@@ -173,6 +180,7 @@ class BotClient:
                     max_matches=self.max_matches,
                     client=CLIENT,
                     full_observations=self.full_observations,
+                    auto_pass_kinds=self.auto_pass_kinds,
                 )
             )
         )
@@ -270,6 +278,7 @@ def run_bot(
     matches: int | None = None,
     tls: bool = False,
     ca: str | Path | None = None,
+    auto_pass_kinds: Sequence[str] | None = None,
 ) -> None:
     """Runs a bot until interrupted (or ``matches`` matches ended): the blocking entry point.
 
@@ -277,5 +286,14 @@ def run_bot(
         BotConnectionError: the referee refused the token or the Hello.
         OSError: the CA file cannot be read.
     """
-    client = BotClient(factory, server, token, games=games, max_matches=max_matches, tls=tls, ca=ca)
+    client = BotClient(
+        factory,
+        server,
+        token,
+        games=games,
+        max_matches=max_matches,
+        tls=tls,
+        ca=ca,
+        auto_pass_kinds=auto_pass_kinds,
+    )
     asyncio.run(client.run(matches))

@@ -29,7 +29,13 @@ log = logging.getLogger("referee.sdk")
 
 
 class Bot(Protocol):
-    """What a bot implements: pick one of the options."""
+    """What a bot implements: pick one of the options.
+
+    A bot class may also set ``auto_pass_kinds`` (a tuple of decision kinds, e.g.
+    ``("dispel_window", "fumble_window")``): the client sends it in its Hello, and the referee then
+    answers "pass" for the bot, without asking, in those out-of-turn windows when "pass" is its only
+    option (docs/bot-protocol.md, "Out-of-turn windows").
+    """
 
     def choose(self, decision: Decision, observation: JSONDict, options: Sequence[Option]) -> str | tuple[str, str]:
         """Returns an option id, or ``(option_id, note)`` with a short note for the match log."""

@@ -43,6 +43,11 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+MAX_AUTO_PASS_KINDS = 32
+"""Most decision kinds a Hello may list in ``auto_pass_kinds``."""
+MAX_AUTO_PASS_KIND_CHARS = 64
+"""Longest decision kind a Hello may list in ``auto_pass_kinds``."""
+
 
 @dataclass(frozen=True)
 class RefereeSettings:
@@ -64,6 +69,8 @@ class RefereeSettings:
     """Matches that may wait for their bots at once; StartMatch beyond it is RESOURCE_EXHAUSTED."""
     revalidate_interval: float = 10.0
     """Seconds between re-checks of every live session's token; a revoked token closes its sessions."""
+    parallel_windows: bool = True
+    """Ask every seat of an out-of-turn window at once; ``False`` asks them one by one (for comparison)."""
 
 
 class StartError(ValueError):
@@ -94,6 +101,8 @@ class BotSession:
         self._next_ping = 1
         self.full_observations = False
         """The Hello asked for whole observations instead of patches (``Hello.full_observations``)."""
+        self.auto_pass_kinds: frozenset[str] = frozenset()
+        """Window decision kinds answered "pass" for when it is the only option (``Hello.auto_pass_kinds``)."""
         self._views: dict[tuple[str, int], tuple[str, Any]] = {}
         """For a full-observation session: (game, observation JSON form) per (match, seat)."""
 
@@ -308,6 +317,7 @@ class Referee:
             )
             if self.journal is not None
             else None,
+            parallel_windows=self.settings.parallel_windows,
         )
         entry = _Entry(runner, request_id)
         self.matches[mid] = entry
@@ -449,6 +459,7 @@ class Referee:
             labels=record["labels"],
             journal=self.journal,
             resume=True,
+            parallel_windows=self.settings.parallel_windows,
         )
         request_id = str(record.get("request_id", ""))
         self.matches[mid] = _Entry(runner, request_id)
@@ -482,9 +493,16 @@ class Referee:
             raise StartError(
                 f"this bot may play {sorted(identity.games)!r}; the Hello asked only for {sorted(asked)!r}"
             )
+        kinds = list(hello.auto_pass_kinds)
+        if len(kinds) > MAX_AUTO_PASS_KINDS or any(not k or len(k) > MAX_AUTO_PASS_KIND_CHARS for k in kinds):
+            raise StartError(
+                f"Hello.auto_pass_kinds takes at most {MAX_AUTO_PASS_KINDS} non-empty kinds of at most "
+                f"{MAX_AUTO_PASS_KIND_CHARS} characters; got {len(kinds)}: {[k[:70] for k in kinds[:5]]!r}"
+            )
         cap = max(1, min(hello.max_matches or 1, self.settings.max_matches_per_session))
         session = BotSession(identity, frozenset(allowed), cap, token)
         session.full_observations = hello.full_observations
+        session.auto_pass_kinds = frozenset(kinds)
         self.sessions[session.link_id] = session
         metrics.BOT_SESSIONS.inc()
         self._presence_changed()

@@ -125,6 +125,9 @@ class SeatState:
     obs_sent: Any = None
     """The engine observation the seat's link holds (sent in full or reached by patches), the base
     of its next ``observation_patch``; ``None`` before its first ``MatchStart``."""
+    auto_pass: frozenset[str] = frozenset()
+    """Window decision kinds the referee answers "pass" for when it is the only option
+    (``Hello.auto_pass_kinds`` of the seat's last link; kept across a disconnect)."""
 
 
 @dataclass
@@ -148,6 +151,8 @@ class Pending:
     """Loop time after which the answer is late."""
     answer: tuple[str, str, float] | None = None
     """(option id, note, loop time received) once a valid answer arrived."""
+    auto: bool = False
+    """Answered "pass" by the referee for a seat that opted in (no request was sent)."""
 
 
 @dataclass
@@ -180,6 +185,8 @@ class MatchRunner:
         journal: Makes the match durable (``None``: it dies with this referee).
         record: The start record written to the journal for a new match.
         resume: Take the match over from its journal instead of starting it.
+        parallel_windows: Ask every seat of an out-of-turn window at once (``Decision.window``);
+            ``False`` asks them one after another (the same decisions and replay, for comparison).
 
     Raises:
         ConfigError: from the engine, when the config does not suit the seat count.
@@ -201,6 +208,7 @@ class MatchRunner:
         journal: RedisJournal | None = None,
         record: Mapping[str, Any] | None = None,
         resume: bool = False,
+        parallel_windows: bool = True,
     ) -> None:
         self.match_id = match_id
         self.game = game
@@ -223,6 +231,10 @@ class MatchRunner:
         self.replay: Replay | None = None
         self.error = ""
         self.pending: Pending | None = None
+        """The first unanswered decision being waited for (of a window: the first in the engine's order)."""
+        self.pendings: list[Pending] = []
+        """Every decision being waited for: one, or each seat of an out-of-turn window asked at once."""
+        self.parallel_windows = parallel_windows
         self.event_total = len(self.recorder.match.events(0))
         """Length of the full event log, kept by counting what each apply returns."""
         self.max_step_seconds = 0.0
@@ -261,15 +273,16 @@ class MatchRunner:
         st = self.seats[seat]
         resumed = st.ever_linked
         st.link = link
+        st.auto_pass = frozenset(getattr(link, "auto_pass_kinds", frozenset()))
         st.ever_linked = True
         if st.disconnected_at is not None:
             self.recorder.incident(seat, "reconnect", f"seat {seat} reconnected as {link.link_id}")
             st.disconnected_at = None
         if self.state is MatchState.RUNNING:
             self._send_start(st, resumed=resumed)
-            p = self.pending
-            if p is not None and p.decision.seat == seat and p.answer is None:
-                self._send_request(st, p)
+            for p in self.pendings:
+                if p.decision.seat == seat and p.answer is None:
+                    self._send_request(st, p)
         if not self.unlinked_seats() and not self._seated.is_set():
             self._seated.set()
         self._wake()
@@ -305,12 +318,12 @@ class MatchRunner:
     def submit(self, link: SeatLink, answer: bot_pb2.Answer, received_at: float | None = None) -> None:
         """Takes an answer from ``link``; errors go back to the link as ``Error`` messages."""
         now = loop_time() if received_at is None else received_at
-        p = self.pending
+        p = self.pending_for(answer.decision_id)
         if self.is_over():
             self._error(link, bot_pb2.ERROR_CODE_UNKNOWN_MATCH, "the match is over", answer.decision_id)
             return
-        if p is None or answer.decision_id != p.decision_id:
-            if answer.decision_id and p is not None and self._is_old(answer.decision_id):
+        if p is None:
+            if answer.decision_id and self.pendings and self._is_old(answer.decision_id):
                 self._error(
                     link,
                     bot_pb2.ERROR_CODE_STALE_DECISION,
@@ -318,9 +331,11 @@ class MatchRunner:
                     answer.decision_id,
                 )
                 return
-            if not answer.decision_id and p is not None and self.seats[p.decision.seat].link is link:
-                st = self.seats[p.decision.seat]
-                self._strike(st, "malformed_answer", bot_pb2.ERROR_CODE_MALFORMED, "the answer has no decision_id", p)
+            mine = [q for q in self.pendings if q.answer is None and self.seats[q.decision.seat].link is link]
+            if not answer.decision_id and mine:
+                q = mine[0]
+                st = self.seats[q.decision.seat]
+                self._strike(st, "malformed_answer", bot_pb2.ERROR_CODE_MALFORMED, "the answer has no decision_id", q)
                 return
             self._error(
                 link, bot_pb2.ERROR_CODE_STALE_DECISION, f"unknown decision {answer.decision_id!r}", answer.decision_id
@@ -357,9 +372,17 @@ class MatchRunner:
         p.answer = (answer.option_id, answer.note[:MAX_NOTE_CHARS], now)
         self._wake()
 
+    def pending_for(self, decision_id: str) -> Pending | None:
+        """Returns the decision being waited for with id ``decision_id``, if any."""
+        for p in self.pendings:
+            if p.decision_id == decision_id:
+                return p
+        return None
+
     def _is_old(self, decision_id: str) -> bool:
+        # Called for an id that is not pending now: any id this runner has issued is old.
         prefix, _, serial = decision_id.rpartition("-")
-        return prefix == self.match_id and serial.isdigit() and int(serial) < self._decision_serial
+        return prefix == self.match_id and serial.isdigit() and int(serial) <= self._decision_serial
 
     def _strike(self, st: SeatState, kind: str, code: bot_pb2.ErrorCode, detail: str, p: Pending) -> None:
         st.strikes += 1
@@ -502,47 +525,54 @@ class MatchRunner:
             decision = match.to_move()
             if decision is None:
                 break
-            options = match.legal_options()
-            self._decision_serial += 1
-            p = Pending(
-                decision_id=f"{self.match_id}-{self._decision_serial}",
-                decision=decision,
-                options=options,
-                option_ids=frozenset(o.id for o in options),
-                number=len(rec.replay.decisions),
-            )
-            self.pending = p
-            st = self.seats[decision.seat]
-            p.allowed_overrun = min(st.bank, self.time.max_overrun)
-            p.credit = st.link.rtt_credit(self.time.max_rtt_credit) if st.link is not None else 0.0
-            p.sent_at = loop_time()
-            p.hard_deadline = p.sent_at + self.time.decision_time + p.allowed_overrun + p.credit
-            if st.link is not None:
-                self._send_request(st, p, fresh=True)
+            # The seats of an out-of-turn window are asked at once: by the contract's guarantee no
+            # answer changes a later seat's options or observation until the window closes.
+            if decision.window is not None and self.parallel_windows:
+                batch = match.window_decisions()
+            else:
+                batch = [(decision, match.legal_options())]
+            first_number = len(rec.replay.decisions)
+            now = loop_time()
+            pendings: list[Pending] = []
+            for i, (d, options) in enumerate(batch):
+                self._decision_serial += 1
+                p = Pending(
+                    decision_id=f"{self.match_id}-{self._decision_serial}",
+                    decision=d,
+                    options=options,
+                    option_ids=frozenset(o.id for o in options),
+                    number=first_number + i,
+                )
+                pendings.append(p)
+                st = self.seats[d.seat]
+                if d.window is not None and d.kind in st.auto_pass and p.option_ids == {"pass"}:
+                    # Opted in, and "pass" is all it may do: answered here, no request, no clock.
+                    p.auto = True
+                    p.answer = ("pass", "", now)
+                    continue
+                p.allowed_overrun = min(st.bank, self.time.max_overrun)
+                p.credit = st.link.rtt_credit(self.time.max_rtt_credit) if st.link is not None else 0.0
+                p.sent_at = now
+                p.hard_deadline = p.sent_at + self.time.decision_time + p.allowed_overrun + p.credit
+            self.pendings = pendings
+            self.pending = next((p for p in pendings if p.answer is None), pendings[0])
+            for p in pendings:
+                st = self.seats[p.decision.seat]
+                if not p.auto and st.link is not None:
+                    self._send_request(st, p, fresh=True)
             before = time.perf_counter() - t0
             self.max_step_seconds = max(self.max_step_seconds, before)
-            await self._await_answer(st, p)
+            await self._await_answers(pendings)
             self._check_still_mine()
             if self._end is not None:
                 break
             t1 = time.perf_counter()
-            if p.answer is not None:
-                option_id, note, received = p.answer
-                self._charge(st, p, received)
-                applied = rec.apply(
-                    option_id, note=note, think_ms=round(_ms(st.previous.charged)) if st.previous else None
-                )
-                self._metrics.answered.inc()
-            else:
-                self._timeout(st, p)
-                applied = rec.apply(p.decision.default_option_id, source="default")
-                self._metrics.defaulted.inc()
-            self.event_total += len(applied)
+            for p in pendings:
+                if self._end is not None:
+                    break
+                self._apply_answer(p)
             self.pending = None
-            if self._end is None and st.bank <= 0:
-                self._forfeit(st, f"seat {st.seat} ran out of time bank")
-            if self._end is None and st.strikes >= self.time.max_strikes:
-                self._forfeit(st, f"seat {st.seat} reached {st.strikes} strikes")
+            self.pendings = []
             if self._watchers:
                 self._publish()
             # No explicit yield is needed here: waiting for each answer already yields to the loop.
@@ -550,12 +580,46 @@ class MatchRunner:
             self.max_step_seconds = max(self.max_step_seconds, after)
             self._metrics.overhead.observe(before + after)
 
-    async def _await_answer(self, st: SeatState, p: Pending) -> None:
-        while p.answer is None and self._end is None and not self._handover and not self._lost:
+    def _apply_answer(self, p: Pending) -> None:
+        """Applies ``p``'s answer (or its default, with the timeout) through the recorder.
+
+        Raises:
+            EngineError: the engine is not waiting for ``p`` (a window broke the contract's guarantee).
+        """
+        rec = self.recorder
+        now = rec.match.to_move()
+        if now is None or (now.seat, now.kind, now.window) != (p.decision.seat, p.decision.kind, p.decision.window):
+            raise EngineError(
+                f"the engine asks {now!r} where the window promised {p.decision!r}: answers held in parallel "
+                "cannot be applied"
+            )
+        st = self.seats[p.decision.seat]
+        if p.auto:
+            applied = rec.apply("pass", note="auto-pass", think_ms=0)
+            self._metrics.answered.inc()
+        elif p.answer is not None:
+            option_id, note, received = p.answer
+            self._charge(st, p, received)
+            applied = rec.apply(option_id, note=note, think_ms=round(_ms(st.previous.charged)) if st.previous else None)
+            self._metrics.answered.inc()
+        else:
+            self._timeout(st, p)
+            applied = rec.apply(p.decision.default_option_id, source="default")
+            self._metrics.defaulted.inc()
+        self.event_total += len(applied)
+        if self._end is None and st.bank <= 0:
+            self._forfeit(st, f"seat {st.seat} ran out of time bank")
+        if self._end is None and st.strikes >= self.time.max_strikes:
+            self._forfeit(st, f"seat {st.seat} reached {st.strikes} strikes")
+
+    async def _await_answers(self, pendings: Sequence[Pending]) -> None:
+        """Waits until every one of ``pendings`` is answered or past its own deadline."""
+        while self._end is None and not self._handover and not self._lost:
             now = loop_time()
-            if now >= p.hard_deadline:
+            waiting = [p for p in pendings if p.answer is None and now < p.hard_deadline]
+            if not waiting:
                 return
-            wake_at = p.hard_deadline
+            wake_at = min(p.hard_deadline for p in waiting)
             for other in self.seats:
                 if other.disconnected_at is not None:
                     expiry = other.disconnected_at + self.time.reconnect_grace
@@ -738,6 +802,7 @@ class MatchRunner:
                 return await self._drop()
         self.end_time = time_now()
         self.pending = None
+        self.pendings = []
         if self.start_time is not None:
             self._metrics.running.dec()
         self._metrics.finished(outcome.termination.value if outcome is not None else "none")
@@ -965,6 +1030,7 @@ class MatchRunner:
         self.abandoned = True
         self.end_time = time_now()
         self.pending = None
+        self.pendings = []
         self.state = MatchState.FAILED
         if self.start_time is not None:
             self._metrics.running.dec()

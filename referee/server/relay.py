@@ -435,8 +435,9 @@ class RedisRelay:
             answer = bot_pb2.Answer.FromString(raw["data"])
             if runner is None:
                 return
-            # The answer names no seat: it is for the seat to move, or stale (any link reports it).
-            pending = runner.pending
+            # The answer names no seat: it is for the seat its decision id was sent to (several seats
+            # of a window are asked at once), or stale (any link reports it).
+            pending = runner.pending_for(answer.decision_id) or runner.pending
             link = self.links.get((match_id, pending.decision.seat)) if pending is not None else None
             if link is None:
                 link = next((v for (mid, _), v in self.links.items() if mid == match_id), None)

@@ -320,6 +320,36 @@ class SBMatch(Match):
             default = self._options[0].id
         return Decision(Seat(self.decider(top)), spec.kind, top.get("prompt", spec.kind), default, top.get("wid"))
 
+    def window_decisions(self) -> list[tuple[Decision, Sequence[Option]]]:
+        """Returns every decision of the pending held window, in order, without copying the match.
+
+        A held window's options depend only on the match and the seat asked (``queue[0]``), never on
+        the answers held so far, so each later seat's options are those of the frame with the queue
+        starting at it; a seat with none is skipped, as :meth:`run` skips it. Agrees with the
+        contract's generic walk (``tests/referee/test_windows.py`` checks it on random games).
+        """
+        first = self.to_move()
+        if first is None:
+            return []
+        out: list[tuple[Decision, Sequence[Option]]] = [(first, tuple(self.legal_options()))]
+        if first.window is None:
+            return out
+        top = self.stack[-1]
+        spec = DECISIONS[top["s"]]
+        queue = list(top["queue"])
+        for i in range(1, len(queue)):
+            view = {**top, "queue": queue[i:]}
+            opts = spec.options(self, view)
+            if not opts:
+                continue
+            default = spec.default
+            if default == "first" or default not in {o.id for o in opts}:
+                default = opts[0].id
+            out.append(
+                (Decision(Seat(queue[i]), spec.kind, top.get("prompt", spec.kind), default, first.window), tuple(opts))
+            )
+        return out
+
     def legal_options(self) -> Sequence[Option]:
         """Returns the options of the pending decision."""
         if self._outcome is not None or self._options is None:

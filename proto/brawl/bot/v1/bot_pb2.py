@@ -29,55 +29,55 @@ from google.protobuf import struct_pb2 as google_dot_protobuf_dot_struct__pb2
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16\x62rawl/bot/v1/bot.proto\x12\x0c\x62rawl.bot.v1\x1a$brawl/scrumbrawl/v1/scrumbrawl.proto\x1a\x32\x62rawl/superfantasybrawl/v1/superfantasybrawl.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x8d\x01\n\x0e\x43onnectRequest\x12$\n\x05hello\x18\x01 \x01(\x0b\x32\x13.brawl.bot.v1.HelloH\x00\x12&\n\x06\x61nswer\x18\x02 \x01(\x0b\x32\x14.brawl.bot.v1.AnswerH\x00\x12\"\n\x04pong\x18\x03 \x01(\x0b\x32\x12.brawl.bot.v1.PongH\x00\x42\t\n\x07message\"\xa9\x02\n\x0f\x43onnectResponse\x12(\n\x07welcome\x18\x01 \x01(\x0b\x32\x15.brawl.bot.v1.WelcomeH\x00\x12/\n\x0bmatch_start\x18\x02 \x01(\x0b\x32\x18.brawl.bot.v1.MatchStartH\x00\x12\x39\n\x10\x64\x65\x63ision_request\x18\x03 \x01(\x0b\x32\x1d.brawl.bot.v1.DecisionRequestH\x00\x12+\n\tmatch_end\x18\x04 \x01(\x0b\x32\x16.brawl.bot.v1.MatchEndH\x00\x12\"\n\x04ping\x18\x05 \x01(\x0b\x32\x12.brawl.bot.v1.PingH\x00\x12$\n\x05\x65rror\x18\x06 \x01(\x0b\x32\x13.brawl.bot.v1.ErrorH\x00\x42\t\n\x07message\"V\n\x05Hello\x12\r\n\x05games\x18\x01 \x03(\t\x12\x13\n\x0bmax_matches\x18\x02 \x01(\x05\x12\x0e\n\x06\x63lient\x18\x03 \x01(\t\x12\x19\n\x11\x66ull_observations\x18\x04 \x01(\x08\"\xee\x01\n\x07Welcome\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\x0e\n\x06\x62ot_id\x18\x02 \x01(\t\x12\x10\n\x08\x62ot_name\x18\x03 \x01(\t\x12\x12\n\nversion_id\x18\x04 \x01(\t\x12\r\n\x05games\x18\x05 \x03(\t\x12\x13\n\x0bmax_matches\x18\x06 \x01(\x05\x12\x10\n\x08protocol\x18\x07 \x01(\t\x12\x19\n\x11max_message_bytes\x18\x08 \x01(\x05\x12\x16\n\x0emax_note_chars\x18\t \x01(\x05\x12\x30\n\rping_interval\x18\n \x01(\x0b\x32\x19.google.protobuf.Duration\"\x80\x02\n\nMatchStart\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12\x15\n\rrules_version\x18\x03 \x01(\t\x12\x0c\n\x04seat\x18\x04 \x01(\x05\x12\x12\n\nseat_names\x18\x05 \x03(\t\x12\'\n\x06\x63onfig\x18\x06 \x01(\x0b\x32\x17.google.protobuf.Struct\x12/\n\x0ctime_control\x18\x07 \x01(\x0b\x32\x19.brawl.bot.v1.TimeControl\x12\x0f\n\x07resumed\x18\x08 \x01(\x08\x12.\n\x0bobservation\x18\t \x01(\x0b\x32\x19.brawl.bot.v1.Observation\"\x99\x02\n\x0bTimeControl\x12\x30\n\rdecision_time\x18\x01 \x01(\x0b\x32\x19.google.protobuf.Duration\x12,\n\tbank_time\x18\x02 \x01(\x0b\x32\x19.google.protobuf.Duration\x12.\n\x0bmax_overrun\x18\x03 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\x13\n\x0bmax_strikes\x18\x04 \x01(\x05\x12\x32\n\x0freconnect_grace\x18\x05 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\x31\n\x0emax_rtt_credit\x18\x06 \x01(\x0b\x32\x19.google.protobuf.Duration\"\xce\x04\n\x0f\x44\x65\x63isionRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65\x63ision_id\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\x05\x12\x17\n\x0f\x64\x65\x63ision_number\x18\x04 \x01(\x05\x12\x0c\n\x04kind\x18\x05 \x01(\t\x12\x0e\n\x06prompt\x18\x06 \x01(\t\x12.\n\x0bobservation\x18\x07 \x01(\x0b\x32\x19.brawl.bot.v1.Observation\x12%\n\x07options\x18\x08 \x03(\x0b\x32\x14.brawl.bot.v1.Option\x12\x19\n\x11\x64\x65\x66\x61ult_option_id\x18\t \x01(\t\x12\'\n\x06\x65vents\x18\n \x03(\x0b\x32\x17.brawl.bot.v1.GameEvent\x12+\n\x08\x64\x65\x61\x64line\x18\x0b \x01(\x0b\x32\x19.google.protobuf.Duration\x12\x31\n\rdeadline_time\x18\x0c \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x30\n\rdecision_time\x18\r \x01(\x0b\x32\x19.google.protobuf.Duration\x12\x31\n\x0e\x62\x61nk_remaining\x18\x0e \x01(\x0b\x32\x19.google.protobuf.Duration\x12\x0f\n\x07strikes\x18\x0f \x01(\x05\x12,\n\x08previous\x18\x10 \x01(\x0b\x32\x1a.brawl.bot.v1.AnswerTiming\x12\x30\n\x11observation_patch\x18\x11 \x03(\x0b\x32\x15.brawl.bot.v1.PatchOp\"2\n\x07PatchOp\x12\n\n\x02op\x18\x01 \x01(\t\x12\x0c\n\x04path\x18\x02 \x01(\t\x12\r\n\x05value\x18\x03 \x01(\t\"\xc4\x01\n\x0c\x41nswerTiming\x12*\n\x07\x65lapsed\x18\x01 \x01(\x0b\x32\x19.google.protobuf.Duration\x12-\n\nrtt_credit\x18\x02 \x01(\x0b\x32\x19.google.protobuf.Duration\x12*\n\x07\x63harged\x18\x03 \x01(\x0b\x32\x19.google.protobuf.Duration\x12-\n\nbank_drawn\x18\x04 \x01(\x0b\x32\x19.google.protobuf.Duration\"P\n\x06\x41nswer\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65\x63ision_id\x18\x02 \x01(\t\x12\x11\n\toption_id\x18\x03 \x01(\t\x12\x0c\n\x04note\x18\x04 \x01(\t\"{\n\x08MatchEnd\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12&\n\x07outcome\x18\x03 \x01(\x0b\x32\x15.brawl.bot.v1.Outcome\x12\'\n\x06\x65vents\x18\x04 \x03(\x0b\x32\x17.brawl.bot.v1.GameEvent\"h\n\x07Outcome\x12\r\n\x05ranks\x18\x01 \x03(\x05\x12.\n\x0btermination\x18\x02 \x01(\x0e\x32\x19.brawl.bot.v1.Termination\x12\x0e\n\x06reason\x18\x03 \x01(\t\x12\x0e\n\x06scores\x18\x04 \x03(\x05\"\x17\n\x04Ping\x12\x0f\n\x07ping_id\x18\x01 \x01(\x04\"\x17\n\x04Pong\x12\x0f\n\x07ping_id\x18\x01 \x01(\x04\"\x8e\x01\n\x05\x45rror\x12%\n\x04\x63ode\x18\x01 \x01(\x0e\x32\x17.brawl.bot.v1.ErrorCode\x12\x0f\n\x07message\x18\x02 \x01(\t\x12\x10\n\x08match_id\x18\x03 \x01(\t\x12\x13\n\x0b\x64\x65\x63ision_id\x18\x04 \x01(\t\x12\x15\n\rretry_allowed\x18\x05 \x01(\x08\x12\x0f\n\x07strikes\x18\x06 \x01(\x05\"\xc2\x01\n\x0bObservation\x12*\n\x07generic\x18\x01 \x01(\x0b\x32\x17.google.protobuf.StructH\x00\x12\x36\n\nscrumbrawl\x18\x02 \x01(\x0b\x32 .brawl.scrumbrawl.v1.ObservationH\x00\x12\x44\n\x11superfantasybrawl\x18\x03 \x01(\x0b\x32\'.brawl.superfantasybrawl.v1.ObservationH\x00\x42\t\n\x07payload\"\xc5\x01\n\x0cOptionParams\x12*\n\x07generic\x18\x01 \x01(\x0b\x32\x17.google.protobuf.StructH\x00\x12\x37\n\nscrumbrawl\x18\x02 \x01(\x0b\x32!.brawl.scrumbrawl.v1.OptionParamsH\x00\x12\x45\n\x11superfantasybrawl\x18\x03 \x01(\x0b\x32(.brawl.superfantasybrawl.v1.OptionParamsH\x00\x42\t\n\x07payload\"]\n\x06Option\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0c\n\x04kind\x18\x02 \x01(\t\x12\r\n\x05label\x18\x03 \x01(\t\x12*\n\x06params\x18\x04 \x01(\x0b\x32\x1a.brawl.bot.v1.OptionParams\"\xce\x01\n\tGameEvent\x12\r\n\x05index\x18\x01 \x01(\x05\x12\x0c\n\x04kind\x18\x02 \x01(\t\x12*\n\x07generic\x18\x03 \x01(\x0b\x32\x17.google.protobuf.StructH\x00\x12\x30\n\nscrumbrawl\x18\x04 \x01(\x0b\x32\x1a.brawl.scrumbrawl.v1.EventH\x00\x12>\n\x11superfantasybrawl\x18\x05 \x01(\x0b\x32!.brawl.superfantasybrawl.v1.EventH\x00\x42\x06\n\x04\x64\x61ta*\xb1\x01\n\x0bTermination\x12\x1b\n\x17TERMINATION_UNSPECIFIED\x10\x00\x12\x17\n\x13TERMINATION_VICTORY\x10\x01\x12\x19\n\x15TERMINATION_ROUND_CAP\x10\x02\x12\x1d\n\x19TERMINATION_LAST_STANDING\x10\x03\x12\x17\n\x13TERMINATION_FORFEIT\x10\x04\x12\x19\n\x15TERMINATION_CANCELLED\x10\x05*\xec\x01\n\tErrorCode\x12\x1a\n\x16\x45RROR_CODE_UNSPECIFIED\x10\x00\x12\x18\n\x14\x45RROR_CODE_MALFORMED\x10\x01\x12\x1d\n\x19\x45RROR_CODE_ILLEGAL_OPTION\x10\x02\x12\x1d\n\x19\x45RROR_CODE_STALE_DECISION\x10\x03\x12\x1c\n\x18\x45RROR_CODE_UNKNOWN_MATCH\x10\x04\x12\x1b\n\x17\x45RROR_CODE_OUT_OF_ORDER\x10\x05\x12\x16\n\x12\x45RROR_CODE_TIMEOUT\x10\x06\x12\x18\n\x14\x45RROR_CODE_FORFEITED\x10\x07\x32X\n\nBotService\x12J\n\x07\x43onnect\x12\x1c.brawl.bot.v1.ConnectRequest\x1a\x1d.brawl.bot.v1.ConnectResponse(\x01\x30\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16\x62rawl/bot/v1/bot.proto\x12\x0c\x62rawl.bot.v1\x1a$brawl/scrumbrawl/v1/scrumbrawl.proto\x1a\x32\x62rawl/superfantasybrawl/v1/superfantasybrawl.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x8d\x01\n\x0e\x43onnectRequest\x12$\n\x05hello\x18\x01 \x01(\x0b\x32\x13.brawl.bot.v1.HelloH\x00\x12&\n\x06\x61nswer\x18\x02 \x01(\x0b\x32\x14.brawl.bot.v1.AnswerH\x00\x12\"\n\x04pong\x18\x03 \x01(\x0b\x32\x12.brawl.bot.v1.PongH\x00\x42\t\n\x07message\"\xa9\x02\n\x0f\x43onnectResponse\x12(\n\x07welcome\x18\x01 \x01(\x0b\x32\x15.brawl.bot.v1.WelcomeH\x00\x12/\n\x0bmatch_start\x18\x02 \x01(\x0b\x32\x18.brawl.bot.v1.MatchStartH\x00\x12\x39\n\x10\x64\x65\x63ision_request\x18\x03 \x01(\x0b\x32\x1d.brawl.bot.v1.DecisionRequestH\x00\x12+\n\tmatch_end\x18\x04 \x01(\x0b\x32\x16.brawl.bot.v1.MatchEndH\x00\x12\"\n\x04ping\x18\x05 \x01(\x0b\x32\x12.brawl.bot.v1.PingH\x00\x12$\n\x05\x65rror\x18\x06 \x01(\x0b\x32\x13.brawl.bot.v1.ErrorH\x00\x42\t\n\x07message\"o\n\x05Hello\x12\r\n\x05games\x18\x01 \x03(\t\x12\x13\n\x0bmax_matches\x18\x02 \x01(\x05\x12\x0e\n\x06\x63lient\x18\x03 \x01(\t\x12\x19\n\x11\x66ull_observations\x18\x04 \x01(\x08\x12\x17\n\x0f\x61uto_pass_kinds\x18\x05 \x03(\t\"\xee\x01\n\x07Welcome\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\x0e\n\x06\x62ot_id\x18\x02 \x01(\t\x12\x10\n\x08\x62ot_name\x18\x03 \x01(\t\x12\x12\n\nversion_id\x18\x04 \x01(\t\x12\r\n\x05games\x18\x05 \x03(\t\x12\x13\n\x0bmax_matches\x18\x06 \x01(\x05\x12\x10\n\x08protocol\x18\x07 \x01(\t\x12\x19\n\x11max_message_bytes\x18\x08 \x01(\x05\x12\x16\n\x0emax_note_chars\x18\t \x01(\x05\x12\x30\n\rping_interval\x18\n \x01(\x0b\x32\x19.google.protobuf.Duration\"\x80\x02\n\nMatchStart\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12\x15\n\rrules_version\x18\x03 \x01(\t\x12\x0c\n\x04seat\x18\x04 \x01(\x05\x12\x12\n\nseat_names\x18\x05 \x03(\t\x12\'\n\x06\x63onfig\x18\x06 \x01(\x0b\x32\x17.google.protobuf.Struct\x12/\n\x0ctime_control\x18\x07 \x01(\x0b\x32\x19.brawl.bot.v1.TimeControl\x12\x0f\n\x07resumed\x18\x08 \x01(\x08\x12.\n\x0bobservation\x18\t \x01(\x0b\x32\x19.brawl.bot.v1.Observation\"\x99\x02\n\x0bTimeControl\x12\x30\n\rdecision_time\x18\x01 \x01(\x0b\x32\x19.google.protobuf.Duration\x12,\n\tbank_time\x18\x02 \x01(\x0b\x32\x19.google.protobuf.Duration\x12.\n\x0bmax_overrun\x18\x03 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\x13\n\x0bmax_strikes\x18\x04 \x01(\x05\x12\x32\n\x0freconnect_grace\x18\x05 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\x31\n\x0emax_rtt_credit\x18\x06 \x01(\x0b\x32\x19.google.protobuf.Duration\"\xce\x04\n\x0f\x44\x65\x63isionRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65\x63ision_id\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\x05\x12\x17\n\x0f\x64\x65\x63ision_number\x18\x04 \x01(\x05\x12\x0c\n\x04kind\x18\x05 \x01(\t\x12\x0e\n\x06prompt\x18\x06 \x01(\t\x12.\n\x0bobservation\x18\x07 \x01(\x0b\x32\x19.brawl.bot.v1.Observation\x12%\n\x07options\x18\x08 \x03(\x0b\x32\x14.brawl.bot.v1.Option\x12\x19\n\x11\x64\x65\x66\x61ult_option_id\x18\t \x01(\t\x12\'\n\x06\x65vents\x18\n \x03(\x0b\x32\x17.brawl.bot.v1.GameEvent\x12+\n\x08\x64\x65\x61\x64line\x18\x0b \x01(\x0b\x32\x19.google.protobuf.Duration\x12\x31\n\rdeadline_time\x18\x0c \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x30\n\rdecision_time\x18\r \x01(\x0b\x32\x19.google.protobuf.Duration\x12\x31\n\x0e\x62\x61nk_remaining\x18\x0e \x01(\x0b\x32\x19.google.protobuf.Duration\x12\x0f\n\x07strikes\x18\x0f \x01(\x05\x12,\n\x08previous\x18\x10 \x01(\x0b\x32\x1a.brawl.bot.v1.AnswerTiming\x12\x30\n\x11observation_patch\x18\x11 \x03(\x0b\x32\x15.brawl.bot.v1.PatchOp\"2\n\x07PatchOp\x12\n\n\x02op\x18\x01 \x01(\t\x12\x0c\n\x04path\x18\x02 \x01(\t\x12\r\n\x05value\x18\x03 \x01(\t\"\xc4\x01\n\x0c\x41nswerTiming\x12*\n\x07\x65lapsed\x18\x01 \x01(\x0b\x32\x19.google.protobuf.Duration\x12-\n\nrtt_credit\x18\x02 \x01(\x0b\x32\x19.google.protobuf.Duration\x12*\n\x07\x63harged\x18\x03 \x01(\x0b\x32\x19.google.protobuf.Duration\x12-\n\nbank_drawn\x18\x04 \x01(\x0b\x32\x19.google.protobuf.Duration\"P\n\x06\x41nswer\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65\x63ision_id\x18\x02 \x01(\t\x12\x11\n\toption_id\x18\x03 \x01(\t\x12\x0c\n\x04note\x18\x04 \x01(\t\"{\n\x08MatchEnd\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12&\n\x07outcome\x18\x03 \x01(\x0b\x32\x15.brawl.bot.v1.Outcome\x12\'\n\x06\x65vents\x18\x04 \x03(\x0b\x32\x17.brawl.bot.v1.GameEvent\"h\n\x07Outcome\x12\r\n\x05ranks\x18\x01 \x03(\x05\x12.\n\x0btermination\x18\x02 \x01(\x0e\x32\x19.brawl.bot.v1.Termination\x12\x0e\n\x06reason\x18\x03 \x01(\t\x12\x0e\n\x06scores\x18\x04 \x03(\x05\"\x17\n\x04Ping\x12\x0f\n\x07ping_id\x18\x01 \x01(\x04\"\x17\n\x04Pong\x12\x0f\n\x07ping_id\x18\x01 \x01(\x04\"\x8e\x01\n\x05\x45rror\x12%\n\x04\x63ode\x18\x01 \x01(\x0e\x32\x17.brawl.bot.v1.ErrorCode\x12\x0f\n\x07message\x18\x02 \x01(\t\x12\x10\n\x08match_id\x18\x03 \x01(\t\x12\x13\n\x0b\x64\x65\x63ision_id\x18\x04 \x01(\t\x12\x15\n\rretry_allowed\x18\x05 \x01(\x08\x12\x0f\n\x07strikes\x18\x06 \x01(\x05\"\xc2\x01\n\x0bObservation\x12*\n\x07generic\x18\x01 \x01(\x0b\x32\x17.google.protobuf.StructH\x00\x12\x36\n\nscrumbrawl\x18\x02 \x01(\x0b\x32 .brawl.scrumbrawl.v1.ObservationH\x00\x12\x44\n\x11superfantasybrawl\x18\x03 \x01(\x0b\x32\'.brawl.superfantasybrawl.v1.ObservationH\x00\x42\t\n\x07payload\"\xc5\x01\n\x0cOptionParams\x12*\n\x07generic\x18\x01 \x01(\x0b\x32\x17.google.protobuf.StructH\x00\x12\x37\n\nscrumbrawl\x18\x02 \x01(\x0b\x32!.brawl.scrumbrawl.v1.OptionParamsH\x00\x12\x45\n\x11superfantasybrawl\x18\x03 \x01(\x0b\x32(.brawl.superfantasybrawl.v1.OptionParamsH\x00\x42\t\n\x07payload\"]\n\x06Option\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0c\n\x04kind\x18\x02 \x01(\t\x12\r\n\x05label\x18\x03 \x01(\t\x12*\n\x06params\x18\x04 \x01(\x0b\x32\x1a.brawl.bot.v1.OptionParams\"\xce\x01\n\tGameEvent\x12\r\n\x05index\x18\x01 \x01(\x05\x12\x0c\n\x04kind\x18\x02 \x01(\t\x12*\n\x07generic\x18\x03 \x01(\x0b\x32\x17.google.protobuf.StructH\x00\x12\x30\n\nscrumbrawl\x18\x04 \x01(\x0b\x32\x1a.brawl.scrumbrawl.v1.EventH\x00\x12>\n\x11superfantasybrawl\x18\x05 \x01(\x0b\x32!.brawl.superfantasybrawl.v1.EventH\x00\x42\x06\n\x04\x64\x61ta*\xb1\x01\n\x0bTermination\x12\x1b\n\x17TERMINATION_UNSPECIFIED\x10\x00\x12\x17\n\x13TERMINATION_VICTORY\x10\x01\x12\x19\n\x15TERMINATION_ROUND_CAP\x10\x02\x12\x1d\n\x19TERMINATION_LAST_STANDING\x10\x03\x12\x17\n\x13TERMINATION_FORFEIT\x10\x04\x12\x19\n\x15TERMINATION_CANCELLED\x10\x05*\xec\x01\n\tErrorCode\x12\x1a\n\x16\x45RROR_CODE_UNSPECIFIED\x10\x00\x12\x18\n\x14\x45RROR_CODE_MALFORMED\x10\x01\x12\x1d\n\x19\x45RROR_CODE_ILLEGAL_OPTION\x10\x02\x12\x1d\n\x19\x45RROR_CODE_STALE_DECISION\x10\x03\x12\x1c\n\x18\x45RROR_CODE_UNKNOWN_MATCH\x10\x04\x12\x1b\n\x17\x45RROR_CODE_OUT_OF_ORDER\x10\x05\x12\x16\n\x12\x45RROR_CODE_TIMEOUT\x10\x06\x12\x18\n\x14\x45RROR_CODE_FORFEITED\x10\x07\x32X\n\nBotService\x12J\n\x07\x43onnect\x12\x1c.brawl.bot.v1.ConnectRequest\x1a\x1d.brawl.bot.v1.ConnectResponse(\x01\x30\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'brawl.bot.v1.bot_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_TERMINATION']._serialized_start=3595
-  _globals['_TERMINATION']._serialized_end=3772
-  _globals['_ERRORCODE']._serialized_start=3775
-  _globals['_ERRORCODE']._serialized_end=4011
+  _globals['_TERMINATION']._serialized_start=3620
+  _globals['_TERMINATION']._serialized_end=3797
+  _globals['_ERRORCODE']._serialized_start=3800
+  _globals['_ERRORCODE']._serialized_end=4036
   _globals['_CONNECTREQUEST']._serialized_start=226
   _globals['_CONNECTREQUEST']._serialized_end=367
   _globals['_CONNECTRESPONSE']._serialized_start=370
   _globals['_CONNECTRESPONSE']._serialized_end=667
   _globals['_HELLO']._serialized_start=669
-  _globals['_HELLO']._serialized_end=755
-  _globals['_WELCOME']._serialized_start=758
-  _globals['_WELCOME']._serialized_end=996
-  _globals['_MATCHSTART']._serialized_start=999
-  _globals['_MATCHSTART']._serialized_end=1255
-  _globals['_TIMECONTROL']._serialized_start=1258
-  _globals['_TIMECONTROL']._serialized_end=1539
-  _globals['_DECISIONREQUEST']._serialized_start=1542
-  _globals['_DECISIONREQUEST']._serialized_end=2132
-  _globals['_PATCHOP']._serialized_start=2134
-  _globals['_PATCHOP']._serialized_end=2184
-  _globals['_ANSWERTIMING']._serialized_start=2187
-  _globals['_ANSWERTIMING']._serialized_end=2383
-  _globals['_ANSWER']._serialized_start=2385
-  _globals['_ANSWER']._serialized_end=2465
-  _globals['_MATCHEND']._serialized_start=2467
-  _globals['_MATCHEND']._serialized_end=2590
-  _globals['_OUTCOME']._serialized_start=2592
-  _globals['_OUTCOME']._serialized_end=2696
-  _globals['_PING']._serialized_start=2698
-  _globals['_PING']._serialized_end=2721
-  _globals['_PONG']._serialized_start=2723
-  _globals['_PONG']._serialized_end=2746
-  _globals['_ERROR']._serialized_start=2749
-  _globals['_ERROR']._serialized_end=2891
-  _globals['_OBSERVATION']._serialized_start=2894
-  _globals['_OBSERVATION']._serialized_end=3088
-  _globals['_OPTIONPARAMS']._serialized_start=3091
-  _globals['_OPTIONPARAMS']._serialized_end=3288
-  _globals['_OPTION']._serialized_start=3290
-  _globals['_OPTION']._serialized_end=3383
-  _globals['_GAMEEVENT']._serialized_start=3386
-  _globals['_GAMEEVENT']._serialized_end=3592
-  _globals['_BOTSERVICE']._serialized_start=4013
-  _globals['_BOTSERVICE']._serialized_end=4101
+  _globals['_HELLO']._serialized_end=780
+  _globals['_WELCOME']._serialized_start=783
+  _globals['_WELCOME']._serialized_end=1021
+  _globals['_MATCHSTART']._serialized_start=1024
+  _globals['_MATCHSTART']._serialized_end=1280
+  _globals['_TIMECONTROL']._serialized_start=1283
+  _globals['_TIMECONTROL']._serialized_end=1564
+  _globals['_DECISIONREQUEST']._serialized_start=1567
+  _globals['_DECISIONREQUEST']._serialized_end=2157
+  _globals['_PATCHOP']._serialized_start=2159
+  _globals['_PATCHOP']._serialized_end=2209
+  _globals['_ANSWERTIMING']._serialized_start=2212
+  _globals['_ANSWERTIMING']._serialized_end=2408
+  _globals['_ANSWER']._serialized_start=2410
+  _globals['_ANSWER']._serialized_end=2490
+  _globals['_MATCHEND']._serialized_start=2492
+  _globals['_MATCHEND']._serialized_end=2615
+  _globals['_OUTCOME']._serialized_start=2617
+  _globals['_OUTCOME']._serialized_end=2721
+  _globals['_PING']._serialized_start=2723
+  _globals['_PING']._serialized_end=2746
+  _globals['_PONG']._serialized_start=2748
+  _globals['_PONG']._serialized_end=2771
+  _globals['_ERROR']._serialized_start=2774
+  _globals['_ERROR']._serialized_end=2916
+  _globals['_OBSERVATION']._serialized_start=2919
+  _globals['_OBSERVATION']._serialized_end=3113
+  _globals['_OPTIONPARAMS']._serialized_start=3116
+  _globals['_OPTIONPARAMS']._serialized_end=3313
+  _globals['_OPTION']._serialized_start=3315
+  _globals['_OPTION']._serialized_end=3408
+  _globals['_GAMEEVENT']._serialized_start=3411
+  _globals['_GAMEEVENT']._serialized_end=3617
+  _globals['_BOTSERVICE']._serialized_start=4038
+  _globals['_BOTSERVICE']._serialized_end=4126
 # @@protoc_insertion_point(module_scope)

@@ -75,16 +75,18 @@ class ConnectResponse(_message.Message):
     def __init__(self, welcome: _Optional[_Union[Welcome, _Mapping]] = ..., match_start: _Optional[_Union[MatchStart, _Mapping]] = ..., decision_request: _Optional[_Union[DecisionRequest, _Mapping]] = ..., match_end: _Optional[_Union[MatchEnd, _Mapping]] = ..., ping: _Optional[_Union[Ping, _Mapping]] = ..., error: _Optional[_Union[Error, _Mapping]] = ...) -> None: ...
 
 class Hello(_message.Message):
-    __slots__ = ("games", "max_matches", "client", "full_observations")
+    __slots__ = ("games", "max_matches", "client", "full_observations", "auto_pass_kinds")
     GAMES_FIELD_NUMBER: _ClassVar[int]
     MAX_MATCHES_FIELD_NUMBER: _ClassVar[int]
     CLIENT_FIELD_NUMBER: _ClassVar[int]
     FULL_OBSERVATIONS_FIELD_NUMBER: _ClassVar[int]
+    AUTO_PASS_KINDS_FIELD_NUMBER: _ClassVar[int]
     games: _containers.RepeatedScalarFieldContainer[str]
     max_matches: int
     client: str
     full_observations: bool
-    def __init__(self, games: _Optional[_Iterable[str]] = ..., max_matches: _Optional[int] = ..., client: _Optional[str] = ..., full_observations: _Optional[bool] = ...) -> None: ...
+    auto_pass_kinds: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, games: _Optional[_Iterable[str]] = ..., max_matches: _Optional[int] = ..., client: _Optional[str] = ..., full_observations: _Optional[bool] = ..., auto_pass_kinds: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class Welcome(_message.Message):
     __slots__ = ("session_id", "bot_id", "bot_name", "version_id", "games", "max_matches", "protocol", "max_message_bytes", "max_note_chars", "ping_interval")
