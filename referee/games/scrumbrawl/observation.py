@@ -11,7 +11,7 @@ from typing import Any
 
 from referee.core.ids import Seat
 from referee.games.scrumbrawl.content import CONTENT
-from referee.games.scrumbrawl.creatures import has, is_stone, spec, stat
+from referee.games.scrumbrawl.creatures import has, is_stone, spec, stats_of
 from referee.games.scrumbrawl.engine import SBMatch
 
 
@@ -43,7 +43,7 @@ def observe(m: SBMatch, viewer: Seat | None) -> dict[str, Any]:
                 "attacked": c.attacked,
                 "stone": is_stone(m, c),
                 "flying": has(m, c, "flying"),
-                "stats": {k: stat(m, c, k) for k in ("T", "C", "R", "M", "A", "D")},
+                "stats": stats_of(m, c),
                 "attacks": sp.attacks,
                 "range_attack": sp.range_attack,
             }
