@@ -78,6 +78,8 @@ class RelayLink:
         self.seat = seat
         self._relay = relay
         self._credit = credit
+        self.auto_pass_kinds: frozenset[str] = frozenset()
+        """The hosted session's ``Hello.auto_pass_kinds``, sent with the claim."""
 
     def send(self, message: bot_pb2.ConnectResponse) -> None:
         """Queues the message for the host referee."""
@@ -344,6 +346,7 @@ class RedisRelay:
                         relay_rtt = asyncio.get_running_loop().time() - sent
                         credit = relay_rtt + float(reply.get("rtt", "0"))
                         link = RelayLink(self, host, runner.match_id, seat, credit)
+                        link.auto_pass_kinds = frozenset(json.loads(reply.get("auto_pass", "[]")))
                         self.links[key] = link
                         runner.attach(seat, link)
                         return
@@ -390,7 +393,8 @@ class RedisRelay:
         self.hosted[(match_id, seat)] = (origin, session)
         self.hosted_boot[(match_id, seat)] = f.get("boot", "")
         rtt = session.rtt_credit(1.0)
-        self.post(origin, {"t": "claimed", "claim": f["claim"], "rtt": f"{rtt:.6f}"})
+        auto_pass = json.dumps(sorted(session.auto_pass_kinds))
+        self.post(origin, {"t": "claimed", "claim": f["claim"], "rtt": f"{rtt:.6f}", "auto_pass": auto_pass})
 
     # ----- the reader --------------------------------------------------------------------
 

@@ -301,3 +301,57 @@ def test_brawl_bot_run_has_an_auto_pass_flag() -> None:
     args = parser.parse_args(["bot", "run", "m:C", "--auto-pass", "dispel_window", "fumble_window"])
     assert args.auto_pass == ["dispel_window", "fumble_window"]
     assert parser.parse_args(["bot", "run", "m:C"]).auto_pass is None
+
+
+class PlainOptedIn:
+    """The house heuristic, opted in to every window kind (no instrumentation)."""
+
+    auto_pass_kinds = WINDOW_KINDS
+
+    def __init__(self) -> None:
+        self.policy = house_factory("scrumbrawl", "heuristic", seed=3)()
+
+    def choose(self, decision: Any, observation: Any, options: Any) -> str:
+        return str(self.policy.choose(decision, observation, options))
+
+
+def test_a_seat_relayed_from_another_referee_keeps_its_opt_in() -> None:
+    """The host referee sends the session's ``auto_pass_kinds`` with the claim; the origin honours it."""
+    from referee.core.ids import BotId
+    from referee.server.auth import BotIdentity
+    from referee.server.match import SeatSpec
+    from referee.server.relay import RelayLink
+    from tests.referee.test_relay import two_referees
+
+    async def scenario() -> Replay:
+        async with two_referees() as (origin, host, store):
+            tx = store.issue(BotIdentity(BotId("x"), "X"))
+            ty = store.issue(BotIdentity(BotId("y"), "Y"))
+            cx = BotClient(PlainOptedIn, f"127.0.0.1:{origin.port}", tx, games=["scrumbrawl"], auto_pass_kinds=[])
+            cy = BotClient(PlainOptedIn, f"127.0.0.1:{host.port}", ty, games=["scrumbrawl"])
+            tasks = [asyncio.create_task(cx.run(1)), asyncio.create_task(cy.run(1))]
+            runner = origin.referee.start_match(
+                game="scrumbrawl",
+                seats=[SeatSpec(bot_id=BotId("x")), SeatSpec(bot_id=BotId("y"))],
+                seed=7,
+                time_control=CALM.to_proto(),
+            )
+            replay = await asyncio.wait_for(runner.wait(), 600)
+            assert replay is not None, runner.error
+            assert isinstance(runner.seats[1].link, RelayLink) or runner.seats[1].link is None
+            assert runner.seats[1].auto_pass == frozenset(WINDOW_KINDS)
+            await asyncio.wait_for(asyncio.gather(*tasks), 30)
+            return replay
+
+    replay = asyncio.run(scenario())
+    verify(replay)
+    autos = {0: 0, 1: 0}
+    for s in resimulate(replay):
+        pass_only = s.window is not None and s.options == ("pass",)
+        d = replay.decisions[s.number]
+        if d.note == "auto-pass":
+            assert s.seat == 1 and pass_only, s
+            autos[s.seat] += 1
+        else:
+            assert not (s.seat == 1 and pass_only), s
+    assert autos[1] >= 5
