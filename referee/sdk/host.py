@@ -97,7 +97,11 @@ class MatchResult:
 
 
 def decode_turn(
-    req: bot_pb2.DecisionRequest, game: str, rejected: str = "", observation: JSONDict | None = None
+    req: bot_pb2.DecisionRequest,
+    game: str,
+    rejected: str = "",
+    observation: JSONDict | None = None,
+    options: list[Option] | None = None,
 ) -> Turn:
     """Returns the :class:`Turn` a decision request carries.
 
@@ -107,6 +111,7 @@ def decode_turn(
         rejected: The referee's reason when the bot is asked again.
         observation: The seat's whole observation (the patched one); by default the request's
             own ``observation`` (a full-observation request).
+        options: The request's options, already decoded; by default decoded here.
     """
     return Turn(
         match_id=req.match_id,
@@ -115,7 +120,7 @@ def decode_turn(
         seat=Seat(req.seat),
         decision=Decision(Seat(req.seat), req.kind, req.prompt, req.default_option_id),
         observation=codec.payload_data(req.observation) if observation is None else observation,
-        options=codec.options_from(req.options),
+        options=codec.options_from(req.options) if options is None else options,
         events=[codec.event_from(e) for e in req.events],
         deadline=seconds(req.deadline),
         decision_time=seconds(req.decision_time),
@@ -166,6 +171,8 @@ class BotHost:
     """The latest request of each match, to ask again after a retryable refusal."""
     observations: dict[tuple[str, int], JSONDict] = field(default_factory=dict)
     """Each seat's whole observation (JSON form), kept up to date with the requests' patches."""
+    option_cache: dict[str, dict[bytes, Option]] = field(default_factory=dict)
+    """Per match, each option decoded once, by its encoding (most options repeat between turns)."""
 
     def _bot(self, match_id: str, seat: int) -> Any:
         key = (match_id, seat)
@@ -204,6 +211,8 @@ class BotHost:
             result = MatchResult(e.match_id, Seat(e.seat), codec.outcome_from(e.outcome))
             bot = self.bots.pop((e.match_id, e.seat), None)
             self.observations.pop((e.match_id, e.seat), None)
+            if not any(k[0] == e.match_id for k in self.observations):
+                self.option_cache.pop(e.match_id, None)
             if bot is not None and hasattr(bot, "match_ended"):
                 bot.match_ended(result)
             if not any(k[0] == e.match_id for k in self.bots):
@@ -241,9 +250,20 @@ class BotHost:
         if req.observation_patch:
             self.observations[key] = delta.apply_patch(base, req.observation_patch)
 
+    def _options(self, req: bot_pb2.DecisionRequest) -> list[Option]:
+        cache = self.option_cache.setdefault(req.match_id, {})
+        out = []
+        for msg in req.options:
+            key = msg.SerializeToString(deterministic=True)
+            opt = cache.get(key)
+            if opt is None:
+                opt = cache[key] = codec.option_from(msg)
+            out.append(opt)
+        return out
+
     def _turn(self, req: bot_pb2.DecisionRequest, rejected: str) -> Turn:
         obs = self.observations.get((req.match_id, req.seat))
-        return decode_turn(req, self.games.get(req.match_id, ""), rejected, obs)
+        return decode_turn(req, self.games.get(req.match_id, ""), rejected, obs, self._options(req))
 
     def _spawn(self, req: bot_pb2.DecisionRequest, rejected: str) -> None:
         if not self.threaded:

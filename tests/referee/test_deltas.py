@@ -165,14 +165,22 @@ class SpreadBot:
         return turn.options[zlib.crc32(turn.decision_id.encode()) % len(turn.options)].id
 
 
-def expected_observations(replay: Replay) -> list[Any]:
-    """Replays a match and returns the deciding seat's full observation (JSON form) per decision."""
+def expected_observations(replay: Replay, with_options: bool = False) -> list[Any]:
+    """Replays a match and returns the deciding seat's full observation (JSON form) per decision.
+
+    With ``with_options``, each item is (observation, options decoded without any cache).
+    """
     g = get_game(replay.game)
     rec = Recorder(g, replay.config, replay.seed, list(replay.seats), {})
-    out = []
+    out: list[Any] = []
     for d in replay.decisions:
         seat = rec.match.to_move().seat  # type: ignore[union-attr]
-        out.append(full_form(replay.game, rec.match.observe(seat)))
+        obs = full_form(replay.game, rec.match.observe(seat))
+        if with_options:
+            opts = [codec.option_from(codec.option(replay.game, o)) for o in rec.match.legal_options()]
+            out.append((obs, opts))
+        else:
+            out.append(obs)
         rec.apply(d.option_id)
     return out
 
@@ -182,9 +190,11 @@ def check_turns(runners: list[Any], turns: list[Turn]) -> int:
     checked = 0
     for r in runners:
         assert r.replay is not None, r.error
-        for n, want in enumerate(expected_observations(r.replay)):
+        for n, (want, options) in enumerate(expected_observations(r.replay, with_options=True)):
             turn = by_decision[(r.match_id, n)]
             assert turn.observation == want, (r.match_id, n)
+            # The SDK decodes each option once per match: what the bot gets must not change.
+            assert turn.options == options, (r.match_id, n)
             checked += 1
     return checked
 
