@@ -21,6 +21,7 @@ SUBCOMMANDS: list[str] = [
     "webapp.rankings.cli",
     "workers.cli",
     "workers.housebots",
+    "workers.hosting.host",
 ]
 """Modules that register subcommands, in the order ``brawl --help`` lists them."""
 

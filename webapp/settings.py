@@ -122,6 +122,7 @@ INSTALLED_APPS = [
     "webapp.matches",
     "webapp.rankings",
     "webapp.tournaments",
+    "webapp.hosting",
     "webapp.pages",
 ]
 

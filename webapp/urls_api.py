@@ -20,5 +20,6 @@ router.register("tournaments", TournamentViewSet, basename="tournament")
 urlpatterns = [
     path("me/", MeView.as_view(), name="api-me"),
     path("me/api-token/", ApiTokenView.as_view(), name="api-token"),
+    path("", include("webapp.hosting.urls")),
     path("", include(router.urls)),
 ]

@@ -40,6 +40,16 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     )
     run.add_argument("-v", "--verbose", action="store_true")
     run.set_defaults(func=cmd_run)
+    up = sub.add_parser("upload", help="upload a new version of a bot for the service to host (docs/hosted-bots.md)")
+    up.add_argument("bot_id", type=int, metavar="BOT_ID", help="the bot's id (from its page or the API)")
+    up.add_argument("file", metavar="FILE", help="a .py file, a .zip of a package, or an executable")
+    up.add_argument("--entry", required=True, help="module:Class for Python, or the executable's path in the upload")
+    up.add_argument("--notes", default="", help="what changed in this version")
+    up.add_argument("--api", default=os.environ.get("BRAWL_API", "http://127.0.0.1:8000"), help="the web site's URL")
+    up.add_argument(
+        "--api-token", default=os.environ.get("BRAWL_API_TOKEN", ""), help="your API token (or BRAWL_API_TOKEN)"
+    )
+    up.set_defaults(func=cmd_upload)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -74,4 +84,57 @@ def cmd_run(args: argparse.Namespace) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+    return 0
+
+
+def cmd_upload(args: argparse.Namespace) -> int:
+    """Sends the file to ``POST /api/v1/bots/<id>/upload/``; prints the upload's id and status, or the refusal."""
+    import json
+    import secrets
+    import urllib.error
+    import urllib.request
+    from pathlib import Path
+
+    if not args.api_token:
+        print("error: no API token (pass --api-token or set BRAWL_API_TOKEN)", file=sys.stderr)
+        return 2
+    try:
+        data = Path(args.file).read_bytes()
+    except OSError as exc:
+        print(f"error: cannot read {args.file}: {exc}", file=sys.stderr)
+        return 2
+    boundary = "brawl-" + secrets.token_hex(12)
+    parts = []
+    for name, value in (("entry", args.entry), ("notes", args.notes)):
+        parts.append(f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n{value}\r\n'.encode())
+    filename = Path(args.file).name.replace('"', "")
+    parts.append(
+        f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="{filename}"\r\n'
+        "Content-Type: application/octet-stream\r\n\r\n".encode()
+        + data
+        + f"\r\n--{boundary}--\r\n".encode()
+    )
+    request = urllib.request.Request(
+        f"{args.api.rstrip('/')}/api/v1/bots/{args.bot_id}/upload/",
+        data=b"".join(parts),
+        method="POST",
+        headers={
+            "Authorization": f"Token {args.api_token}",
+            "Content-Type": f"multipart/form-data; boundary={boundary}",
+        },
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=60) as response:
+            body = json.loads(response.read())
+    except urllib.error.HTTPError as exc:
+        try:
+            detail = json.loads(exc.read()).get("detail", exc.reason)
+        except ValueError:
+            detail = exc.reason
+        print(f"error: upload refused ({exc.code}): {detail}", file=sys.stderr)
+        return 1
+    except urllib.error.URLError as exc:
+        print(f"error: cannot reach {args.api}: {exc.reason}", file=sys.stderr)
+        return 2
+    print(f"upload {body['id']}: {body['status']} (sha256 {body['sha256']}); the host validates it next")
     return 0

@@ -28,8 +28,8 @@ from pathlib import Path, PurePosixPath
 
 from workers.hosting import sandbox
 
-MAX_UPLOAD_BYTES = 4 * 1024 * 1024
-"""Largest upload accepted (the file as sent)."""
+MAX_UPLOAD_BYTES = 2 * 1024 * 1024
+"""Largest upload accepted (the file as sent): under the API's 2.5 MiB request body limit."""
 MAX_UNPACKED_BYTES = 16 * 1024 * 1024
 """Largest total size of a zip's files once unpacked."""
 MAX_FILES = 400

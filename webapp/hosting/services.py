@@ -1,0 +1,194 @@
+"""The one write path for hosted uploads: accept, validate, run logs, cleanup and disk report.
+
+Quotas (per author): :data:`UPLOADS_PER_DAY` uploads in any 24 hours and :data:`STORED_BYTES_PER_AUTHOR`
+bytes of stored files; past either the upload is refused with a 429 or 400 and nothing is written.
+Files live under ``BRAWL_VAR_DIR/hosted`` (:func:`storage_root`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.db import transaction
+from django.db.models import Sum
+from django.utils import timezone
+
+from webapp.api import DomainError, InvalidInput, LimitReached
+from webapp.bots.models import Bot
+from webapp.hosting.models import HostedRun, HostedUpload, UploadStatus
+from workers.hosting import upload as checks
+
+UPLOADS_PER_DAY = 20
+"""Uploads one author may make in any 24 hours."""
+STORED_BYTES_PER_AUTHOR = 64 * 1024 * 1024
+"""Stored (unpacked) bytes one author's uploads may take, files of removed versions not counted."""
+RUN_LOG_CHARS = 64 * 1024
+"""Characters of a run's log kept in the database (the sandbox keeps the first and last 32 KiB)."""
+
+
+class NotOwner(DomainError):
+    """Only the bot's author may upload versions of it."""
+
+    status_code = 403
+    default_code = "permission_denied"
+
+
+def storage_root() -> Path:
+    """Where uploads are stored."""
+    root = Path(getattr(settings, "BRAWL_HOSTED_DIR", "") or Path(settings.VAR_DIR) / "hosted")
+    root.mkdir(parents=True, exist_ok=True)
+    root.chmod(0o755)
+    return root
+
+
+@transaction.atomic
+def do_upload(user: User, bot: Bot, filename: str, data: bytes, entry: str, notes: str = "") -> HostedUpload:
+    """Checks and stores an upload of a new version of ``bot``; it waits for the host to validate it.
+
+    Raises:
+        NotOwner: ``user`` is not the bot's author.
+        LimitReached: the author's daily upload quota is spent.
+        InvalidInput: the upload breaks a rule (size, layout, syntax, entry) or the storage quota.
+    """
+    if bot.owner_id != user.pk:
+        raise NotOwner("Only the bot's author may upload versions of it.")
+    if len(notes) > 200:
+        raise InvalidInput(f"notes is {len(notes)} characters; at most 200 are allowed")
+    # Lock the author's row so two concurrent uploads cannot both pass the quota.
+    User.objects.select_for_update().filter(pk=user.pk).first()
+    now = timezone.now()
+    recent = HostedUpload.objects.filter(uploaded_by=user, created__gte=now - timedelta(days=1))
+    if recent.count() >= UPLOADS_PER_DAY:
+        oldest = recent.order_by("created").first()
+        assert oldest is not None
+        raise LimitReached(
+            f"at most {UPLOADS_PER_DAY} uploads per author in 24 hours", oldest.created + timedelta(days=1), now
+        )
+    try:
+        checked = checks.check(filename, data, entry)
+    except checks.UploadRefused as exc:
+        raise InvalidInput(str(exc)) from exc
+    used = author_stored_bytes(user)
+    if used + checked.unpacked_bytes > STORED_BYTES_PER_AUTHOR:
+        raise InvalidInput(
+            f"your uploads take {used} bytes; this one adds {checked.unpacked_bytes} and the limit is "
+            f"{STORED_BYTES_PER_AUTHOR} (delete old bots or wait for unused versions to be cleaned up)"
+        )
+    checks.store(storage_root(), checked)
+    return HostedUpload.objects.create(
+        bot=bot,
+        uploaded_by=user,
+        kind=checked.kind,
+        entry=checked.entry,
+        sha256=checked.sha256,
+        size_bytes=checked.size,
+        stored_bytes=checked.unpacked_bytes,
+        notes=notes,
+    )
+
+
+def author_stored_bytes(user: User) -> int:
+    """Bytes of stored files counted against ``user``'s quota."""
+    total = HostedUpload.objects.filter(uploaded_by=user, files_kept=True).aggregate(n=Sum("stored_bytes"))["n"]
+    return int(total or 0)
+
+
+def do_claim_pending() -> HostedUpload | None:
+    """Marks the oldest pending upload as validating and returns it (one host claims each)."""
+    with transaction.atomic():
+        row = (
+            HostedUpload.objects.select_for_update(skip_locked=True)
+            .filter(status=UploadStatus.PENDING)
+            .order_by("created")
+            .first()
+        )
+        if row is None:
+            return None
+        row.status = UploadStatus.VALIDATING
+        row.save(update_fields=["status"])
+        return row
+
+
+@transaction.atomic
+def do_record_validation(row: HostedUpload, passed: bool, summary: str, log: str) -> HostedUpload:
+    """Stores the validation's outcome; a pass creates the bot's next version and makes it the latest."""
+    from webapp.bots.services import do_create_version
+
+    row = HostedUpload.objects.select_for_update().get(pk=row.pk)
+    row.summary = summary[:300]
+    row.validation_log = log[-RUN_LOG_CHARS:]
+    row.checked_at = timezone.now()
+    if passed:
+        notes = row.notes or f"hosted upload {row.sha256[:12]}"
+        row.version = do_create_version(Bot.objects.get(pk=row.bot_id), notes=notes[:200])
+        row.status = UploadStatus.READY
+    else:
+        row.status = UploadStatus.REJECTED
+    row.save()
+    return row
+
+
+def runnable() -> list[HostedUpload]:
+    """Validated uploads whose version is its bot's latest and whose bot is active: what the host runs."""
+    rows = HostedUpload.objects.filter(status=UploadStatus.READY, bot__active=True, files_kept=True).select_related(
+        "bot"
+    )
+    return [r for r in rows if r.version_id is not None and r.bot.latest_version_id == r.version_id]
+
+
+def do_record_run(row: HostedUpload, started: object, verdict: str, log: str) -> HostedRun:
+    """Stores one sandbox run's verdict and bounded log."""
+    return HostedRun.objects.create(
+        upload=row, started=started, ended=timezone.now(), verdict=verdict[:200], log=log[-RUN_LOG_CHARS:]
+    )
+
+
+@dataclass(frozen=True)
+class DiskReport:
+    """Disk use of hosted uploads."""
+
+    stored_bytes: int
+    """Bytes on disk under the storage root."""
+    kept_uploads: int
+    removable_uploads: int
+
+
+def _in_use(row: HostedUpload) -> bool:
+    """Whether a version's files must stay: it is some bot's latest, or a match (a replay) refers to it."""
+    if row.version_id is None:
+        return row.status in (UploadStatus.PENDING, UploadStatus.VALIDATING)
+    from webapp.matches.models import MatchSeat
+
+    if Bot.objects.filter(latest_version_id=row.version_id).exists():
+        return True
+    return MatchSeat.objects.filter(bot_version_id=row.version_id).exists()
+
+
+def do_cleanup(*, dry_run: bool = False) -> DiskReport:
+    """Removes the files of rejected uploads and of superseded versions no replay refers to.
+
+    A folder shared by several uploads (the same bytes) is removed only when none of them needs it.
+    """
+    root = storage_root()
+    kept = removable = 0
+    needed: set[str] = set()
+    candidates: list[HostedUpload] = []
+    for row in HostedUpload.objects.filter(files_kept=True):
+        if _in_use(row):
+            needed.add(row.sha256)
+            kept += 1
+        else:
+            candidates.append(row)
+    for row in candidates:
+        removable += 1
+        if dry_run:
+            continue
+        if row.sha256 not in needed:
+            checks.remove(root, row.sha256)
+        row.files_kept = False
+        row.save(update_fields=["files_kept"])
+    return DiskReport(checks.disk_usage(root), kept, removable)

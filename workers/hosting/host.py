@@ -1,0 +1,294 @@
+"""``brawl host``: the bot host. It validates new uploads and keeps validated versions connected.
+
+Every ``--poll`` seconds the host:
+
+1. claims one pending upload (``hosting.services.do_claim_pending``; several hosts never claim the
+   same one), runs the import check and the validation match in the sandbox
+   (:mod:`workers.hosting.validation`) and records the verdict and log; a pass makes the upload the
+   bot's next version and its latest;
+2. starts every runnable version (validated, the bot's latest, the bot active) that is not running,
+   up to ``--max-running`` at once: it issues the run a fresh bot token (revoked when the run ends),
+   serves the referee's bot port on a Unix socket (:class:`workers.hosting.proxy.UnixProxy`) and
+   starts the bot in the sandbox. The bot connects and says Hello before the ladder can seat it, so
+   the sandbox's start-up is never charged to a decision: the matchmaker only pairs connected bots;
+3. stops runs whose version is no longer runnable (a newer upload, the bot deactivated), and, when
+   versions wait for a free place, the run that carried the least traffic in the last ``--idle``
+   seconds (an idle bot makes room; it starts again at the next free place);
+4. records each ended run's verdict and bounded log (``HostedRun``) for the author, and restarts a
+   crashed run after a back-off that doubles (2 s to 5 min).
+
+Each running bot has a slot number; slot ``n`` runs as uid ``UID_BASE + n`` (see
+:mod:`workers.hosting.sandbox`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import os
+import shutil
+import signal
+import tempfile
+import time
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from workers.hosting import sandbox
+from workers.hosting import upload as checks
+from workers.hosting.proxy import UnixProxy
+
+log = logging.getLogger("workers.hosting")
+
+VALIDATION_SLOT = 0
+"""Slot of the validation runs (one at a time per host)."""
+
+
+@dataclass
+class Running:
+    """One hosted version running in the sandbox."""
+
+    upload_id: int
+    version_id: int
+    slot: int
+    run: sandbox.SandboxRun
+    proxy: UnixProxy
+    token_id: int
+    started: datetime
+    run_dir: Path
+    traffic_mark: int = 0
+    traffic_at: float = field(default_factory=time.monotonic)
+    idle_for: float = 0.0
+
+
+@dataclass
+class HostSettings:
+    """How the host runs."""
+
+    referee: str = "127.0.0.1:50051"
+    """The referee's bot port, ``HOST:PORT``."""
+    max_running: int = 16
+    poll: float = 2.0
+    idle: float = 600.0
+    """Seconds of little traffic after which a run may be stopped to make room for a waiting one."""
+    limits: sandbox.Limits = field(default_factory=sandbox.Limits)
+    max_matches: int = 4
+    """Seats a hosted bot accepts at once."""
+
+
+class BotHost:
+    """The host's state: running versions, their slots, and crash back-offs."""
+
+    def __init__(self, settings: HostSettings) -> None:
+        self.settings = settings
+        host, _, port = settings.referee.rpartition(":")
+        self.referee_host = host or "127.0.0.1"
+        self.referee_port = int(port)
+        self.running: dict[int, Running] = {}
+        self.backoff: dict[int, tuple[float, float]] = {}
+        """upload id -> (not before, next delay)."""
+        self._stop = asyncio.Event()
+
+    def stop(self) -> None:
+        """Asks :meth:`serve` to stop every run and return."""
+        self._stop.set()
+
+    async def serve(self) -> None:
+        """Runs the host loop until :meth:`stop`."""
+        sandbox.check_available()
+        try:
+            while not self._stop.is_set():
+                try:
+                    await self.tick()
+                except Exception:
+                    log.exception("host: tick failed; retrying")
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._stop.wait(), self.settings.poll)
+        finally:
+            for upload_id in list(self.running):
+                await self._end(upload_id, restart=False)
+
+    async def tick(self) -> None:
+        """One pass: validate one pending upload, reap ended runs, stop stale ones, start runnable ones."""
+        from webapp.hosting import services
+
+        await self._validate_one()
+        for upload_id, r in list(self.running.items()):
+            if r.run.process.returncode is not None:
+                await self._end(upload_id, restart=True)
+        rows = await asyncio.to_thread(_close_db, services.runnable)
+        wanted = {row.pk: row for row in rows}
+        for upload_id in list(self.running):
+            if upload_id not in wanted:
+                await self._end(upload_id, restart=False)
+        now = time.monotonic()
+        for r in self.running.values():
+            carried = r.proxy.bytes_up + r.proxy.bytes_down
+            if carried - r.traffic_mark > 16 * 1024:
+                r.traffic_mark, r.traffic_at = carried, now
+            r.idle_for = now - r.traffic_at
+        waiting = [
+            row for pk, row in wanted.items() if pk not in self.running and self.backoff.get(pk, (0.0, 0.0))[0] <= now
+        ]
+        while waiting and len(self.running) >= self.settings.max_running:
+            idlest = max(self.running.values(), key=lambda r: r.idle_for)
+            if idlest.idle_for < self.settings.idle:
+                break
+            log.info("host: stopping idle upload %s to make room", idlest.upload_id)
+            await self._end(idlest.upload_id, restart=False)
+        for row in waiting:
+            if len(self.running) >= self.settings.max_running:
+                break
+            await self._start(row)
+
+    async def _validate_one(self) -> None:
+        from webapp.bots.models import Bot
+        from webapp.hosting import services
+        from workers.hosting.validation import validate
+
+        row = await asyncio.to_thread(_close_db, services.do_claim_pending)
+        if row is None:
+            return
+        game = await asyncio.to_thread(_close_db, lambda: Bot.objects.get(pk=row.bot_id).game)
+        folder = checks.stored_path(services.storage_root(), row.sha256)
+        log.info("host: validating upload %s (%s %s)", row.pk, row.kind, row.entry)
+        text = ""
+        if row.kind == "python":
+            ok, text = await checks.import_check(folder, row.entry, slot=VALIDATION_SLOT)
+            if not ok:
+                await asyncio.to_thread(
+                    _close_db, services.do_record_validation, row, False, "the import check failed", text
+                )
+                return
+        result = await validate(
+            folder,
+            sandbox.BotCommand(row.kind, row.entry),
+            game,
+            slot=VALIDATION_SLOT,
+            limits=self.settings.limits,
+        )
+        await asyncio.to_thread(
+            _close_db,
+            services.do_record_validation,
+            row,
+            result.passed,
+            result.summary,
+            (text + "\n" if text else "") + result.log,
+        )
+        log.info("host: upload %s %s: %s", row.pk, "passed" if result.passed else "failed", result.summary)
+
+    def _free_slot(self) -> int:
+        used = {r.slot for r in self.running.values()}
+        return next(n for n in range(1, self.settings.max_running + 2) if n not in used)
+
+    async def _start(self, row: Any) -> None:
+        from django.utils import timezone
+
+        from webapp.bots.models import Bot
+        from webapp.bots.services import do_issue_token
+        from webapp.hosting import services
+
+        bot = await asyncio.to_thread(_close_db, lambda: Bot.objects.get(pk=row.bot_id))
+        issued = await asyncio.to_thread(_close_db, do_issue_token, bot)
+        slot = self._free_slot()
+        run_dir = Path(tempfile.mkdtemp(prefix=f"brawl-host-{slot}-"))
+        run_dir.chmod(0o755)
+        proxy = UnixProxy(run_dir / sandbox.SOCKET_NAME, self.referee_host, self.referee_port)
+        await proxy.start()
+        command = sandbox.BotCommand(
+            row.kind, row.entry, token=issued.token, max_matches=self.settings.max_matches, games=(bot.game,)
+        )
+        folder = checks.stored_path(services.storage_root(), row.sha256)
+        run = await sandbox.start(folder, run_dir, command, slot=slot, limits=self.settings.limits)
+        self.running[row.pk] = Running(
+            row.pk, row.version_id, slot, run, proxy, issued.record.pk, timezone.now(), run_dir
+        )
+        log.info("host: started upload %s (bot %s v%s) in slot %s", row.pk, bot.name, row.version_id, slot)
+
+    async def _end(self, upload_id: int, *, restart: bool) -> None:
+        from webapp.bots.models import BotToken
+        from webapp.bots.services import do_revoke_token
+        from webapp.hosting import services
+        from webapp.hosting.models import HostedUpload
+
+        r = self.running.pop(upload_id)
+        await r.run.stop()
+        await r.proxy.stop()
+        shutil.rmtree(r.run_dir, ignore_errors=True)
+        verdict = r.run.verdict()
+
+        def record() -> None:
+            do_revoke_token(BotToken.objects.get(pk=r.token_id))
+            services.do_record_run(HostedUpload.objects.get(pk=upload_id), r.started, verdict, r.run.log.text())
+
+        await asyncio.to_thread(_close_db, record)
+        if restart:
+            _, delay = self.backoff.get(upload_id, (0.0, 2.0))
+            self.backoff[upload_id] = (time.monotonic() + delay, min(delay * 2, 300.0))
+            log.warning("host: upload %s ended (%s); restart in %.0f s", upload_id, verdict, delay)
+        else:
+            self.backoff.pop(upload_id, None)
+            log.info("host: upload %s stopped (%s)", upload_id, verdict)
+
+
+def _close_db(fn: Any, *args: Any) -> Any:
+    """Runs ``fn`` in a worker thread and closes that thread's database connection afterwards."""
+    from django.db import connection
+
+    try:
+        return fn(*args)
+    finally:
+        connection.close()
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """Registers ``brawl host``."""
+    parser = subparsers.add_parser("host", help="run hosted (uploaded) bots in a sandbox on the ladder")
+    parser.add_argument(
+        "--server", default=os.environ.get("BRAWL_HOST_REFEREE", "127.0.0.1:50051"), metavar="HOST:PORT"
+    )
+    parser.add_argument("--max-running", type=int, default=16, help="hosted bots running at once")
+    parser.add_argument("--poll", type=float, default=2.0, help="seconds between passes")
+    parser.add_argument(
+        "--idle", type=float, default=600.0, help="seconds of little traffic before a run may make room"
+    )
+    parser.add_argument("--memory-mb", type=int, default=768, help="address-space limit per bot, MiB")
+    parser.add_argument("--processes", type=int, default=64, help="processes and threads per bot")
+    parser.add_argument("--cpu-seconds", type=int, default=3600, help="CPU seconds per run before it is restarted")
+    parser.add_argument("-v", "--verbose", action="store_true")
+    parser.set_defaults(func=cmd_host)
+
+
+def cmd_host(args: argparse.Namespace) -> int:
+    """Runs the host until interrupted; 2 when the sandbox cannot run here."""
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "webapp.settings")
+    import django
+
+    django.setup()
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.INFO, format="%(levelname)s %(name)s %(message)s"
+    )
+    try:
+        sandbox.check_available()
+    except sandbox.SandboxUnavailable as exc:
+        print(f"brawl host: {exc}", flush=True)
+        return 2
+    limits = sandbox.Limits(
+        memory_bytes=args.memory_mb * 1024 * 1024, processes=args.processes, cpu_seconds=args.cpu_seconds
+    )
+    host = BotHost(
+        HostSettings(referee=args.server, max_running=args.max_running, poll=args.poll, idle=args.idle, limits=limits)
+    )
+
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, host.stop)
+        await host.serve()
+
+    print(f"host: hosted bots connect to {args.server}", flush=True)
+    asyncio.run(main())
+    return 0
