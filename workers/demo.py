@@ -63,7 +63,61 @@ def ensure_demo(*, play_finished_tournament: bool = True) -> Demo:
             )
     if play_finished_tournament:
         _ensure_tournaments(demo)
+    # After the tournaments: their in-process demo matches play the farm's classes by name.
+    for game in game_names():
+        _ensure_hosted_house(house, game, demo)
     return demo
+
+
+HOSTED_HOUSE_NAME = "hosted-heuristic"
+"""The house bot the service hosts itself (issue 16): uploaded like an author's bot, run by ``brawl host``."""
+
+HOSTED_HOUSE_SOURCE = b'''"""A house bot uploaded to the service and run in its sandbox: the heuristic house policy."""
+
+from referee.sdk.house import house_factory
+
+
+class HostedHouseBot:
+    """Plays the game's heuristic house bot (built on the first turn, once the game is known)."""
+
+    def __init__(self):
+        self.policy = None
+
+    def choose_turn(self, turn):
+        if self.policy is None:
+            self.policy = house_factory(turn.game, "heuristic", 11)()
+        return self.policy.choose(turn.decision, turn.observation, turn.options)
+
+    def choose(self, decision, observation, options):
+        return options[0].id
+'''
+
+
+def _ensure_hosted_house(house: Any, game: str, demo: Demo) -> None:
+    """Uploads the hosted house bot of ``game`` once; ``brawl host`` validates and runs it.
+
+    Skipped, with a note, where the sandbox cannot run (no bubblewrap, or not root).
+    """
+    from webapp.bots import services as bots
+    from webapp.bots.models import Bot
+    from webapp.hosting import services as hosting
+    from webapp.hosting.models import HostedUpload, UploadStatus
+    from workers.hosting import sandbox
+
+    try:
+        sandbox.check_available()
+    except sandbox.SandboxUnavailable as exc:
+        note = f"hosted bots are off on this machine: {exc}"
+        if note not in demo.notes:
+            demo.notes.append(note)
+        return
+    bot = Bot.objects.filter(game=game, name=HOSTED_HOUSE_NAME).first()
+    if bot is None:
+        bot, _ = bots.do_create_bot(
+            house, game, HOSTED_HOUSE_NAME, "House bot hosted by the service (uploaded, sandboxed)", is_house=True
+        )
+    if not HostedUpload.objects.filter(bot=bot).exclude(status=UploadStatus.REJECTED).exists():
+        hosting.do_upload(house, bot, "hosted_house.py", HOSTED_HOUSE_SOURCE, "hosted_house:HostedHouseBot")
 
 
 def _ensure_tournaments(demo: Demo) -> None:
@@ -83,7 +137,10 @@ def _ensure_tournaments(demo: Demo) -> None:
             continue
         t = tournaments.do_create_tournament(organizer, name=name, game=game, format=fmt, best_of=best_of)
         t = tournaments.do_open_registration(t)
-        for version in BotVersion.objects.filter(bot__game=game, bot__is_house=True).order_by("bot__name"):
+        house_versions = BotVersion.objects.filter(bot__game=game, bot__is_house=True).exclude(
+            bot__name=HOSTED_HOUSE_NAME
+        )
+        for version in house_versions.order_by("bot__name"):
             tournaments.do_approve_entrant(tournaments.do_register_entrant(t, version))
         t = tournaments.do_start_tournament(t)
         t = tournaments.do_publish_tournament(t)  # a first visitor sees its bracket without logging in

@@ -412,6 +412,15 @@ def cmd_run(args: argparse.Namespace) -> int:
     ]
     if not args.no_house_bots:
         services.append(Service("housebots", [*brawl, "farm", str(spec_path), "--server", args.referee]))
+        from workers.hosting import sandbox
+
+        try:
+            sandbox.check_available()
+        except sandbox.SandboxUnavailable as exc:
+            print(f"run: no bot host (hosted bots stay pending): {exc}", flush=True)
+        else:
+            # The bot host validates uploads and runs hosted versions (the demo's hosted house bots).
+            services.append(Service("host", [*brawl, "host", "--server", args.referee]))
     supervisor = Supervisor(services, grace=15.0, status_path=var / "supervisor.json")
     database = os.environ.get("DATABASE_URL") or f"sqlite {var / 'brawl.sqlite3'}"
     broker = os.environ.get("REDIS_URL") or f"embedded filesystem broker {var / 'broker'}"
