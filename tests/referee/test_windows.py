@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import random
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -355,3 +356,56 @@ def test_a_seat_relayed_from_another_referee_keeps_its_opt_in() -> None:
         else:
             assert not (s.seat == 1 and pass_only), s
     assert autos[1] >= 5
+
+
+class SlowOnceInWindowBot(WindowBot):
+    """Seat 1 lets its first request of a window of several seats go late; otherwise the WindowBot."""
+
+    late: ClassVar[list[tuple[str, int]]] = []
+
+    def choose_turn(self, turn: Turn) -> str:
+        shared = len(self._asked_with(turn)) > 1
+        choice = super().choose_turn(turn)
+        if shared and int(turn.seat) == 1 and not self.late:
+            self.late.append((turn.match_id, turn.decision_number))
+            time.sleep(turn.deadline + 1.0)
+        return choice
+
+
+def test_each_seat_of_a_window_has_its_own_clock() -> None:
+    """A seat of a window that answers late gets the default and a strike; the others' answers stand.
+
+    Strikes and defaults are per request (docs/bot-protocol.md, section 4): seat 1 lets one window
+    request expire while seat 0, asked in the same window, answers in time.
+    """
+    SlowOnceInWindowBot.late = []
+    quick = TimeSettings(decision_time=3, bank_time=30, max_overrun=0.2, max_strikes=3, reconnect_grace=20)
+
+    async def scenario() -> Replay:
+        WindowBot.seen = []
+        WindowBot.live = {}
+        WindowBot.arrived = {}
+        async with referee_env(RefereeSettings(ping_interval=0.2)) as env:
+            WindowBot.referee = env.referee
+            env.connect(WindowBot, "c0")
+            env.connect(SlowOnceInWindowBot, "c1")
+            await wait_connected(env, "c0", "c1")
+            runner = env.start("scrumbrawl", ["c0", "c1"], seed=5, time=quick)
+            replay = await asyncio.wait_for(runner.wait(), 600)
+            assert replay is not None, runner.error
+            WindowBot.referee = None
+            return replay
+
+    replay = asyncio.run(scenario())
+    verify(replay)
+    assert len(SlowOnceInWindowBot.late) == 1
+    _, late_number = SlowOnceInWindowBot.late[0]
+    steps = resimulate(replay)
+    window = [s for s in steps if s.window is not None and s.window == steps[late_number].window]
+    assert len(window) >= 2 and late_number in {s.number for s in window}
+    assert [(i.seat, i.kind, i.at) for i in replay.incidents] == [(1, "timeout", late_number)]
+    for s in window:
+        d = replay.decisions[s.number]
+        assert d.source == ("default" if s.number == late_number else "bot"), (s, d)
+    got = {s.number: s for s in WindowBot.seen}
+    assert max(got[s.number].live for s in window) == len(window)
