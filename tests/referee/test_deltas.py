@@ -23,10 +23,15 @@ import pytest
 from brawl.bot.v1 import bot_pb2
 
 from referee.core import get_game
+from referee.core.ids import BotId
 from referee.core.replay import Recorder, Replay
+from referee.sdk import BotClient
 from referee.sdk.host import Turn
 from referee.server import codec
+from referee.server.auth import BotIdentity
 from referee.server.delta import ObservationDiffer, PatchError, apply_patch, encode
+from referee.server.match import SeatSpec
+from referee.server.relay import RelayLink
 from referee.server.timecontrol import TimeSettings
 from tests.referee.harness import referee_env, wait_connected
 from tests.referee.test_node_bot import NODE_BOT, ensure_node_modules
@@ -300,5 +305,40 @@ def test_the_node_example_bot_rebuilds_every_observation_from_patches(tmp_path: 
                         assert without_nulls(line["observation"]) == want[line["decision_number"]]
                         checked += 1
             assert checked > 100
+
+    asyncio.run(scenario())
+
+
+def test_a_relayed_seat_gets_patches_or_whole_observations_as_its_hello_asked() -> None:
+    """Across the relay: the host's session applies the origin's patches for a full-observation bot."""
+    from tests.referee.test_relay import two_referees
+
+    SpreadBot.turns = []
+
+    async def scenario() -> None:
+        async with two_referees() as (origin, host, store):
+            tx = store.issue(BotIdentity(BotId("rx"), "RX"))
+            ty = store.issue(BotIdentity(BotId("ry"), "RY"))
+            cx = BotClient(SpreadBot, f"127.0.0.1:{origin.port}", tx, games=["superfantasybrawl"])
+            cy = BotClient(SpreadBot, f"127.0.0.1:{host.port}", ty, games=["superfantasybrawl"], full_observations=True)
+            full: dict[str, list[bool]] = {"rx": [], "ry": []}
+            for name, client in (("rx", cx), ("ry", cy)):
+                # Spy on what arrives: whole observations for ry only, patches for rx.
+                def spy(msg: Any, handle: Any = client.host.handle, seen: list[bool] = full[name]) -> None:
+                    if msg.WhichOneof("message") == "decision_request":
+                        seen.append(msg.decision_request.HasField("observation"))
+                    handle(msg)
+
+                client.host.handle = spy  # type: ignore[method-assign]
+            tasks = [asyncio.create_task(cx.run(1)), asyncio.create_task(cy.run(1))]
+            seats = [SeatSpec(bot_id=BotId("rx")), SeatSpec(bot_id=BotId("ry"))]
+            runner = origin.referee.start_match(
+                game="superfantasybrawl", seats=seats, seed=41, time_control=CALM.to_proto()
+            )
+            await asyncio.wait_for(runner.wait(), 300)
+            assert any(isinstance(st.link, RelayLink) for st in runner.seats)
+            assert check_turns([runner], SpreadBot.turns) > 50
+            assert full["ry"] and all(full["ry"]) and full["rx"] and not any(full["rx"])
+            await asyncio.wait_for(asyncio.gather(*tasks), 30)
 
     asyncio.run(scenario())
