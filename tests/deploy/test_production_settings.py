@@ -59,4 +59,11 @@ def test_development_needs_no_secret(tmp_path: Path) -> None:
     # The other side of the partition: the one-machine default starts with nothing set.
     result = load_settings_in_subprocess({"BRAWL_VAR_DIR": str(tmp_path / "var")}, tmp_path)
     assert result.returncode == 0, result.stderr
+    # Debug pages are off unless asked for, even on the one-machine default (issue 11).
+    assert result.stdout.split() == ["django.db.backends.sqlite3", "False"]
+
+
+def test_debug_pages_only_when_asked(tmp_path: Path) -> None:
+    result = load_settings_in_subprocess({"BRAWL_VAR_DIR": str(tmp_path / "var"), "DEBUG": "true"}, tmp_path)
+    assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["django.db.backends.sqlite3", "True"]
