@@ -1,6 +1,7 @@
 """Permissions shared by the apps: who may read and who may change what.
 
-Anyone may read public data; an author changes only their own bots; organizers are staff users.
+Anyone may read public data; an author changes only their own bots; organizers hold the organizer role
+(``webapp.tournaments.roles``: the ``organizers`` group, or a superuser).
 """
 
 from __future__ import annotations
@@ -13,12 +14,14 @@ from rest_framework.views import APIView
 
 
 class IsOrganizer(permissions.BasePermission):
-    """Staff users: they run tournaments."""
+    """Users with the organizer role: they run tournaments."""
 
-    message = "Only organizers (staff) may do this."
+    message = "Only organizers may do this."
 
     def has_permission(self, request: Request, view: APIView) -> bool:
-        return bool(request.user and request.user.is_authenticated and request.user.is_staff)
+        from webapp.tournaments.roles import is_organizer
+
+        return is_organizer(request.user)
 
 
 class IsOrganizerOrReadOnly(IsOrganizer):

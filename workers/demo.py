@@ -19,7 +19,7 @@ from typing import Any
 log = logging.getLogger("workers.demo")
 
 DEMO_LOGINS = {"organizer": ("organizer", True), "author": ("author", False)}
-"""Demo users: name -> (password, is staff). Printed by ``brawl run``."""
+"""Demo users: name -> (password, is staff). Printed by ``brawl run``. ``organizer`` also gets the organizer role."""
 
 
 @dataclass
@@ -40,6 +40,7 @@ def ensure_demo(*, play_finished_tournament: bool = True) -> Demo:
     from referee.core.registry import game_names
     from webapp.bots import services as bots
     from webapp.bots.models import Bot
+    from webapp.tournaments.roles import make_organizer
     from workers.housebots import STRENGTHS
 
     demo = Demo()
@@ -48,6 +49,9 @@ def ensure_demo(*, play_finished_tournament: bool = True) -> Demo:
         if created:
             user.set_password(password)
             user.save()
+        if name == "organizer":
+            # The organizer role is the group's permissions, not staff status or superuser.
+            make_organizer(user)
     house, _ = User.objects.get_or_create(username="house")
     for game in game_names():
         for strength, cls in STRENGTHS.items():

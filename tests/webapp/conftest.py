@@ -25,6 +25,7 @@ from webapp.bots import services as bot_services
 from webapp.bots.models import Bot
 from webapp.matches import services as match_services
 from webapp.matches.models import Match
+from webapp.tournaments.roles import make_organizer
 
 GAME = "tinygame"
 register(TinyGame())
@@ -48,7 +49,9 @@ def other(db: Any) -> User:
 
 @pytest.fixture
 def organizer(db: Any) -> User:
-    return User.objects.create_user("olga", password="correct horse battery", is_staff=True)
+    user = User.objects.create_user("olga", password="correct horse battery", is_staff=True)
+    make_organizer(user)  # the role is the group's permissions; staff alone is not an organizer
+    return user
 
 
 def client_for(user: User | None) -> APIClient:

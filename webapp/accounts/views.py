@@ -21,6 +21,7 @@ from webapp.accounts import lockout
 from webapp.accounts.serializers import ApiTokenSerializer, MeSerializer
 from webapp.accounts.services import do_rotate_api_token
 from webapp.matches.services import challenges_left
+from webapp.tournaments.roles import is_organizer
 
 
 class MeView(APIView):
@@ -36,7 +37,7 @@ class MeView(APIView):
                 {
                     "id": request.user.pk,
                     "username": request.user.username,
-                    "is_organizer": request.user.is_staff,
+                    "is_organizer": is_organizer(request.user),
                     "challenges_left": left,
                     "challenges_reset_at": resets_at,
                 }

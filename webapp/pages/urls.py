@@ -4,6 +4,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import path
 
 from webapp.pages import views
+from webapp.tournaments import console
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -13,6 +14,10 @@ urlpatterns = [
     path("matches/<int:match_id>/", views.match_page, name="match"),
     path("tournaments/", views.tournaments_page, name="tournaments"),
     path("tournaments/<int:tournament_id>/", views.tournament_page, name="tournament"),
+    path("tournaments/<int:tournament_id>/enter/", views.enter_tournament, name="tournament-enter"),
+    path("organize/", console.console_index, name="console"),
+    path("organize/tournaments/<int:tournament_id>/", console.console_tournament, name="console-tournament"),
+    path("organize/tournaments/<int:tournament_id>/<str:verb>/", console.console_action, name="console-action"),
     path("accounts/signup/", views.signup, name="signup"),
     path("accounts/login/", views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),

@@ -28,7 +28,7 @@ from rest_framework.exceptions import APIException
 from rest_framework.throttling import SimpleRateThrottle
 
 from referee.core.registry import game_names
-from webapp.api import query_id
+from webapp.api import DomainError, query_id
 from webapp.bots import services as bot_services
 from webapp.bots.models import Bot
 from webapp.errors import error_response
@@ -39,8 +39,11 @@ from webapp.matches.views import filter_matches, match_queryset, visible_matches
 from webapp.pages.forms import BotForm, LockoutAuthenticationForm, SignUpForm
 from webapp.rankings.models import Rating, RatingHistory
 from webapp.rankings.views import leaderboard
+from webapp.tournaments import services as t_services
 from webapp.tournaments.bracket import bracket_data
-from webapp.tournaments.models import TournamentStatus
+from webapp.tournaments.console import lifecycle_state
+from webapp.tournaments.models import Tournament, TournamentEntrant, TournamentStatus
+from webapp.tournaments.roles import is_organizer
 from webapp.tournaments.views import visible_tournaments
 
 MAX_ZIP_IDS = 500
@@ -236,9 +239,57 @@ def tournament_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
     t = get_object_or_404(visible_tournaments(request.user), pk=tournament_id)
     data = bracket_data(t, for_template=True)
     entrants = list(t.entrants.select_related("bot_version__bot__owner").order_by("seed", "id"))
+    can_enter = request.user.is_authenticated and t.status == TournamentStatus.REGISTRATION
+    my_bots: list[Bot] = []
+    if can_enter:
+        entered = {e.bot_version.bot_id for e in entrants}
+        my_bots = [
+            b
+            for b in Bot.objects.filter(owner=request.user, game=t.game, latest_version__isnull=False)
+            .select_related("latest_version")
+            .order_by("name")
+            if b.pk not in entered
+        ]
     return render(
-        request, "pages/tournament.html", {"t": t, "data": data, "entrants": entrants, "game": game_info(t.game)}
+        request,
+        "pages/tournament.html",
+        {
+            "t": t,
+            "data": data,
+            "entrants": entrants,
+            "game": game_info(t.game),
+            "state": lifecycle_state(t),
+            "can_enter": can_enter,
+            "my_bots": my_bots,
+            "is_organizer": is_organizer(request.user),
+        },
     )
+
+
+@login_required
+@require_POST
+def enter_tournament(request: HttpRequest, tournament_id: int) -> HttpResponse:
+    """An author enters one of their bots (its latest version); the entry waits for the organizer's approval.
+
+    Posted from the tournament page and from the bot's manage page (``next`` says where to return).
+    """
+    t = get_object_or_404(visible_tournaments(request.user), pk=tournament_id)
+    raw = request.POST.get("bot", "")
+    bot = get_object_or_404(
+        Bot.objects.select_related("latest_version"), pk=int(raw) if raw.isdigit() else 0, owner=request.user
+    )
+    try:
+        if bot.latest_version is None:
+            raise DomainError(f"{bot.name} has no version to enter")
+        t_services.do_register_entrant(t, bot.latest_version)
+    except APIException as exc:
+        messages.error(request, str(exc.detail))
+    else:
+        messages.info(request, f"{bot.name} entered {t.name}; the organizer approves entries before the start.")
+    target = request.POST.get("next", "")
+    if target == "manage":
+        return redirect("manage-bot", bot_id=bot.pk)
+    return redirect("tournament", tournament_id=t.pk)
 
 
 class LoginView(auth_views.LoginView):
@@ -339,10 +390,21 @@ def manage_bot(request: HttpRequest, bot_id: int) -> HttpResponse:
         .order_by("-is_house", "name")[:200]
     )
     left, resets_at = match_services.challenges_left(request.user)
+    entered = set(TournamentEntrant.objects.filter(bot_version__bot=bot).values_list("tournament_id", flat=True))
+    taking_entries = Tournament.objects.filter(game=bot.game, status=TournamentStatus.REGISTRATION)
+    open_tournaments = [t for t in taking_entries.order_by("-created")[:50] if t.pk not in entered]
+    upcoming = list(
+        match_queryset()
+        .filter(seats__bot_version__bot=bot, status__in=[MatchStatus.QUEUED, MatchStatus.RUNNING])
+        .distinct()
+        .order_by("-status", "created", "id")[:50]
+    )
     return render(
         request,
         "pages/manage_bot.html",
         {
+            "open_tournaments": open_tournaments,
+            "upcoming": upcoming,
             "bot": bot,
             "tokens": list(bot.tokens.all()),
             "versions": list(bot.versions.order_by("-number")),

@@ -146,6 +146,28 @@ def do_register_entrant(
 
 
 @transaction.atomic
+def do_add_entrant(tournament: Tournament, version: BotVersion) -> TournamentEntrant:
+    """The organizer enters ``version`` (any bot of the game, house bots included), approved at once.
+
+    Unlike an author's entry it is allowed in draft too and ignores the registration window:
+    the organizer fills the field.
+
+    Raises:
+        WrongStatus: the tournament has started.
+        DomainError: the bot plays another game.
+    """
+    t = _locked(tournament.pk)
+    _require(t, TournamentStatus.DRAFT, TournamentStatus.REGISTRATION)
+    if version.bot.game != t.game:
+        raise DomainError(f"{version.bot.name} plays {version.bot.game}, this tournament is {t.game}")
+    entrant, _ = TournamentEntrant.objects.get_or_create(tournament=t, bot_version=version)
+    if not entrant.approved:
+        entrant.approved = True
+        entrant.save(update_fields=["approved"])
+    return entrant
+
+
+@transaction.atomic
 def do_approve_entrant(entrant: TournamentEntrant, approved: bool = True, seed: int | None = None) -> TournamentEntrant:
     """Approves (or un-approves) an entry, optionally setting its manual seed.
 

@@ -5,7 +5,9 @@
 
 from __future__ import annotations
 
-from django.db.models import QuerySet
+from typing import Any
+
+from django.db.models import Q, QuerySet
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
 from rest_framework import mixins, permissions, status, viewsets
@@ -21,15 +23,21 @@ from webapp.permissions import IsOrganizer, IsOrganizerOrReadOnly
 from webapp.tournaments import serializers as s
 from webapp.tournaments import services
 from webapp.tournaments.bracket import bracket_data
-from webapp.tournaments.models import Tournament, TournamentEntrant
+from webapp.tournaments.models import Tournament, TournamentEntrant, TournamentStatus
+from webapp.tournaments.roles import is_organizer
 
 
-def visible_tournaments(user: object) -> QuerySet[Tournament]:
-    """Published tournaments, or all of them for organizers."""
+def visible_tournaments(user: Any) -> QuerySet[Tournament]:
+    """What ``user`` may see: organizers see every tournament; others see published ones, ones taking
+    entries (registration opens before results are made public), and ones their own bots entered."""
     qs = Tournament.objects.all()
-    if not getattr(user, "is_staff", False):
-        qs = qs.filter(published=True)
-    return qs
+    if is_organizer(user):
+        return qs
+    shown = Q(published=True) | Q(status=TournamentStatus.REGISTRATION)
+    if getattr(user, "is_authenticated", False):
+        mine = TournamentEntrant.objects.filter(bot_version__bot__owner=user).values("tournament_id")
+        shown |= Q(pk__in=mine)
+    return qs.filter(shown)
 
 
 class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
