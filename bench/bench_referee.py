@@ -13,7 +13,9 @@ streams by the same parent process, measured in the same run:
   as an echo);
 * ``us cpu/dec``: CPU of the referee processes per decision (``time.process_time`` in each child),
   beside the floor servers' CPU per round trip;
-* ``max step ms``: the longest engine step (apply, observe, encode) seen on a referee's loop.
+* ``max step ms``: the longest engine step (apply, observe, encode) seen on a referee's loop, in
+  wall time and in the loop thread's CPU time (``cpu``; the wall time also counts the process
+  being descheduled on a loaded machine).
 
     python -m bench.bench_referee [--games scrumbrawl,superfantasybrawl] [--concurrency 1,10,100]
                                   [--processes 1,2] [--decisions 4000]
@@ -87,11 +89,13 @@ def _referee_child(conn: Connection, games: Sequence[str]) -> None:
     tune_gc()  # as `brawl referee` does
     tc = TimeSettings(decision_time=30, bank_time=300).to_proto()
 
-    async def window(referee: Any, game: str, matches: int, target: int) -> tuple[int, float, float, float]:
+    async def window(
+        referee: Any, game: str, matches: int, target: int
+    ) -> tuple[int, float, float, tuple[float, float]]:
         """Keeps ``matches`` running (an ended one is replaced at once) and measures a window of play.
 
-        Returns (decisions in the window, CPU seconds, wall seconds, longest engine step); the
-        matches still running are cancelled afterwards.
+        Returns (decisions in the window, CPU seconds, wall seconds, longest engine step as
+        (wall, CPU)); the matches still running are cancelled afterwards.
         """
         seats = [SeatSpec(bot_id=BotId("a")), SeatSpec(bot_id=BotId("b"))]
         serial = 0
@@ -103,7 +107,14 @@ def _referee_child(conn: Connection, games: Sequence[str]) -> None:
 
         runners = [start() for _ in range(matches)]
         ended = 0
-        longest = 0.0
+        longest = (0.0, 0.0)
+
+        def step(r: Any) -> tuple[float, float]:
+            # Older referees (the "before" tree) have no CPU measure.
+            return r.max_step_seconds, getattr(r, "max_step_cpu_seconds", float("nan"))
+
+        def most(a: tuple[float, float], b: tuple[float, float]) -> tuple[float, float]:
+            return max(a[0], b[0]), max(a[1], b[1])
 
         def count() -> int:
             return ended + sum(len(r.recorder.replay.decisions) for r in runners)
@@ -115,10 +126,11 @@ def _referee_child(conn: Connection, games: Sequence[str]) -> None:
             for i, r in enumerate(runners):
                 if r.is_over():
                     ended += len(r.recorder.replay.decisions)
-                    longest = max(longest, r.max_step_seconds)
+                    longest = most(longest, step(r))
                     runners[i] = start()
         c1, cpu1, t1 = count(), time.process_time(), time.perf_counter()
-        longest = max([longest, *(r.max_step_seconds for r in runners)])
+        for r in runners:
+            longest = most(longest, step(r))
         for r in runners:
             r.cancel("bench window over")
         await asyncio.gather(*(r.wait() for r in runners))
@@ -221,15 +233,15 @@ async def floor(servers: Sequence[tuple[Any, Connection, int]], streams: int, ro
 
 async def referee_run(
     referees: Sequence[tuple[Any, Connection, int, list[str]]], game: str, matches: int, decisions: int
-) -> tuple[float, float, float]:
-    """Returns (decisions per second, referee CPU seconds per decision, longest engine step)."""
+) -> tuple[float, float, float, float]:
+    """Returns (decisions/s, referee CPU seconds per decision, longest engine step wall and CPU seconds)."""
     bots = []
     for _, _, port, tokens in referees:
         share = max(1, -(-matches // len(referees)))
         for token in tokens:
             bots.append(asyncio.create_task(instant_bot(f"127.0.0.1:{port}", token, game, share)))
     await asyncio.sleep(0.5)  # let every session open before the first wave
-    rate, done, cpu, longest = 0.0, 0, 0.0, 0.0
+    rate, done, cpu, longest, longest_cpu = 0.0, 0, 0.0, 0.0, 0.0
     try:
         shares = _split(matches, len(referees))
         for (_, conn, _, _), share in zip(referees, shares, strict=True):
@@ -241,12 +253,13 @@ async def referee_run(
                 rate += n / elapsed  # the processes run side by side: their rates add up
                 done += n
                 cpu += c
-                longest = max(longest, step)
+                longest = max(longest, step[0])
+                longest_cpu = max(longest_cpu, step[1])
     finally:
         for task in bots:
             task.cancel()
         await asyncio.gather(*bots, return_exceptions=True)
-    return rate, cpu / done, longest
+    return rate, cpu / done, longest, longest_cpu
 
 
 async def main_async(
@@ -257,7 +270,7 @@ async def main_async(
     )
     header = (
         f"{'game':<18} {'procs':>5} {'matches':>7} | {'floor rt/s':>10} {'us cpu/rt':>9} | "
-        f"{'dec/s':>7} {'us cpu/dec':>10} | {'ratio':>5} | {'max step ms':>11}"
+        f"{'dec/s':>7} {'us cpu/dec':>10} | {'ratio':>5} | {'max step ms':>11} {'cpu':>6}"
     )
     print(header)
     print("-" * len(header))
@@ -275,10 +288,11 @@ async def main_async(
             for game in games:
                 for n in concurrency:
                     f_rate, f_cpu = await floor(echoes, n, decisions)
-                    r_rate, r_cpu, longest = await referee_run(referees, game, n, decisions)
+                    r_rate, r_cpu, longest, longest_cpu = await referee_run(referees, game, n, decisions)
                     print(
                         f"{game:<18} {p:>5} {n:>7} | {f_rate:>10.0f} {f_cpu * 1e6:>9.0f} | "
-                        f"{r_rate:>7.0f} {r_cpu * 1e6:>10.0f} | {r_rate / f_rate:>5.2f} | {longest * 1e3:>11.2f}",
+                        f"{r_rate:>7.0f} {r_cpu * 1e6:>10.0f} | {r_rate / f_rate:>5.2f} | "
+                        f"{longest * 1e3:>11.2f} {longest_cpu * 1e3:>6.2f}",
                         flush=True,
                     )
         finally:

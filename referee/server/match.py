@@ -238,7 +238,10 @@ class MatchRunner:
         self.event_total = len(self.recorder.match.events(0))
         """Length of the full event log, kept by counting what each apply returns."""
         self.max_step_seconds = 0.0
-        """Longest engine step (apply, observe, encode) seen, for the event-loop budget."""
+        """Longest engine step (apply, observe, encode) seen, for the event-loop budget (wall time)."""
+        self.max_step_cpu_seconds = 0.0
+        """The same in this thread's CPU time: the step's own work, without the time the process
+        spent descheduled (on a loaded machine the wall time says more about the machine)."""
         self._end: Outcome | None = None
         self._waiter: asyncio.Future[None] | None = None
         self._seated = asyncio.Event()
@@ -521,7 +524,7 @@ class MatchRunner:
             self._check_still_mine()
             if self._end is not None:
                 break
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.thread_time()
             decision = match.to_move()
             if decision is None:
                 break
@@ -562,11 +565,12 @@ class MatchRunner:
                     self._send_request(st, p, fresh=True)
             before = time.perf_counter() - t0
             self.max_step_seconds = max(self.max_step_seconds, before)
+            self.max_step_cpu_seconds = max(self.max_step_cpu_seconds, time.thread_time() - c0)
             await self._await_answers(pendings)
             self._check_still_mine()
             if self._end is not None:
                 break
-            t1 = time.perf_counter()
+            t1, c1 = time.perf_counter(), time.thread_time()
             for p in pendings:
                 if self._end is not None:
                     break
@@ -578,6 +582,7 @@ class MatchRunner:
             # No explicit yield is needed here: waiting for each answer already yields to the loop.
             after = time.perf_counter() - t1
             self.max_step_seconds = max(self.max_step_seconds, after)
+            self.max_step_cpu_seconds = max(self.max_step_cpu_seconds, time.thread_time() - c1)
             self._metrics.overhead.observe(before + after)
 
     def _apply_answer(self, p: Pending) -> None:
