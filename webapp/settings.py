@@ -101,6 +101,8 @@ BRAWL_LOGIN_LOCKOUT_SECONDS: int = env("BRAWL_LOGIN_LOCKOUT_SECONDS", int, 900) 
 AUTHENTICATION_BACKENDS = ["webapp.accounts.lockout.LockoutBackend"]
 """Django's model backend behind the sign-in lockout (``webapp/accounts/lockout.py``)."""
 
+BRAWL_REFEREE_PUBLIC_ADDRESS: str = env("BRAWL_REFEREE_PUBLIC_ADDRESS", str, "127.0.0.1:50051") or "127.0.0.1:50051"
+"""HOST:PORT bots connect to, as authors must write it (shown in the token page's ``brawl bot run`` command)."""
 BRAWL_CHALLENGES_PER_DAY: int = env("BRAWL_CHALLENGES_PER_DAY", int, 50) or 0
 """Unrated challenge matches one author may request per UTC day."""
 BRAWL_INLINE_REPLAY_MAX_BYTES: int = env("BRAWL_INLINE_REPLAY_MAX_BYTES", int, 4 * 1024 * 1024) or 0

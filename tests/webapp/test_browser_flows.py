@@ -8,7 +8,9 @@ Screenshots of each step are written to docs/screenshots/ so the docs show what 
 
 from __future__ import annotations
 
+import argparse
 import os
+import shlex
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,6 +18,8 @@ import pytest
 from django.contrib.auth.models import User
 from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
 
+from referee.sdk import cli as sdk_cli
+from referee.sdk.client import load_object
 from tests.webapp.conftest import GAME
 from tests.webapp.test_tournaments import play_out
 from webapp.matches import services as match_services
@@ -177,4 +181,40 @@ def test_organizer_runs_a_tournament_of_eight_from_the_console(
         assert anon.locator("details.round-standings").count() == 3
     shot(anon, f"tournament-published-{fmt}.png")
     anon.context.close()
+    assert not errors, f"JavaScript errors: {errors}"
+
+
+def test_token_page_copies_the_token_and_the_exact_run_command(live_server, browser: Browser, author: User) -> None:
+    """Issue 15, finding 4: a copy button and the ready ``brawl bot run`` command on the token page."""
+    errors: list[str] = []
+    context, page = logged_in(browser, live_server.url, "alice", errors)
+    # The Clipboard API needs the permission in headless Chromium; the page falls back without it.
+    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=live_server.url)
+    page.goto(f"{live_server.url}/me/bots/new/")
+    page.select_option("#id_game", GAME)
+    page.fill("#id_name", "CopyBot")
+    page.click("#create-bot-form button[type=submit]")
+    token = page.inner_text("#bot-token").strip()
+    command = page.inner_text("#run-command").strip()
+    assert command == (
+        f"brawl bot run referee.sdk.house:RandomBot --server 127.0.0.1:50051 --token {token} --games {GAME}"
+    )
+    # The command is one the SDK's own parser takes, naming a class that loads.
+    parser = argparse.ArgumentParser(prog="brawl")
+    sdk_cli.add_parser(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(shlex.split(command)[1:])
+    assert (args.bot, args.server, args.token, args.games) == (
+        "referee.sdk.house:RandomBot",
+        "127.0.0.1:50051",
+        token,
+        [GAME],
+    )
+    assert callable(load_object(args.bot))
+    page.click("#copy-command")
+    assert page.evaluate("navigator.clipboard.readText()") == command
+    page.click("#copy-token")
+    assert page.evaluate("navigator.clipboard.readText()") == token
+    assert page.get_attribute("#copy-token", "data-copied") == "1"
+    shot(page, "token-once.png")
+    context.close()
     assert not errors, f"JavaScript errors: {errors}"

@@ -370,7 +370,11 @@ def create_bot(request: HttpRequest) -> HttpResponse:
 
 def token_page(request: HttpRequest, bot: Bot, token: str, *, created: bool) -> HttpResponse:
     """The one page that ever shows a plain token; no cache may keep it."""
-    response = render(request, "pages/token_once.html", {"bot": bot, "token": token, "created": created})
+    response = render(
+        request,
+        "pages/token_once.html",
+        {"bot": bot, "token": token, "created": created, "referee_address": settings.BRAWL_REFEREE_PUBLIC_ADDRESS},
+    )
     response["Cache-Control"] = "no-store"
     return response
 
