@@ -15,7 +15,7 @@ checks, from its own records rather than the matchmaker's:
   mirrored, every table plays each rotation once.
 
 The default suite simulates one week of duels and one of pods; ``slow`` runs four seeds of each,
-mirrored and not, with 4-10 starting bots, a call every 5 s and 2-12 minute matches.
+mirrored and not, with 4-8 starting bots and 2-12 minute matches.
 """
 
 from __future__ import annotations
@@ -284,11 +284,9 @@ def test_a_week_of_ladder(sizes: tuple[int, ...]) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.timeout(1800)
+@pytest.mark.timeout(3600)
 @pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize("sizes", [(2,), (4, 3)], ids=["duels", "pods"])
 @pytest.mark.parametrize("mirrored", [False, True], ids=["plain", "mirrored"])
 def test_weeks_of_ladder_slow(seed: int, sizes: tuple[int, ...], mirrored: bool) -> None:
-    simulate(
-        seed, sizes, mirrored=mirrored, bots=4 + 3 * (seed % 3), call_every=timedelta(seconds=5), minutes=(2.0, 12.0)
-    )
+    simulate(seed, sizes, mirrored=mirrored, bots=4 + 2 * (seed % 3), minutes=(2.0, 12.0))
