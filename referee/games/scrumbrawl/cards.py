@@ -2,11 +2,11 @@
 Fumble, the Revenant, and every event.
 
 Out-of-turn plays are *windows*: a decision walked seat by seat, clockwise from the active
-player. A Dispel, Fumble, team enchantment or Revenant window is offered to every seat that could
+player. An Alter Reality, Dispel, Fumble, team enchantment or Revenant window is offered to every seat that could
 play in it were it holding the card, whatever it holds ("pass" is always an option), so being asked
 says nothing about a hand; its answers are held until the last seat has answered, so the seats of
-one window may be asked in parallel (``Decision.window``). Alter Reality windows are still offered
-only to a holder. A pass leaves no event. This module does not run the turn (``turn``) or combat.
+one window may be asked in parallel (``Decision.window``). The Alter Reality window after each roll
+is one of them too. A pass leaves no event. This module does not run the turn (``turn``) or combat.
 """
 
 from __future__ import annotations
@@ -108,6 +108,9 @@ def _window_close(m: SBMatch, f: Frame) -> None:
             m.emit("dispel", {"seat": seat, "card": params["card"], "detail": ref["what"]})
             open_window(m, "dispel_window", [s for s in m.order_from(m.active) if s != seat], f["prompt"], ref=ref)
             return
+        if f["window"] == "alter_window":
+            play_alter(m, seat, params, f["data"])
+            return
         open_window(m, f["window"], f["seats"], f["prompt"], **f["data"])
         if kind == "dispel":
             dispel_enchantment(m, seat, params["card"], params["target"])
@@ -123,6 +126,11 @@ def _still_playable(m: SBMatch, seat: int, kind: str, params: dict[str, object],
         return False
     if kind == "dispel" and "target" in params:
         return params["target"] in enchantments_in_play(m)
+    if kind == "alter":
+        ref = data["ref"]
+        assert isinstance(ref, dict) and isinstance(params["die"], int) and isinstance(params["delta"], int)
+        lo, hi = ref["bounds"][params["die"]]
+        return bool(lo <= ref["dice"][params["die"]] + params["delta"] <= hi)
     if kind == "fumble":
         c = m.creatures.get(str(params["creature"]))
         return c is not None and can_be_fumbled(m, c)
@@ -215,14 +223,33 @@ def _team_window(m: SBMatch, f: Frame, opt: Option) -> None:
 # -- Alter Reality -------------------------------------------------------------------------------
 
 
-def _alter_options(m: SBMatch, f: Frame) -> list[Option]:
-    seat = f["queue"][0]
-    cards = cards_of(m, seat, "alter_reality")
-    if not cards:
-        return []
-    ref = f["ref"]
+def alter_reality_left(m: SBMatch) -> bool:
+    """Whether an Alter Reality card may be in some hand, judged on public facts only.
+
+    The deck list is public (the config's counts), and so is the discard pile: when the config has no
+    Alter Reality card, or every one of them lies in the discard pile, nobody can hold one, so no
+    window is opened. A card's whereabouts beyond that (the deck, a hand) are never consulted.
+    """
+    if m.config["simple_remove_alter_reality"]:
+        return False
+    counts = {**CONTENT.deck, **m.config["deck_counts"]}
+    total = sum(n for name, n in counts.items() if name in CONTENT.alter_reality)
+    discarded = sum(1 for k in m.discard if m.card_names[k] in CONTENT.alter_reality)
+    return bool(total > discarded)
+
+
+@step("alter_open")
+def _alter_open(m: SBMatch, f: Frame) -> None:
+    """Opens the Alter Reality window after a roll (section 1.5.3): every live seat, clockwise from the
+    active player, whatever it holds. Any seat may play the card after any roll, so nobody is skipped
+    (a die can always move by 1 within its bounds)."""
+    if alter_reality_left(m):
+        open_window(m, "alter_window", m.order_from(m.active), f["prompt"], ref=f["ref"], purpose=f["purpose"])
+
+
+def _alter_plays(m: SBMatch, seat: int, ref: Frame) -> list[Option]:
     opts = []
-    for card in cards:
+    for card in cards_of(m, seat, "alter_reality"):
         value = CONTENT.alter_reality[m.card_names[card]]
         for i, die in enumerate(ref["dice"]):
             lo, hi = ref["bounds"][i]
@@ -236,19 +263,28 @@ def _alter_options(m: SBMatch, f: Frame) -> list[Option]:
                             {"card": card, "card_name": m.card_names[card], "die": i, "delta": delta},
                         )
                     )
-    return [*opts, Option("pass", "pass", "do not alter")] if opts else []
+    return opts
+
+
+def _alter_options(m: SBMatch, f: Frame) -> list[Option]:
+    # Offered whatever the seat holds: "pass" alone says nothing about a hand.
+    return [*_alter_plays(m, f["queue"][0], f["ref"]), Option("pass", "pass", "do not alter")]
 
 
 @decision("alter_window", "alter_reality", _alter_options, default="pass", window=True)
 def _alter(m: SBMatch, f: Frame, opt: Option) -> None:
-    if opt.id == "pass":
-        _passed(m, f, "alter_reality")
-        return
-    seat = f["queue"][0]
-    card, i, delta = opt.params["card"], opt.params["die"], opt.params["delta"]
+    _hold(m, f, opt)
+
+
+def play_alter(m: SBMatch, seat: int, params: dict[str, object], data: dict[str, object]) -> None:
+    """Plays the Alter Reality card of ``params`` on the roll ``data["ref"]``, then reopens the window
+    to every live seat clockwise from the next one (so cards can answer cards, the player last)."""
+    card, i, delta = str(params["card"]), params["die"], params["delta"]
+    assert isinstance(i, int) and isinstance(delta, int)
+    ref = data["ref"]
+    assert isinstance(ref, dict)
     play_from_hand(m, seat, card)
     m.discard.append(card)
-    ref = f["ref"]
     ref["dice"][i] += delta
     ref["natural"][i] = False
     m.emit(
@@ -259,10 +295,11 @@ def _alter(m: SBMatch, f: Frame, opt: Option) -> None:
             "name": m.card_names[card],
             "dice": list(ref["dice"]),
             "values": [i, delta],
-            "purpose": f["purpose"],
+            "purpose": data["purpose"],
         },
     )
-    f["queue"] = m.order_from((seat + 1) % m.seats)
+    if alter_reality_left(m):
+        open_window(m, "alter_window", m.order_from((seat + 1) % m.seats), "alter the roll?", **data)
 
 
 # -- Dispel --------------------------------------------------------------------------------------

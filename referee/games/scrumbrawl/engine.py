@@ -32,7 +32,7 @@ from referee.core.contract import (
 from referee.core.errors import IllegalOptionError, MatchOverError
 from referee.core.ids import Seat
 
-INFO = GameInfo("scrumbrawl", "ScrumBrawl", "2", min_seats=2, max_seats=4)
+INFO = GameInfo("scrumbrawl", "ScrumBrawl", "3", min_seats=2, max_seats=4)
 
 Frame = dict[str, Any]
 Pos = tuple[int, int]
@@ -269,13 +269,8 @@ class SBMatch(Match):
         # A copy: Alter Reality changes ``then["dice"]`` later, and an emitted event never changes.
         self.emit("roll", {"purpose": f["purpose"], "dice": list(values), "seat": self.active})
         if f["alterable"]:
-            self.push(
-                "alter_window",
-                queue=self.order_from(self.active),
-                ref=then,
-                purpose=f["purpose"],
-                prompt="alter the roll?",
-            )
+            # ``cards`` opens it (a held window for every live seat, see ``cards._alter_open``).
+            self.push("alter_open", ref=then, purpose=f["purpose"], prompt="alter the roll?")
 
     def run(self) -> None:
         """Runs steps until a decision with legal options is on top, or the match ends."""

@@ -19,7 +19,7 @@ from referee.games.scrumbrawl.turn import PHASES
 Pos = tuple[int, int]
 
 
-HELD_WINDOWS = frozenset({"dispel_window", "fumble_window", "team_window", "dispel", "revenant"})
+HELD_WINDOWS = frozenset({"alter_reality", "dispel_window", "fumble_window", "team_window", "dispel", "revenant"})
 """The window kinds offered to a seat whatever it holds (so often with "pass" as the only option)."""
 
 

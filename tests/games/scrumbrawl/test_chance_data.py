@@ -15,6 +15,7 @@ import pytest
 
 from referee.core.chance import SeededChance
 from referee.core.ids import Seat
+from referee.games.scrumbrawl.engine import SBMatch
 from tests.games.scrumbrawl.helpers import build
 
 
@@ -85,6 +86,13 @@ def test_1_6_2_loose_orb_rerolls_need_a_depth() -> None:
     assert sum((o.probability for o in outcomes if o.match.creatures[skel].orb), Fraction(0)) == Fraction(9, 20)
 
 
+def _pass_alter(m: SBMatch) -> SBMatch:
+    """Answers "pass" for every seat of the pending Alter Reality windows (each roll opens one)."""
+    while (d := m.to_move()) is not None and d.kind == "alter_reality":
+        m.apply("pass")
+    return m
+
+
 def test_a_window_before_the_dice_is_a_decision_not_a_chance_node() -> None:
     """2.3 Dispel "at any time": every seat is asked before an attack's dice (docs/rules/scrumbrawl.md, window
     points) while an enchantment is in play to Dispel, so in a real match the attack option rolls nothing yet: its
@@ -100,7 +108,8 @@ def test_a_window_before_the_dice_is_a_decision_not_a_chance_node() -> None:
     while (decision := after.to_move()) is not None and decision.kind == "dispel_window":
         rest = after.chance_outcomes("pass")
         if rest[0].draws:
-            destroyed = sum((o.probability for o in rest if cyc not in o.match.creatures), Fraction(0))
+            # 1.5.3: after the dice every seat is asked the Alter Reality window; all pass, the strike resolves.
+            destroyed = sum((o.probability for o in rest if cyc not in _pass_alter(o.match).creatures), Fraction(0))
             assert len(rest) == 400 and destroyed == _hits(5 + 3, 5), "Raging Valor: +3 A"
             break
         after = rest[0].match

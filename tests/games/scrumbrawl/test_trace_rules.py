@@ -18,6 +18,7 @@ from referee.core.errors import ConfigError
 from referee.games.scrumbrawl import ScrumBrawl
 from referee.games.scrumbrawl.content import CONTENT
 from referee.games.scrumbrawl.creatures import stat
+from referee.games.scrumbrawl.engine import SBMatch
 from tests.games.scrumbrawl.helpers import build, card, chance, events, option_ids
 
 GAME = ScrumBrawl()
@@ -188,10 +189,18 @@ def test_1_4_the_deck_holds_the_four_card_types() -> None:
 # -- set-up and the turn --------------------------------------------------------------------------
 
 
+def _pass_alter_windows(m: SBMatch) -> SBMatch:
+    """Answers "pass" to the Alter Reality windows that follow each set-up roll (1.5.3: "placement of orbs,
+    portals and creatures" rolls may be altered, so every seat is asked after each)."""
+    while (d := m.to_move()) is not None and d.kind == "alter_reality":
+        m.apply("pass")
+    return m
+
+
 def test_1_1_portal_and_orb_are_placed_before_any_card_is_dealt() -> None:
     """1.1: "Before any cards are dealt, portals and orbs are placed into the Arena (2d20 placement). For a
     two player game, you can play with a single portal and single orb."."""
-    m = GAME.new_match(GAME.parse_config({}, 2), 2, SeededChance(3))
+    m = _pass_alter_windows(GAME.new_match(GAME.parse_config({}, 2), 2, SeededChance(3)))
     kinds = [e.kind for e in m.events()]
     first_draw = kinds.index("draw")
     assert "portal_placed" in kinds[:first_draw] and "orb_placed" in kinds[:first_draw], kinds[:first_draw]
@@ -200,7 +209,7 @@ def test_1_1_portal_and_orb_are_placed_before_any_card_is_dealt() -> None:
 
 def test_1_2_the_starting_player_draws_four_and_plays_first() -> None:
     """1.2: "The starting player draws 4 cards." The referee's seat 0 starts (its seat order is the roll)."""
-    m = GAME.new_match(GAME.parse_config({}, 2), 2, SeededChance(11))
+    m = _pass_alter_windows(GAME.new_match(GAME.parse_config({}, 2), 2, SeededChance(11)))
     decision = m.to_move()
     assert decision is not None and decision.seat == 0 and m.active == 0
     assert len(m.hands[0]) == 4 and m.hands[1] == []

@@ -279,3 +279,126 @@ def test_a_pending_window_is_the_same_whatever_the_hidden_hands() -> None:
                 checked += 1
             m.apply(policy.choose(d, m.observe(d.seat), m.legal_options()))
     assert checked > 5
+
+
+# -- Alter Reality (1.5.3) -----------------------------------------------------------------------
+# Seed 1.5.3: "Alter Reality cards can be played at any time immediately following a die roll to change the
+# value rolled by up to the value of the card."
+
+
+def _attack_windows(seat1_hand: list[str]) -> list[tuple[int, str, str | None, tuple[str, ...]]]:
+    """Seat 0's Yeti attacks (dice 10, 10); every window up to the next act decision, all answered "pass"."""
+    m, (yeti, skel) = build(
+        [("Yeti", 0, (5, 5)), ("Skeleton", 1, (5, 6))],
+        hands={0: ["Troll"], 1: seat1_hand},
+        dice=[10, 10],
+        auto_pass=False,
+    )
+    m.apply(f"attack:{yeti}:{skel}")
+    seen = []
+    while (d := m.to_move()) is not None and d.kind != "act":
+        assert "pass" in option_ids(m)
+        # Seat 0's options are its own; seat 1's depend on its hand, which is what the test varies.
+        seen.append((int(d.seat), d.kind, d.window, tuple(option_ids(m)) if d.seat == 0 else ()))
+        m.apply("pass")
+    assert chance(m).remaining == 0
+    return seen
+
+
+def test_1_5_3_alter_reality_window_is_offered_to_every_seat_whatever_it_holds() -> None:
+    """1.5.3 "at any time immediately following a die roll": after the attack dice every live seat is asked,
+    clockwise from the active player, in one held window, whether seat 1 holds an Alter Reality card or not."""
+    holding = _attack_windows(["Alter Reality 3"])
+    empty = _attack_windows(["Troll"])
+    assert holding == empty
+    alter = [(seat, window) for seat, kind, window, _ in holding if kind == "alter_reality"]
+    assert [seat for seat, _ in alter] == [0, 1], "both seats, the active player first"
+    assert alter[0][1] is not None and alter[0][1] == alter[1][1], "one window: one id"
+
+
+def test_1_5_3_alter_reality_answers_are_held_and_the_first_in_seat_order_plays() -> None:
+    """1.5.3: two seats alter the same attack die in one window; the first clockwise from the active player plays,
+    the other keeps its card and the window reopens from the next seat, so it may answer the new value."""
+    m, (yeti, skel, _troll) = build(
+        [("Yeti", 0, (5, 5)), ("Skeleton", 1, (5, 6)), ("Troll", 2, (9, 9))],
+        seats=3,
+        hands={0: ["Troll"], 1: ["Alter Reality 2"], 2: ["Alter Reality 3"]},
+        dice=[10, 10],
+        auto_pass=False,
+    )
+    m.apply(f"attack:{yeti}:{skel}")
+    first = m.to_move()
+    assert first is not None and first.kind == "alter_reality" and first.seat == 0
+    assert option_ids(m) == ["pass"], "seat 0 holds no Alter Reality card: pass is its only option"
+    m.apply("pass")
+    a1, a3 = card(m, 1, "Alter Reality 2"), card(m, 2, "Alter Reality 3")
+    m.apply(f"alter:{a1}:0:+2")
+    d = m.to_move()
+    assert d is not None and d.seat == 2 and d.window == first.window
+    assert f"alter:{a3}:0:-3" in option_ids(m), "seat 2 sees the roll as rolled: the answer before it is held"
+    m.apply(f"alter:{a3}:0:-3")
+    assert [e.data["seat"] for e in events(m, "alter")] == [1], "the first answer in seat order plays"
+    assert events(m, "alter")[0].data["dice"] == [12, 10]
+    assert [m.card_names[k] for k in m.hands[2]] == ["Alter Reality 3"], "seat 2 keeps its card"
+    reopened = m.to_move()
+    assert reopened is not None and reopened.kind == "alter_reality" and reopened.window != first.window
+    assert reopened.seat == 2, "the window reopens clockwise from the seat after the player"
+    m.apply(f"alter:{a3}:0:-3")
+    m.apply("pass")  # seat 0
+    m.apply("pass")  # seat 1, now without a card
+    again = m.to_move()
+    assert again is not None and again.kind == "alter_reality" and again.seat == 0, "it reopens after every card"
+    while (d := m.to_move()) is not None and d.kind != "act":
+        m.apply("pass")
+    strike = events(m, "strike")[0].data
+    assert [e.data["dice"] for e in events(m, "alter")] == [[12, 10], [9, 10]]
+    assert strike["attack_total"] == 9 + 5, "10 + 2 - 3 on the attack die, with the Yeti's A 5"
+
+
+def test_1_5_3_no_alter_reality_window_when_no_card_can_be_held() -> None:
+    """1.8 "Remove Alter Reality cards ... to simplify the game": with none in the deck (a public fact) no seat is
+    asked after a roll."""
+    m, (yeti, skel) = build(
+        [("Yeti", 0, (5, 5)), ("Skeleton", 1, (5, 6))],
+        config={"simple_remove_alter_reality": True},
+        dice=[10, 10],
+        auto_pass=False,
+    )
+    m.apply(f"attack:{yeti}:{skel}")
+    while (d := m.to_move()) is not None and d.kind != "act":
+        assert d.kind != "alter_reality"
+        m.apply("pass")
+    assert events(m, "strike") and chance(m).remaining == 0
+
+
+@pytest.mark.parametrize(("seats", "config"), [(2, {"max_rounds": 3}), (4, {"teams": True, "max_rounds": 2})])
+def test_a_pending_alter_reality_window_is_the_same_whatever_the_hidden_hands(
+    seats: int, config: dict[str, Any]
+) -> None:
+    """Being asked to alter a roll reveals nothing, checked on real games: whenever an Alter Reality window is
+    pending, re-dealing every hand hidden from any viewer leaves the whole window (its seats, kind, id, and
+    the options of the viewer's own seat) unchanged."""
+    game = ScrumBrawl()
+    cfg = game.parse_config(config, seats)
+    checked = 0
+    for seed in range(2):
+        m = game.new_match(cfg, seats, SeededChance(seed))
+        policy = RandomPolicy(seed)
+        step = 0
+        while (d := m.to_move()) is not None:
+            step += 1
+            if d.kind == "alter_reality" and step % 2 == 0:
+                window = m.window_decisions()
+                # The seats still to answer: a clockwise run of live seats (every one, whatever it holds).
+                live = m.order_from(int(d.seat))
+                assert [int(dec.seat) for dec, _ in window] == live[: len(window)]
+                assert all(dec.kind == "alter_reality" and dec.window == d.window for dec, _ in window)
+                for viewer in range(seats):
+                    other = m.determinize(Seat(viewer), SeededChance(seed * 1000 + step + viewer))
+                    theirs = other.window_decisions()
+                    assert [dec for dec, _ in theirs] == [dec for dec, _ in window]
+                    mine = [opts for dec, opts in window if int(dec.seat) == viewer]
+                    assert mine == [opts for dec, opts in theirs if int(dec.seat) == viewer]
+                checked += 1
+            m.apply(policy.choose(d, m.observe(d.seat), m.legal_options()))
+    assert checked > 5
