@@ -169,6 +169,26 @@ def test_memory_hog_is_stopped_and_named_out_of_memory() -> None:
     asyncio.run(scenario())
 
 
+@pytest.mark.skipif(sandbox.Cgroups.create("probe", sandbox.Limits()) is None, reason="cgroups are not writable here")
+def test_resident_memory_past_the_cgroup_limit_is_an_oom_kill_named_as_such() -> None:
+    """With a resident limit below the address-space limit, the kernel's OOM killer ends the hog."""
+    sandbox.Cgroups.create("probe", sandbox.Limits()).remove()  # type: ignore[union-attr]
+    limits = sandbox.Limits(memory_bytes=2048 * 1024 * 1024, resident_bytes=160 * 1024 * 1024, processes=48)
+
+    async def scenario() -> None:
+        async with referee_env() as env:
+            env.connect(FirstBot, "conn", games=[GAME])
+            async with hosted(env, "hostile:MemoryBot", "oom", slot=8, limits=limits) as run:
+                assert run.cgroups is not None
+                runner = await play(env, "oom")
+                await asyncio.wait_for(run.wait(), 30)
+            assert runner.state is MatchState.SUCCEEDED
+        assert "MemoryError" not in run.log.text()  # the kernel killed it; Python never saw an error
+        assert run.verdict() == "out of memory (memory limit reached)", run.log.text()
+
+    asyncio.run(scenario())
+
+
 def test_a_bot_that_never_answers_forfeits_on_time() -> None:
     """A silent bot is held to the referee's clock: strikes, then forfeit; the connected bot's match ends."""
 
@@ -217,5 +237,38 @@ def test_snooping_finds_no_other_bot_no_database_and_no_service_environment() ->
             del os.environ["BRAWL_HOSTING_CANARY"]
             shutil.rmtree(other, ignore_errors=True)
             shutil.rmtree(database.parent, ignore_errors=True)
+
+    asyncio.run(scenario())
+
+
+@pytest.mark.skipif(sandbox.Cgroups.create("probe", sandbox.Limits()) is None, reason="cgroups are not writable here")
+def test_each_run_is_in_its_own_cgroups_with_its_cpu_quota_and_limits(tmp_path: Path) -> None:
+    """The sandbox's processes are in the run's groups, which carry the CPU quota, memory and pids limits."""
+    sandbox.Cgroups.create("probe", sandbox.Limits()).remove()  # type: ignore[union-attr]
+    bot_dir = tmp_path / "bot"
+    bot_dir.mkdir()
+    (bot_dir / "sleeper.py").write_text("import time\ntime.sleep(60)\n")
+    for path in (tmp_path, bot_dir):
+        path.chmod(0o755)
+    limits = sandbox.Limits(cpu_share=0.25, resident_bytes=300 * 1024 * 1024, processes=40)
+
+    async def scenario() -> None:
+        run = await sandbox.start(bot_dir, tmp_path, sandbox.BotCommand("check", "sleeper:X"), slot=9, limits=limits)
+        try:
+            assert run.cgroups is not None
+            groups = run.cgroups.paths
+            procs = set()
+            for path in groups.values():
+                procs |= set((path / "cgroup.procs").read_text().split())
+            assert str(run.process.pid) in procs
+            if run.cgroups.v2:
+                assert (groups["unified"] / "cpu.max").read_text().split()[0] == "25000"
+            else:
+                assert (groups["cpu"] / "cpu.cfs_quota_us").read_text().strip() == "25000"
+                assert int((groups["memory"] / "memory.limit_in_bytes").read_text()) <= 300 * 1024 * 1024
+                assert (groups["pids"] / "pids.max").read_text().strip() == "40"
+        finally:
+            await run.stop()
+        assert run.cgroups is None and not any(p.exists() for p in groups.values())  # removed at the end
 
     asyncio.run(scenario())

@@ -28,12 +28,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import importlib.util
+import itertools
 import os
 import resource
 import shutil
 import signal
 import sys
 import sysconfig
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -67,6 +69,10 @@ class Limits:
     tmp_bytes: int = 64 * 1024 * 1024
     """Size of the private /tmp."""
     open_files: int = 256
+    resident_bytes: int = 512 * 1024 * 1024
+    """Resident memory (cgroup ``memory.limit_in_bytes`` / ``memory.max``), where cgroups are writable."""
+    cpu_share: float = 0.5
+    """Cores the bot may use at most (cgroup CFS quota / ``cpu.max``), where cgroups are writable."""
     nice: int = 10
     """Added niceness: the referee and the web site win the CPU over a busy bot."""
 
@@ -236,9 +242,11 @@ def build_command(
     return args, {"PATH": "/usr/bin:/bin"}
 
 
-def preexec(limits: Limits) -> None:
+def preexec(limits: Limits, cgroups: Cgroups | None = None) -> None:
     """Sets the limits in the forked child just before bubblewrap starts (they are inherited)."""
     os.setsid()
+    if cgroups is not None:
+        cgroups.attach(os.getpid())
     os.nice(limits.nice)
     resource.setrlimit(resource.RLIMIT_AS, (limits.memory_bytes, limits.memory_bytes))
     resource.setrlimit(resource.RLIMIT_NPROC, (limits.processes, limits.processes))
@@ -310,6 +318,94 @@ def verdict(returncode: int | None, log: str, *, stopped: bool) -> str:
     return f"crashed (exit status {returncode}{': ' + reason if reason else ''})"
 
 
+CGROUP_ROOT = Path("/sys/fs/cgroup")
+_RUNS = itertools.count(1)
+CGROUP_GROUP = "brawl-hosted"
+
+
+class Cgroups:
+    """A bot run's cgroups: hard resident-memory, CPU-quota and process-count limits.
+
+    Used where the host may create cgroups (cgroup v1 ``memory``, ``cpu`` and ``pids`` hierarchies,
+    or cgroup v2 with those controllers delegated); :meth:`create` returns ``None`` elsewhere and
+    the rlimits and ``nice`` remain the only limits (docs/hosted-bots.md says which is which).
+    """
+
+    PERIOD_US = 100_000
+
+    def __init__(self, paths: dict[str, Path], v2: bool) -> None:
+        self.paths = paths
+        self.v2 = v2
+
+    @classmethod
+    def create(cls, name: str, limits: Limits) -> Cgroups | None:
+        """Makes the run's groups and writes its limits; ``None`` when cgroups are not writable here."""
+        quota = max(1000, int(limits.cpu_share * cls.PERIOD_US))
+        made: list[Path] = []
+        try:
+            if (CGROUP_ROOT / "cgroup.controllers").exists():
+                parent = CGROUP_ROOT / CGROUP_GROUP
+                parent.mkdir(exist_ok=True)
+                (CGROUP_ROOT / "cgroup.subtree_control").write_text("+memory +cpu +pids")
+                (parent / "cgroup.subtree_control").write_text("+memory +cpu +pids")
+                group = parent / name
+                group.mkdir(exist_ok=True)
+                made.append(group)
+                (group / "memory.max").write_text(str(limits.resident_bytes))
+                (group / "memory.swap.max").write_text("0")
+                (group / "cpu.max").write_text(f"{quota} {cls.PERIOD_US}")
+                (group / "pids.max").write_text(str(limits.processes))
+                return cls({"unified": group}, v2=True)
+            paths = {c: CGROUP_ROOT / c / CGROUP_GROUP / name for c in ("memory", "cpu", "pids")}
+            for path in paths.values():
+                path.mkdir(parents=True, exist_ok=True)
+                made.append(path)
+            (paths["memory"] / "memory.limit_in_bytes").write_text(str(limits.resident_bytes))
+            (paths["cpu"] / "cpu.cfs_period_us").write_text(str(cls.PERIOD_US))
+            (paths["cpu"] / "cpu.cfs_quota_us").write_text(str(quota))
+            (paths["pids"] / "pids.max").write_text(str(limits.processes))
+            return cls(paths, v2=False)
+        except OSError:
+            for path in made:
+                with contextlib.suppress(OSError):
+                    path.rmdir()
+            return None
+
+    def attach(self, pid: int) -> None:
+        """Moves ``pid`` into every group (called in the child before it execs bubblewrap)."""
+        for path in self.paths.values():
+            (path / "cgroup.procs").write_text(str(pid))
+
+    def oom_killed(self) -> bool:
+        """Whether the kernel's OOM killer acted in this run's memory group."""
+        try:
+            if self.v2:
+                events = (self.paths["unified"] / "memory.events").read_text()
+                return any(line.split()[0] == "oom_kill" and int(line.split()[1]) > 0 for line in events.splitlines())
+            control = (self.paths["memory"] / "memory.oom_control").read_text()
+            return any(line.startswith("oom_kill ") and int(line.split()[1]) > 0 for line in control.splitlines())
+        except (OSError, ValueError, IndexError):
+            return False
+
+    def remove(self, wait: float = 5.0) -> bool:
+        """Removes the groups; returns whether all are gone.
+
+        When bubblewrap (the namespace's first process) ends, the kernel kills what remains of the
+        sandbox, but those processes leave the group a moment later: removal retries until
+        ``wait`` seconds have passed.
+        """
+        deadline = time.monotonic() + wait
+        for path in self.paths.values():
+            while path.exists():
+                try:
+                    path.rmdir()
+                except OSError:
+                    if time.monotonic() > deadline:
+                        break
+                    time.sleep(0.02)
+        return not any(p.exists() for p in self.paths.values())
+
+
 @dataclass
 class SandboxRun:
     """A bot process started in the sandbox; read :attr:`log` and :meth:`verdict` after it ends."""
@@ -317,6 +413,9 @@ class SandboxRun:
     process: asyncio.subprocess.Process
     log: BoundedLog
     stopped: bool = False
+    cgroups: Cgroups | None = None
+    oom: bool = False
+    """Whether the cgroup OOM killer acted (read when the run ended, before its groups are removed)."""
     _reader: asyncio.Task[None] | None = None
 
     async def wait(self, timeout: float | None = None) -> int:
@@ -324,12 +423,16 @@ class SandboxRun:
         await asyncio.wait_for(self.process.wait(), timeout)
         if self._reader is not None:
             await self._reader
+        self._release()
         assert self.process.returncode is not None
         return self.process.returncode
 
     async def stop(self, grace: float = 2.0) -> None:
         """Stops the whole sandbox: SIGTERM to its process group, SIGKILL after ``grace`` seconds."""
         if self.process.returncode is not None:
+            if self._reader is not None:
+                await self._reader
+            self._release()
             return
         self.stopped = True
         with contextlib.suppress(ProcessLookupError):
@@ -342,10 +445,20 @@ class SandboxRun:
             await self.process.wait()
         if self._reader is not None:
             await self._reader
+        self._release()
 
     def verdict(self) -> str:
         """How the run ended (see :func:`verdict`)."""
+        if self.oom:
+            return "out of memory (memory limit reached)"
         return verdict(self.process.returncode, self.log.text(), stopped=self.stopped)
+
+    def _release(self) -> None:
+        """Reads the OOM state and removes the run's cgroups once it has ended."""
+        if self.cgroups is not None and self.process.returncode is not None:
+            self.oom = self.oom or self.cgroups.oom_killed()
+            self.cgroups.remove()
+            self.cgroups = None
 
 
 async def start(
@@ -356,20 +469,27 @@ async def start(
     slot: int,
     limits: Limits | None = None,
     log_limit: int = LOG_LIMIT,
+    use_cgroups: bool = True,
 ) -> SandboxRun:
-    """Starts ``command`` in a sandbox; stdout and stderr go to one bounded log."""
+    """Starts ``command`` in a sandbox; stdout and stderr go to one bounded log.
+
+    With ``use_cgroups`` the run also gets cgroup limits where the host may create cgroups
+    (:class:`Cgroups`); ``run.cgroups`` is ``None`` where it may not.
+    """
     check_available()
     limits = limits or Limits()
     argv, env = build_command(bot_dir, socket_dir, command, slot=slot, limits=limits)
+    # A fresh group per run (host pid and a counter): a group whose removal failed is never reused.
+    cgroups = Cgroups.create(f"slot-{slot}-{os.getpid()}-{next(_RUNS)}", limits) if use_cgroups else None
     process = await asyncio.create_subprocess_exec(
         *argv,
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT,
         env=env,
-        preexec_fn=lambda: preexec(limits),
+        preexec_fn=lambda: preexec(limits, cgroups),
     )
-    run = SandboxRun(process, BoundedLog(log_limit))
+    run = SandboxRun(process, BoundedLog(log_limit), cgroups=cgroups)
 
     async def read() -> None:
         assert process.stdout is not None
