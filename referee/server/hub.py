@@ -63,8 +63,9 @@ class RefereeSettings:
     """Cap on the seats one session may ask for."""
     default_join_timeout: float = 10.0
     """Seconds a match waits for its bots when StartMatch does not say."""
-    keep_finished: int = 10_000
-    """Finished matches kept in memory for GetMatch and ListMatches."""
+    keep_finished: int = 1_000
+    """Finished matches kept in memory for GetMatch, ListMatches and late spectators (each is shed of
+    what only a running match needs; the database and the replay store keep them for good)."""
     max_pending_matches: int = 1_000
     """Matches that may wait for their bots at once; StartMatch beyond it is RESOURCE_EXHAUSTED."""
     revalidate_interval: float = 10.0
@@ -376,6 +377,7 @@ class Referee:
                 if entry.request_id and self._requests.get(entry.request_id) == runner.match_id:
                     del self._requests[entry.request_id]
             return
+        runner.shed()
         self._finished_order.append(runner.match_id)
         while len(self._finished_order) > self.settings.keep_finished:
             old = self._finished_order.popleft()
