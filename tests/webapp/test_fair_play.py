@@ -30,8 +30,8 @@ from tests.webapp.conftest import GAME, play_replay
 from webapp import errors
 from webapp.api import MAX_ID
 from webapp.bots.models import DESCRIPTION_MAX_CHARS, Bot
+from webapp.matches import framestore
 from webapp.matches import services as match_services
-from webapp.matches import views as match_views
 from webapp.matches.models import Match
 from webapp.middleware import client_address, parse_networks
 from webapp.tournaments import services as t_services
@@ -167,16 +167,16 @@ def test_the_admin_cannot_create_matches_or_edit_seeds(organizer, make_bot, auth
     assert 'name="seed"' not in page and "hidden until the match" in page
 
 
-# Frames: computed at most once per replay, whatever slices are asked for.
+# Frames: computed at most once per replay (at record time, or by the first request), whatever slices are asked for.
 def test_frames_are_computed_once_per_replay(make_bot, author, other, finish, monkeypatch) -> None:
     calls: list[int] = []
-    real = match_views.spectator_frames
+    real = framestore.spectator_frames
 
     def counting(replay: Any, *args: Any, **kwargs: Any) -> Any:
         calls.append(1)
         return real(replay, *args, **kwargs)
 
-    monkeypatch.setattr(match_views, "spectator_frames", counting)
+    monkeypatch.setattr(framestore, "spectator_frames", counting)
     m = finish(queued(make_bot, author, other))
     anon = APIClient()
     full = anon.get(f"/api/v1/matches/{m.pk}/frames/").json()

@@ -218,3 +218,24 @@ class MatchSeat(models.Model):
 
     def __str__(self) -> str:
         return f"match {self.match_id} seat {self.seat}"
+
+
+class MatchFrames(models.Model):
+    """The replay viewer's spectator frames of a match, computed once from its replay and kept.
+
+    Re-simulating a long ScrumBrawl match takes about a second; the frames are computed when the
+    result is recorded (or on the first request for a match recorded before this table existed)
+    and served as stored. They sit in their own table so that match queries never load them.
+    """
+
+    match = models.OneToOneField(Match, on_delete=models.CASCADE, primary_key=True, related_name="frames_store")
+    """The match."""
+    replay_digest = models.CharField(max_length=64)
+    """SHA-256 of the replay JSON the frames were computed from; another replay makes them stale."""
+    frames_gz = models.BinaryField()
+    """``spectator_frames(replay)`` as gzip-compressed JSON."""
+    created = models.DateTimeField(auto_now_add=True)
+    """When they were computed."""
+
+    def __str__(self) -> str:
+        return f"frames of match {self.match_id}"

@@ -313,6 +313,14 @@ def do_finish_match(match_id: int, replay: Replay, *, referee_id: str = "") -> M
         from webapp.tournaments.services import on_match_final
 
         on_match_final(match)
+    from webapp.notifications.services import on_match_finished
+
+    on_match_finished(match, replay)  # author notifications, in this transaction
+    # The viewer's frames are computed once, now, rather than by the first spectator; after the
+    # commit, so that an engine error there can never undo the result.
+    from webapp.matches.framestore import store_frames_after_record
+
+    transaction.on_commit(lambda: store_frames_after_record(match.pk))
     # DEBUG: the worker's "record" line is the match's end at INFO; a line here too would double it.
     log.debug("match finished", extra={"match_id": match.pk, "termination": outcome.termination.value})
     return match
@@ -336,6 +344,9 @@ def do_fail_match(match_id: int, reason: str, *, status: str = MatchStatus.FAILE
         from webapp.tournaments.services import on_match_final
 
         on_match_final(match)
+    from webapp.notifications.services import on_match_failed
+
+    on_match_failed(match)  # author notifications, in this transaction
     return match
 
 

@@ -6,13 +6,10 @@
 from __future__ import annotations
 
 import gzip
-import hashlib
 import json
-import time
 from collections.abc import Mapping
 from typing import Any, cast
 
-from django.core.cache import cache
 from django.db.models import BooleanField as BoolField
 from django.db.models import Case, Prefetch, Q, QuerySet, Value, When
 from django.http import HttpResponse
@@ -29,19 +26,10 @@ from referee.core.errors import EngineError
 from referee.core.registry import UnknownGameError
 from referee.core.replay import Replay, ReplayError
 from webapp.api import BadParameter, bounded_int, query_id
-from webapp.matches.frames import spectator_frames
+from webapp.matches.framestore import frames_gz
 from webapp.matches.live import MAX_WAIT_SECONDS, live_frames
 from webapp.matches.models import Match, MatchSeat, MatchStatus, with_secrets_state
 from webapp.matches.serializers import FramesSerializer, MatchDetailSerializer, MatchSerializer
-
-FRAMES_CACHE_SECONDS = 7 * 24 * 3600
-"""How long computed frames stay in the cache (a replay never changes; the cache may evict earlier)."""
-FRAMES_LOCK_SECONDS = 60
-"""How long one request may hold the right to compute a replay's frames."""
-FRAMES_LOCK_POLL_SECONDS = 0.2
-"""How often a request waiting for another's computation looks for the result."""
-FRAMES_LOCK_POLLS = 150
-"""How many times it looks before computing the frames itself (30 s)."""
 
 
 def match_queryset() -> QuerySet[Match]:
@@ -133,34 +121,19 @@ def load_replay(match: Match) -> Replay:
     return Replay.loads(public_replay_bytes(match))
 
 
-def all_frames(match: Match) -> dict[str, Any]:
-    """Returns every spectator frame of ``match``'s replay, computed at most once per replay.
-
-    The frames are stored in the shared cache (Redis, or the embedded store shared by every process)
-    under the match id and the replay's digest, so no ``start``/``limit`` combination makes the
-    server re-simulate a replay it has simulated before. A lock in the cache makes concurrent first
-    requests wait for one computation instead of each running their own.
+def all_frames_gz(match: Match) -> bytes:
+    """Returns every spectator frame of ``match``'s replay as gzipped JSON, computed once and stored.
 
     Raises:
         NotRevealed, NotFound: see :func:`public_replay_bytes`.
         ReplayError, EngineError, UnknownGameError, ImportError: the engine could not re-simulate it.
     """
-    raw = public_replay_bytes(match)
-    key = f"frames:v2:{match.pk}:{hashlib.sha256(raw).hexdigest()[:16]}"
-    lock = f"{key}:lock"
-    for _ in range(FRAMES_LOCK_POLLS):
-        cached = cache.get(key)
-        if cached is not None:
-            return cast(dict[str, Any], json.loads(gzip.decompress(cached)))
-        if cache.add(lock, 1, timeout=FRAMES_LOCK_SECONDS):
-            break
-        time.sleep(FRAMES_LOCK_POLL_SECONDS)  # another request is computing them
-    try:
-        data = spectator_frames(Replay.loads(raw))
-        cache.set(key, gzip.compress(json.dumps(data).encode(), mtime=0), timeout=FRAMES_CACHE_SECONDS)
-    finally:
-        cache.delete(lock)
-    return data
+    return frames_gz(match.pk, public_replay_bytes(match))
+
+
+def all_frames(match: Match) -> dict[str, Any]:
+    """Returns every spectator frame of ``match``'s replay as data (see :func:`all_frames_gz`)."""
+    return cast(dict[str, Any], json.loads(gzip.decompress(all_frames_gz(match))))
 
 
 class LiveThrottle(SimpleRateThrottle):
@@ -244,11 +217,20 @@ class MatchViewSet(viewsets.ReadOnlyModelViewSet):
         start = bounded_int(request.query_params.get("start"), "start", default=0, low=0)
         limit = bounded_int(request.query_params.get("limit"), "limit", default=None, low=0)
         try:
-            data = all_frames(match)
+            stored = all_frames_gz(match)
         except (ReplayError, EngineError) as exc:
             return Response({"detail": str(exc), "code": "replay_error"}, status=422)
         except (UnknownGameError, ImportError) as exc:
             return Response({"detail": str(exc), "code": "engine_unavailable"}, status=503)
+        if start == 0 and limit is None:
+            # The whole replay, as most viewers ask: the stored bytes as they are, with no parse or re-render.
+            if "gzip" in request.headers.get("Accept-Encoding", ""):
+                response = HttpResponse(stored, content_type="application/json")
+                response["Content-Encoding"] = "gzip"
+                response["Vary"] = "Accept-Encoding"
+                return response
+            return HttpResponse(gzip.decompress(stored), content_type="application/json")
+        data = cast(dict[str, Any], json.loads(gzip.decompress(stored)))
         # Frame i is at position i of the full list; a slice is just a slice, never a re-simulation.
         end = None if limit is None else start + limit
         return Response({**data, "start": start, "frames": data["frames"][start:end]})

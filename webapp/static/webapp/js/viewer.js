@@ -147,7 +147,8 @@
       return el("polygon", attrs, svg);
     }
     var ext = size * Math.sqrt(3) * (R + 0.6);
-    svg.setAttribute("viewBox", [-ext, -size * 1.5 * R - size * 1.3, 2 * ext, size * 3 * R + size * 2.6].join(" "));
+    // The bottom margin leaves room below the lowest HP labels (centre + 26) for the "On gate:" caption.
+    svg.setAttribute("viewBox", [-ext, -size * 1.5 * R - size * 1.3, 2 * ext, size * 3 * R + size * 3.6].join(" "));
     var zoneOf = {};
     Object.keys(layout.zones || {}).forEach(function (c) { (layout.zones[c] || []).forEach(function (h) { zoneOf[h[0] + "," + h[1]] = c; }); });
     var deployOf = {};
@@ -175,8 +176,8 @@
       el("text", { x: o.x, y: o.y + 4, "text-anchor": "middle", "font-size": 10, fill: "#fff", "font-weight": 700 }, svg, String(c.id || "").slice(0, 3));
       el("text", { x: o.x, y: o.y + 26, "text-anchor": "middle", "font-size": 9 }, svg, (num(c.hp) !== null ? (c.hp - (c.damage || 0)) + "/" + c.hp : ""));
     });
-    var gate = (obs.champions || []).filter(function (c) { return c.on_gate; }).map(function (c) { return c.id + " (seat " + c.seat + ")"; });
-    if (gate.length) el("text", { x: -ext + 4, y: size * 1.5 * R + size * 1.1, "font-size": 10 }, svg, "On gate: " + gate.join(", "));
+    var gate = (obs.champions || []).filter(function (c) { return c.on_gate; }).map(function (c) { return title(c.id) + " (" + seatName(num(c.seat) || 0) + ")"; });
+    if (gate.length) el("text", { x: -ext + 4, y: size * 1.5 * R + size * 2.1, "font-size": 10, "class": "gate-caption" }, svg, "On gate: " + gate.join(", "));
   }
 
   // ScrumBrawl: a 20x20 arena of squares (row, col from 1), creatures, orbs and portals.
@@ -250,58 +251,239 @@
       html += "<p><small>Discard: " + obs.discard.slice(-8).map(function (c) { return esc(c.name || c.card || c); }).join(", ") + "</small></p>";
     }
     if (obs.round !== undefined) html += "<p>Round " + esc(obs.round) + (obs.phase ? " · " + esc(obs.phase) : "") + "</p>";
-    if (frame.to_move) html += "<p>To move: seat " + esc(frame.to_move.seat) + " (" + esc(frame.to_move.kind) + ")</p>";
-    else if (data.outcome) html += "<p><strong>" + esc(data.outcome.termination) + "</strong> ranks " + esc(JSON.stringify(data.outcome.ranks)) + " " + esc(data.outcome.reason || "") + "</p>";
+    if (frame.to_move) html += "<p>To move: " + esc(seatName(frame.to_move.seat)) + " (" + esc(String(frame.to_move.kind).replace(/_/g, " ")) + ")</p>";
     html += "<details><summary>Public state</summary><pre>" + esc(JSON.stringify(obs, null, 1)) + "</pre></details>";
     pub.innerHTML = html;
   }
   function esc(s) { return String(s).replace(/[&<>"']/g, function (c) { return "&#" + c.charCodeAt(0) + ";"; }); }
 
-  function eventText(e) {
+  // --- The game record: events in plain words ------------------------------------------------
+  // Piece names: ScrumBrawl creatures are ids ("k23") whose names appear in the observations and in
+  // events that place them; Super Fantasy Brawl champions are named by their id ("nyx" -> "Nyx").
+  var names = {};
+  function title(s) { s = String(s || ""); return s ? s.charAt(0).toUpperCase() + s.slice(1) : ""; }
+  function seatName(seat) {
+    var n = (data && data.seats || [])[seat];
+    return n !== undefined && n !== null && n !== "" ? n + " (seat " + seat + ")" : "seat " + seat;
+  }
+  function learnNames(obs) {
+    (obs.creatures || []).forEach(function (c) { if (c.id && c.name) names[c.id] = c.name; });
+  }
+  function piece(id) {
+    if (id === undefined || id === null || id === "") return "";
+    if (names[id]) return names[id];
+    if (data && data.game === "superfantasybrawl") return title(id);
+    return String(id);
+  }
+  function hexWords(h) { var p = pos(h); return p ? "hex (" + p.a + ", " + p.b + ")" : String(h); }
+  function square(d, pre) { pre = pre || ""; return "(" + d[pre + "row"] + ", " + d[pre + "col"] + ")"; }
+  function list(v) { return Array.isArray(v) ? v.join(", ") : String(v); }
+  function ranksWords(ranks) {
+    if (!Array.isArray(ranks)) return "";
+    return ranks.map(function (r, seat) { return seatName(seat) + " " + ordinal(r); }).join(", ");
+  }
+  function ordinal(n) { return n === 1 ? "1st" : n === 2 ? "2nd" : n === 3 ? "3rd" : n + "th"; }
+  // One sentence per event kind of both games; any other kind is spelled out from its data.
+  var SAY = {
+    // Super Fantasy Brawl
+    attack_declined: function (d) { return piece(d.champion) + " does not attack with " + d.card; },
+    attack_roll: function (d) { return piece(d.champion) + " attacks: strength " + d.strength + " against defence " + d.defence + ", " + d.amount + " damage"; },
+    card_played: function (d) { return seatName(d.seat) + " plays " + d.card + " on " + piece(d.champion) + (d.core ? " (" + d.core + " core)" : ""); },
+    challenge_scored: function (d) { return seatName(d.seat) + " scores challenge " + d.challenge + " for " + d.amount + " VP (VP now " + list(d.vps) + ")"; },
+    challenges_reshuffled: function (d) { return "The challenge deck is reshuffled (" + d.count + " cards)"; },
+    damage: function (d) { return piece(d.champion) + " takes " + d.amount + " damage" + (d.source ? " from " + piece(d.source) : "") + (d.hp_left !== undefined ? ", " + d.hp_left + " HP left" : ""); },
+    deck_reshuffled: function (d) { return seatName(d.seat) + " reshuffles the deck (" + d.count + " cards)"; },
+    deployed: function (d) { return seatName(d.seat) + " deploys " + piece(d.champion) + " on " + hexWords(d.hex); },
+    first_player: function (d) { return seatName(d.seat) + " plays first"; },
+    hand_discarded: function (d) { return seatName(d.seat) + " discards " + list(d.cards); },
+    heal: function (d) { return piece(d.champion) + " heals " + d.amount + (d.source ? " (" + piece(d.source) + ")" : ""); },
+    match_over: function (d) { return "Game over: " + ranksWords(d.ranks) + (d.reason ? " — " + d.reason : ""); },
+    moved: function (d) { return piece(d.champion) + " " + (d.mode === "move" || !d.mode ? "moves" : d.mode.replace(/_/g, " ") + "s") + " from " + hexWords(d.from_hex) + " to " + hexWords((d.path || []).slice(-1)[0] || d.from_hex); },
+    mulligan: function (d) { return seatName(d.seat) + " mulligans " + d.count + " card" + (d.count === 1 ? "" : "s"); },
+    no_attack: function (d) { return piece(d.champion) + " has no one to attack with " + d.card; },
+    no_target: function (d) { return piece(d.champion) + " has no target for " + d.card; },
+    picked: function (d) { return seatName(d.seat) + " picks " + piece(d.champion); },
+    planned: function (d) { return seatName(d.seat) + " plans " + d.count + " card" + (d.count === 1 ? "" : "s"); },
+    post_attack_declined: function (d) { return piece(d.champion) + " declines the " + d.keyword + " of " + d.card; },
+    reaction: function (d) { return seatName(d.seat) + " reacts with " + d.card + " on " + piece(d.champion) + " (defence " + d.defence + ")"; },
+    rooted: function (d) { return piece(d.champion) + " is rooted" + (d.source ? " by " + piece(d.source) : ""); },
+    side_chosen: function (d) { return seatName(d.seat) + " chooses side " + d.value; },
+    skill: function (d) { return piece(d.champion) + " uses " + d.card + (d.target ? " on " + piece(d.target) : ""); },
+    standard_action: function (d) { return seatName(d.seat) + " takes the " + d.action + " action with " + piece(d.champion); },
+    stunned: function (d) { return piece(d.champion) + " is stunned" + (d.card ? " by " + d.card : ""); },
+    track_advanced: function (d) { return "The challenge track advances: " + (d.challenges || []).filter(Boolean).join(", "); },
+    trap_placed: function (d) { return seatName(d.seat) + " places a trap on " + hexWords(d.hex); },
+    trap_sprung: function (d) { return piece(d.champion) + " springs a " + d.trap_kind + " trap on " + hexWords(d.hex) + (d.amount ? " (" + d.amount + ")" : ""); },
+    // ScrumBrawl
+    ability: function (d) { return piece(d.creature) + " uses " + d.name; },
+    alter: function (d) { return seatName(d.seat) + " plays " + d.name + (d.purpose ? " to " + d.purpose : "") + " (dice " + list(d.dice) + ")"; },
+    attack: function (d) { return piece(d.creature) + " attacks " + piece(d.target) + (d.detail ? " (" + d.detail + ")" : ""); },
+    catch_roll: function (d) { return piece(d.creature) + " tries to catch from " + piece(d.target) + ": rolls " + list(d.dice) + ", total " + d.total + " — " + d.result; },
+    chip: function (d) { return seatName(d.seat) + " gains a " + d.detail + " chip"; },
+    creature_placed: function (d) { return seatName(d.seat) + " places " + (d.name || piece(d.creature)) + " on " + square(d); },
+    crushed: function (d) { return (d.name || piece(d.creature)) + " is crushed on " + square(d); },
+    destroyed: function (d) { return (d.name || piece(d.creature)) + " is destroyed on " + square(d) + (d.target ? " by " + piece(d.target) : "") + (d.detail ? " (" + d.detail + ")" : ""); },
+    discard: function (d) { return seatName(d.seat) + " discards " + (d.name || d.card); },
+    discard_hand: function (d) { return seatName(d.seat) + " discards the hand"; },
+    dispel: function (d) { return seatName(d.seat) + " dispels " + (d.detail || d.card); },
+    draw: function (d) { return seatName(d.seat) + " draws " + (d.count ? d.count + " cards" : "a card"); },
+    effect: function (d) { return (d.detail || d.name) + " takes effect"; },
+    enchanted: function (d) { return piece(d.creature) + " is enchanted with " + (d.name || d.card); },
+    enchantment_lost: function (d) { return (d.name || d.card) + " is lost" + (d.detail ? " (" + d.detail + ")" : ""); },
+    enchantment_moved: function (d) { return "An enchantment moves from " + piece(d.creature) + " to " + piece(d.target); },
+    end: function (d) { return "Game over: " + ranksWords(d.ranks) + (d.detail ? " — " + d.detail : ""); },
+    event: function (d) { return seatName(d.seat) + " plays the event " + (d.name || d.card); },
+    event_cancelled: function (d) { return "The event " + (d.name || d.card) + " is cancelled"; },
+    event_discarded: function (d) { return seatName(d.seat) + " discards the event " + (d.name || d.card); },
+    event_option: function (d) { return "Event " + d.name + (d.dice ? " (dice " + list(d.dice) + ")" : ""); },
+    fissure: function (d) { return "A fissure opens on " + square(d); },
+    fumble: function (d) { return piece(d.creature) + " fumbles the " + d.orb; },
+    lightning: function (d) { return "Lightning strikes " + square(d); },
+    magic: function (d) { return (d.name || piece(d.creature)) + " casts " + d.card + (d.target ? " on " + piece(d.target) : ""); },
+    move: function (d) { return piece(d.creature) + " moves from " + square(d, "from_") + " to " + square(d); },
+    orb_drawn: function (d) { return "The " + d.orb + " is drawn"; },
+    orb_loose: function (d) { return "The " + d.orb + " bounces from " + square(d, "from_") + " to " + square(d); },
+    orb_placed: function (d) { return "The " + d.orb + " is placed on " + square(d); },
+    orb_removed: function (d) { return "The " + d.orb + " is removed"; },
+    orb_shatters: function (d) { return "The " + d.orb + " shatters"; },
+    pickup: function (d) { return piece(d.creature) + " picks up the " + d.orb; },
+    play: function (d) { return seatName(d.seat) + " plays " + (d.name || d.card); },
+    portal_destroyed: function (d) { return "Portal " + d.portal + " is destroyed"; },
+    portal_placed: function (d) { return "Portal " + d.portal + " is placed on " + square(d); },
+    reroll: function (d) { return "Reroll: " + d.detail; },
+    reshuffle: function () { return "The deck is reshuffled"; },
+    roll: function (d) { return (d.seat !== undefined ? seatName(d.seat) + " rolls " : "Roll ") + list(d.dice) + (d.purpose ? " to " + d.purpose : ""); },
+    setup: function () { return "The arena is set up"; },
+    shot: function (d) { return piece(d.creature) + " scores the " + d.orb + " through portal " + d.portal; },
+    shot_roll: function (d) { return piece(d.creature) + " shoots at portal " + d.portal + ": rolls " + list(d.dice) + ", total " + d.total + " — " + d.result; },
+    skin: function (d) { return seatName(d.seat) + " takes the skin of " + d.name; },
+    skin_returned: function (d) { return seatName(d.seat) + " returns the skin of " + d.name; },
+    strike: function (d) { return piece(d.creature) + " strikes " + piece(d.target) + ": " + d.attack_total + " against " + d.defense_total + " — " + d.result; },
+    suicide: function (d) { return piece(d.creature) + " dives into portal " + d.portal; },
+    summon: function (d) { return seatName(d.seat) + " summons " + (d.name || piece(d.card)); },
+    throw: function (d) { return piece(d.creature) + " throws the " + d.orb + " to " + piece(d.target); },
+    transmute: function (d) { return piece(d.creature) + " turns into " + d.name + " on " + square(d); },
+    turn: function (d) { return "Turn of " + seatName(d.seat) + (d.round !== undefined ? ", round " + d.round : ""); },
+  };
+  // Engine identifiers that reach a sentence ("gypsy_bazaar", "lightning_storm") read as words.
+  function words(text) { return String(text).replace(/\b([A-Za-z]+(?:_[A-Za-z]+)+)\b/g, function (m) { return m.replace(/_/g, " "); }); }
+  function eventText(e) { return words(sentence(e)); }
+  function sentence(e) {
     var d = e.data || {};
-    var bits = Object.keys(d).slice(0, 6).map(function (k) { var v = d[k]; return k + "=" + (typeof v === "object" ? JSON.stringify(v) : v); });
-    return e.kind + (bits.length ? " " + bits.join(" ") : "");
+    if (SAY[e.kind]) { try { return SAY[e.kind](d); } catch (err) { /* fall through to the spelled-out form */ } }
+    var bits = Object.keys(d).map(function (k) {
+      var v = d[k];
+      if (k === "seat") return seatName(v);
+      if (k === "creature" || k === "champion" || k === "target") return k + " " + piece(v);
+      return k.replace(/_/g, " ") + " " + (typeof v === "object" ? JSON.stringify(v) : v);
+    });
+    return title(String(e.kind).replace(/_/g, " ")) + (bits.length ? ": " + bits.join(", ") : "");
+  }
+  function decisionText(dec) {
+    return seatName(dec.seat) + " chose " + words(dec.label || dec.option_id);
   }
 
-  function renderLog(upTo) {
+  // The log is built once per load: one item per decision, with the events it caused nested under
+  // it. Stepping only shows or hides items, so a long match steps as fast as a short one, and only
+  // the log's own box scrolls (never the page, which would hide the score table and the result).
+  var logItems = [];
+  function buildLog() {
     log.innerHTML = "";
-    var currentItem = null;
-    for (var i = 0; i <= upTo; i++) {
-      var f = data.frames[i];
+    logItems = [];
+    names = {};
+    data.frames.forEach(function (f) { learnNames(f.observation || {}); f.events.forEach(function (e) { var d = e.data || {}; if (d.creature && d.name && /placed|summon|transmute/.test(e.kind)) names[d.creature] = names[d.creature] || d.name; }); });
+    var frag = document.createDocumentFragment();
+    data.frames.forEach(function (f, i) {
+      if (!f.decision && !f.events.length) { logItems.push(null); return; }
+      var li = document.createElement("li");
+      li.setAttribute("data-frame", i);
       if (f.decision) {
-        var li = document.createElement("li");
-        li.className = "decision";
-        li.innerHTML = "seat " + esc(f.decision.seat) + ": " + esc(f.decision.label || f.decision.option_id) +
-          (f.decision.source !== "bot" ? " <em>[" + esc(f.decision.source) + "]</em>" : "") +
-          (f.decision.note ? " <span class='note'>“" + esc(f.decision.note) + "”</span>" : "") +
-          (f.decision.think_ms !== undefined ? " <small>" + esc(f.decision.think_ms) + " ms</small>" : "");
-        log.appendChild(li);
-        if (i === upTo) currentItem = li;
+        var dec = f.decision, head = document.createElement("div");
+        head.className = "decision";
+        head.innerHTML = "<span class='step'>" + esc(i) + ".</span> " + esc(decisionText(dec)) +
+          (dec.source !== "bot" ? " <em>[" + esc(dec.source) + "]</em>" : "") +
+          (dec.note ? " <span class='note'>“" + esc(dec.note) + "”</span>" : "") +
+          (dec.think_ms !== undefined ? " <small>" + esc(dec.think_ms) + " ms</small>" : "");
+        li.appendChild(head);
+      } else {
+        var start = document.createElement("div");
+        start.className = "decision";
+        start.textContent = "Start of the game";
+        li.appendChild(start);
       }
-      f.events.forEach(function (e) {
-        var li2 = document.createElement("li");
-        li2.value = e.i + 1;
-        li2.textContent = eventText(e);
-        if (i === upTo) { li2.className = "current"; currentItem = currentItem || li2; }
-        log.appendChild(li2);
-      });
+      if (f.events.length) {
+        var ul = document.createElement("ul");
+        ul.className = "caused";
+        f.events.forEach(function (e) {
+          var ev = document.createElement("li");
+          ev.className = "event ev-" + e.kind;
+          ev.textContent = eventText(e);
+          ev.title = e.kind;
+          ul.appendChild(ev);
+        });
+        li.appendChild(ul);
+      }
+      li.hidden = true;
+      frag.appendChild(li);
+      logItems.push(li);
+    });
+    log.appendChild(frag);
+    shownUpTo = -1;
+  }
+  var shownUpTo = -1, currentLi = null;
+  function renderLog(upTo) {
+    var i;
+    if (upTo > shownUpTo) { for (i = shownUpTo + 1; i <= upTo; i++) if (logItems[i]) logItems[i].hidden = false; }
+    else { for (i = upTo + 1; i <= shownUpTo; i++) if (logItems[i]) logItems[i].hidden = true; }
+    shownUpTo = upTo;
+    if (currentLi) currentLi.classList.remove("current");
+    currentLi = null;
+    for (i = upTo; i >= 0 && !currentLi; i--) currentLi = logItems[i];
+    if (currentLi) {
+      currentLi.classList.add("current");
+      // Scroll the log's box only: scrollIntoView would also scroll the page.
+      var top = currentLi.offsetTop, bottom = top + currentLi.offsetHeight;
+      if (bottom > log.scrollTop + log.clientHeight) log.scrollTop = bottom - log.clientHeight;
+      else if (top < log.scrollTop) log.scrollTop = top;
     }
-    if (currentItem) currentItem.scrollIntoView({ block: "nearest" });
+  }
+
+  // The result banner: shown on the last frame of a finished match.
+  function banner(atEnd) {
+    var box = document.getElementById("result-banner");
+    if (!box) return;
+    // Where the eye is: at the top of the side panel beside the board on a wide screen; on a phone,
+    // where the panel is below the board, just above the buttons being tapped.
+    var narrow = window.matchMedia("(max-width: 700px)").matches;
+    var side = root.querySelector(".side"), controls = root.querySelector(".controls");
+    if (narrow && box.nextElementSibling !== controls) root.insertBefore(box, controls);
+    else if (!narrow && box.parentNode !== side) side.insertBefore(box, side.firstChild);
+    var o = data.outcome;
+    if (!atEnd || !o || data.live) { box.hidden = true; return; }
+    var ranks = o.ranks || [], best = Math.min.apply(null, ranks);
+    var winners = ranks.map(function (r, s) { return r === best ? s : -1; }).filter(function (s) { return s >= 0; });
+    var head = winners.length === ranks.length ? "Draw" : (winners.length > 1 ? "Shared first: " : "Winner: ") + winners.map(seatName).join(", ");
+    box.innerHTML = "<strong>" + esc(head) + "</strong><br><span>" + esc(ranksWords(ranks)) + "</span>" +
+      (o.reason ? "<br><small>" + esc(o.termination ? title(o.termination) + ": " : "") + esc(o.reason) + "</small>" : "");
+    box.hidden = false;
   }
 
   function show(n) {
     if (!data || !data.frames.length) return;
     current = Math.max(0, Math.min(n, data.frames.length - 1));
-    var frame = data.frames[current];
+    var frame = data.frames[current], last = data.frames.length - 1;
     board.innerHTML = "";
     var svg = el("svg", { "class": "board-svg", "data-frame": current, preserveAspectRatio: "xMidYMid meet" }, board);
     (RENDERERS[data.game] || generic)(frame.observation || {}, svg);
     publicState(frame);
     renderLog(current);
+    banner(current === last);
     seek.value = current;
-    label.textContent = current + " / " + (data.frames.length - 1);
+    // Frame 0 is the start; frame n follows decision n, so "n / last" counts decisions.
+    label.textContent = (current === 0 ? "start" : "decision " + current) + " / " + last;
     root.setAttribute("data-frame", current);
     root.setAttribute("data-decision", frame.index);
+    root.setAttribute("data-at-end", current === last ? "1" : "0");
   }
 
   function play() {
@@ -336,6 +518,20 @@
     }
   });
 
+  // Touch: a horizontal swipe on the board steps (left: forward, right: back); a tap does nothing.
+  var touchX = null, touchY = null;
+  board.addEventListener("touchstart", function (ev) {
+    if (ev.touches.length !== 1) { touchX = null; return; }
+    touchX = ev.touches[0].clientX; touchY = ev.touches[0].clientY;
+  }, { passive: true });
+  board.addEventListener("touchend", function (ev) {
+    if (touchX === null || !ev.changedTouches.length) return;
+    var dx = ev.changedTouches[0].clientX - touchX, dy = ev.changedTouches[0].clientY - touchY;
+    touchX = null;
+    // Mostly horizontal and long enough to be a swipe, not a scroll of the page.
+    if (Math.abs(dx) > 30 && Math.abs(dx) > 2 * Math.abs(dy)) act(dx < 0 ? "forward" : "back");
+  });
+
   function load(atEnd) {
     message.textContent = "Loading frames…";
     fetch(root.getAttribute("data-frames-url"), { headers: { Accept: "application/json" } })
@@ -344,10 +540,13 @@
         if (!res.ok) { message.textContent = "Cannot show this replay: " + (res.body.detail || "error"); return; }
         data = res.body;
         seek.max = data.frames.length - 1;
-        message.textContent = data.frames.length + " frames.";
+        buildLog();
+        message.textContent = (data.frames.length - 1) + " decisions.";
         root.setAttribute("data-loaded", "1");
         root.removeAttribute("data-live");
         show(atEnd ? data.frames.length - 1 : 0);
+        // Milliseconds from the start of navigation until the first frame is drawn (the browser tests report it).
+        root.setAttribute("data-ready-ms", Math.round(performance.now()));
       })
       .catch(function (err) { message.textContent = "Cannot load frames: " + err; });
   }
@@ -378,12 +577,12 @@
         }
         var following = current >= data.frames.length - 1;
         b.frames.forEach(function (f) { data.frames.push(f); });
-        if (b.frames.length) liveLast = b.last;
+        if (b.frames.length) { liveLast = b.last; buildLog(); }
         if (b.outcome) data.outcome = b.outcome;
         if (data.frames.length) {
           seek.max = data.frames.length - 1;
           if (following && !timer) show(data.frames.length - 1);
-          else label.textContent = current + " / " + (data.frames.length - 1);
+          else { label.textContent = (current === 0 ? "start" : "decision " + current) + " / " + (data.frames.length - 1); renderLog(current); }
         }
         if (b.ended) {
           liveOn = false;
