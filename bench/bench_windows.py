@@ -44,7 +44,7 @@ from referee.server.service import create_server
 from referee.server.sinks import MemoryResultSink
 from referee.server.timecontrol import TimeSettings
 
-WINDOW_KINDS = ("dispel_window", "fumble_window", "team_window", "dispel")
+WINDOW_KINDS = ("alter_reality", "dispel_window", "fumble_window", "team_window", "dispel")
 """ScrumBrawl's held-window decision kinds."""
 
 CALM = TimeSettings(decision_time=30, bank_time=300, max_overrun=10, max_strikes=3, reconnect_grace=60)
