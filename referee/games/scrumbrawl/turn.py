@@ -140,6 +140,11 @@ def _draw(m: SBMatch, f: Frame) -> None:
             return
     if first and not any(m.card_names[k] in CONTENT.creatures for k in m.hands[seat]):
         m.push("redraw", seat=seat, prompt="no creature: redraw four cards?")
+        # 1.5.2: a team enchantment "can be put into play as soon as it is drawn", so the player may play
+        # one before a redraw discards it. Being asked adds nothing: the redraw question itself shows the
+        # hand holds no creature, and the window is asked whatever else it holds.
+        if m.deck or m.discard:
+            cards.open_window(m, "team_window", [seat], "play a team enchantment before redrawing?")
 
 
 def _redraw_options(m: SBMatch, f: Frame) -> list[Option]:

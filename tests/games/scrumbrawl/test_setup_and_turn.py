@@ -14,6 +14,8 @@ def test_1_1_portal_and_orb_placement_rerolls_onto_an_occupied_square() -> None:
     """1.1: 2d20 places the portal (red die = column, blue die = row); an orb rolled onto it is re-rolled."""
     game = ScrumBrawl()
     m = game.new_match(game.parse_config({}, 2), 2, ScriptedChance.of(6, 9, 6, 9, 3, 4))
+    while (d := m.to_move()) is not None and d.kind == "alter_reality":
+        m.apply("pass")  # 1.5.3: every seat may alter each placement roll; nobody does
     assert m.portals == {"p0": (9, 6)}
     assert list(m.orbs.items()) == [("Chaos Orb", (4, 3))], "unshuffled orb deck: Chaos Orb on top"
     assert any(e.kind == "reroll" for e in m.events())
@@ -90,6 +92,10 @@ def test_1_2_first_turn_redraw_until_a_creature() -> None:
         phase="draw",
         first_turn=True,
     )
+    decision = m.to_move()
+    # 1.5.2: Bloodlust may be played "as soon as drawn", so before the redraw; the player keeps it in hand.
+    assert decision is not None and decision.kind == "team_window"
+    m.apply("pass")
     decision = m.to_move()
     assert decision is not None and decision.kind == "redraw"
     m.apply("redraw")

@@ -223,7 +223,8 @@ def test_2_1_revenant_window_is_offered_whatever_the_victim_holds() -> None:
         [("Centipede", 0, (5, 5)), ("Skeleton", 1, (5, 6))], hands={1: ["Troll"]}, dice=[19, 1], auto_pass=False
     )
     m.apply(f"attack:{cent}:{skel}")
-    d = m.to_move()
+    while (d := m.to_move()) is not None and d.kind == "alter_reality":
+        m.apply("pass")  # the Alter Reality window after the attack dice (1.5.3)
     assert d is not None and d.kind == "revenant" and d.seat == 1 and option_ids(m) == ["pass"]
 
 
@@ -402,3 +403,21 @@ def test_a_pending_alter_reality_window_is_the_same_whatever_the_hidden_hands(
                 checked += 1
             m.apply(policy.choose(d, m.observe(d.seat), m.legal_options()))
     assert checked > 5
+
+
+def test_1_5_2_team_enchantment_may_be_played_before_a_first_turn_redraw_discards_it() -> None:
+    """1.5.2 "Team enchantments can be put into play as soon as they are drawn": a first-turn hand with no creature
+    may be redrawn (1.2, "discard all cards and draw four new cards"), and the team enchantment drawn in it is
+    played first instead of being discarded."""
+    no_creature = ["Fumble", "Dispel", "Bloodlust", "Morphous Armor", "Yeti", "Troll", "Lich", "Skeleton"]
+    m, _ = build(deck=no_creature, phase="draw", first_turn=True, auto_pass=False)
+    d = m.to_move()
+    assert d is not None and d.kind == "team_window" and d.seat == 0 and d.window is not None
+    sin = card(m, 0, "Bloodlust")
+    m.apply(f"team:{sin}")
+    assert m.team_ench[0] == [sin]
+    while (d := m.to_move()) is not None and d.kind == "team_window":
+        m.apply("pass")
+    assert d is not None and d.kind == "redraw"
+    m.apply("redraw")
+    assert sin not in m.discard and m.team_ench[0] == [sin], "played, not discarded by the redraw"
