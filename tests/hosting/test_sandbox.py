@@ -257,10 +257,16 @@ def test_each_run_is_in_its_own_cgroups_with_its_cpu_quota_and_limits(tmp_path: 
         try:
             assert run.cgroups is not None
             groups = run.cgroups.paths
-            procs = set()
-            for path in groups.values():
-                procs |= set((path / "cgroup.procs").read_text().split())
-            assert str(run.process.pid) in procs
+
+            def in_every_group(pid: int) -> bool:
+                return all(str(pid) in (path / "cgroup.procs").read_text().split() for path in groups.values())
+
+            # The launcher's shell moves itself into every group, then execs bubblewrap (same pid).
+            for _ in range(500):
+                if in_every_group(run.process.pid):
+                    break
+                await asyncio.sleep(0.01)
+            assert in_every_group(run.process.pid)
             if run.cgroups.v2:
                 assert (groups["unified"] / "cpu.max").read_text().split()[0] == "25000"
             else:

@@ -139,6 +139,7 @@ def test_host_validates_an_upload_then_runs_it_on_the_ladder_against_a_connected
             assert refreshed.status == UploadStatus.READY, (refreshed.summary, refreshed.validation_log)
             assert refreshed.version_id != first_version
             assert len(host.running) == 1
+            assert host.disk is not None and host.disk.stored_bytes >= row.stored_bytes  # cleanup ran, use reported
             ids = {str(bot.pk), str(rival.pk)}
 
             async def connected() -> None:

@@ -77,6 +77,8 @@ class HostSettings:
     limits: sandbox.Limits = field(default_factory=sandbox.Limits)
     max_matches: int = 4
     """Seats a hosted bot accepts at once."""
+    cleanup_every: float = 600.0
+    """Seconds between cleanups of unused uploads' files (the first runs at start)."""
 
 
 class BotHost:
@@ -91,6 +93,9 @@ class BotHost:
         self.backoff: dict[int, tuple[float, float]] = {}
         """upload id -> (not before, next delay)."""
         self._stop = asyncio.Event()
+        self._next_cleanup = 0.0
+        self.disk: Any = None
+        """The last cleanup's ``DiskReport`` (bytes stored, uploads kept and removed)."""
 
     def stop(self) -> None:
         """Asks :meth:`serve` to stop every run and return."""
@@ -116,6 +121,16 @@ class BotHost:
         from webapp.hosting import services
 
         await self._validate_one()
+        if time.monotonic() >= self._next_cleanup:
+            # Files of rejected uploads and of superseded versions no replay refers to; disk use logged.
+            self._next_cleanup = time.monotonic() + self.settings.cleanup_every
+            self.disk = await asyncio.to_thread(_close_db, services.do_cleanup)
+            log.info(
+                "host: hosted uploads take %d bytes (%d kept, %d removed)",
+                self.disk.stored_bytes,
+                self.disk.kept_uploads,
+                self.disk.removable_uploads,
+            )
         for upload_id, r in list(self.running.items()):
             if r.run.process.returncode is not None:
                 await self._end(upload_id, restart=True)

@@ -15,7 +15,7 @@ What is enforced, and where (see docs/hosted-bots.md):
 - **A uid of its own**: bubblewrap starts as root with only ``CAP_SETUID``/``CAP_SETGID`` kept,
   and ``setpriv`` drops to the slot's uid with no capabilities before the bot runs; so the
   process-count limit (``RLIMIT_NPROC``, counted per uid) is this bot's alone.
-- **Limits** (``setrlimit`` in the child before bubblewrap starts, inherited): address space
+- **Limits** (``prlimit`` and ``nice`` before bubblewrap starts, inherited): address space
   (``RLIMIT_AS``, memory), processes (``RLIMIT_NPROC``), CPU seconds (``RLIMIT_CPU``), file size
   (``RLIMIT_FSIZE``), open files; and ``nice`` so a busy bot yields the CPU to the referee and its
   neighbours. PID, IPC and UTS namespaces are private; the sandbox dies with the host.
@@ -30,7 +30,6 @@ import contextlib
 import importlib.util
 import itertools
 import os
-import resource
 import shutil
 import signal
 import sys
@@ -140,7 +139,7 @@ def python_executable() -> str:
 
 def check_available() -> None:
     """Raises :class:`SandboxUnavailable` naming what is missing."""
-    for tool in ("bwrap", "setpriv"):
+    for tool in ("bwrap", "setpriv", "prlimit", "nice"):
         if shutil.which(tool) is None:
             raise SandboxUnavailable(f"{tool} is not installed (Debian packages bubblewrap and util-linux)")
     if os.geteuid() != 0:
@@ -174,7 +173,7 @@ def build_command(
         socket_dir: the folder holding the proxy's socket (bound at ``/run/brawl``).
         command: what to run.
         slot: the running bot's slot number; its uid is ``UID_BASE + slot``.
-        limits: the limits (the rlimits are set by :func:`preexec`, the tmpfs size here).
+        limits: the limits (the rlimits are set by :func:`launcher`, the tmpfs size here).
     """
     uid = UID_BASE + slot
     binds = _python_paths()
@@ -242,19 +241,38 @@ def build_command(
     return args, {"PATH": "/usr/bin:/bin"}
 
 
-def preexec(limits: Limits, cgroups: Cgroups | None = None) -> None:
-    """Sets the limits in the forked child just before bubblewrap starts (they are inherited)."""
-    os.setsid()
+ATTACH_SCRIPT = 'for f in $BRAWL_CGROUP_PROCS; do echo $$ > "$f" || exit 125; done; exec "$@"'
+"""Moves the shell into the run's cgroups, then becomes the rest of the command line."""
+
+
+def launcher(limits: Limits, cgroups: Cgroups | None = None) -> tuple[list[str], dict[str, str]]:
+    """The programs that set the limits before bubblewrap starts (they are inherited), and their environment.
+
+    No Python runs between fork and exec (no ``preexec_fn``): the host is multi-threaded (gRPC), and
+    Python code in a forked child of a threaded process can crash or deadlock. So the cgroup attach
+    is a shell, the rlimits are ``prlimit`` and the priority ``nice``; the new session comes from
+    ``start_new_session``.
+    """
+    env: dict[str, str] = {}
+    prefix: list[str] = []
     if cgroups is not None:
-        cgroups.attach(os.getpid())
-    os.nice(limits.nice)
-    resource.setrlimit(resource.RLIMIT_AS, (limits.memory_bytes, limits.memory_bytes))
-    resource.setrlimit(resource.RLIMIT_NPROC, (limits.processes, limits.processes))
-    # SIGXCPU at the soft limit (named in the verdict), SIGKILL a few seconds later.
-    resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 5))
-    resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_bytes, limits.file_bytes))
-    resource.setrlimit(resource.RLIMIT_NOFILE, (limits.open_files, limits.open_files))
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        env["BRAWL_CGROUP_PROCS"] = " ".join(str(p / "cgroup.procs") for p in cgroups.paths.values())
+        prefix += ["/bin/sh", "-c", ATTACH_SCRIPT, "sh"]
+    prefix += [
+        "prlimit",
+        f"--as={limits.memory_bytes}",
+        f"--nproc={limits.processes}",
+        # SIGXCPU at the soft limit (named in the verdict), SIGKILL a few seconds later.
+        f"--cpu={limits.cpu_seconds}:{limits.cpu_seconds + 5}",
+        f"--fsize={limits.file_bytes}",
+        f"--nofile={limits.open_files}",
+        "--core=0",
+        "--",
+        "nice",
+        "-n",
+        str(limits.nice),
+    ]
+    return prefix, env
 
 
 @dataclass
@@ -481,13 +499,15 @@ async def start(
     argv, env = build_command(bot_dir, socket_dir, command, slot=slot, limits=limits)
     # A fresh group per run (host pid and a counter): a group whose removal failed is never reused.
     cgroups = Cgroups.create(f"slot-{slot}-{os.getpid()}-{next(_RUNS)}", limits) if use_cgroups else None
+    prefix, launch_env = launcher(limits, cgroups)
     process = await asyncio.create_subprocess_exec(
+        *prefix,
         *argv,
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT,
-        env=env,
-        preexec_fn=lambda: preexec(limits, cgroups),
+        env={**env, **launch_env},
+        start_new_session=True,
     )
     run = SandboxRun(process, BoundedLog(log_limit), cgroups=cgroups)
 
