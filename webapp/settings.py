@@ -125,6 +125,7 @@ INSTALLED_APPS = [
     "webapp.rankings",
     "webapp.tournaments",
     "webapp.hosting",
+    "webapp.notifications",
     "webapp.pages",
 ]
 

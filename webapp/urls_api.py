@@ -21,5 +21,6 @@ urlpatterns = [
     path("me/", MeView.as_view(), name="api-me"),
     path("me/api-token/", ApiTokenView.as_view(), name="api-token"),
     path("", include("webapp.hosting.urls")),
+    path("", include("webapp.notifications.urls")),
     path("", include(router.urls)),
 ]

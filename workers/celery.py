@@ -114,6 +114,12 @@ def beat_schedule() -> dict[str, dict[str, object]]:
         "schedule": tournaments,
         "options": {"expires": tournaments},
     }
+    webhooks = _float_env("BRAWL_WEBHOOK_INTERVAL", 5.0)
+    schedule["webhooks"] = {
+        "task": "workers.webhooks.deliver_due_webhooks",
+        "schedule": webhooks,
+        "options": {"expires": webhooks},
+    }
     schedule["reaper"] = {
         "task": "workers.tasks.reap_stuck_matches",
         "schedule": reaper,
@@ -122,7 +128,7 @@ def beat_schedule() -> dict[str, dict[str, object]]:
     return schedule
 
 
-app = Celery("brawl", include=["workers.tasks"])
+app = Celery("brawl", include=["workers.tasks", "workers.webhooks"])
 app.conf.update(
     **broker_settings(),
     task_acks_late=True,

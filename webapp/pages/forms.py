@@ -2,11 +2,22 @@
 
 from __future__ import annotations
 
+import unicodedata
+
 from django import forms
 from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
+from django.core.exceptions import ValidationError
 
 from referee.core.registry import game_names
 from webapp.bots.models import DESCRIPTION_MAX_CHARS
+from webapp.bots.services import bot_name_problem
+
+
+def form_bot_name(value: str) -> None:
+    """Refuses a bot name with the reason in words (letters of any script are allowed)."""
+    problem = bot_name_problem(unicodedata.normalize("NFC", value))
+    if problem is not None:
+        raise ValidationError(problem)
 
 
 class SignUpForm(UserCreationForm):
@@ -38,8 +49,11 @@ class BotForm(forms.Form):
     """Register a bot."""
 
     game = forms.ChoiceField(choices=())
-    name = forms.RegexField(
-        regex=r"^[A-Za-z0-9][A-Za-z0-9_.-]{1,63}$", max_length=64, help_text="Letters, digits, _ . -"
+    name = forms.CharField(
+        max_length=64,
+        strip=False,
+        validators=[form_bot_name],
+        help_text="2 to 64 letters of any script, digits and _ . -, starting with a letter or digit",
     )
     description = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 3}), required=False, max_length=DESCRIPTION_MAX_CHARS

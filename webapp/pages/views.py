@@ -36,9 +36,11 @@ from webapp.games import all_games, game_info
 from webapp.matches import services as match_services
 from webapp.matches.models import Match, MatchSeat, MatchStatus, with_secrets_state
 from webapp.matches.views import filter_matches, match_queryset, visible_matches
+from webapp.notifications import services as notify
+from webapp.notifications.models import Delivery, EventKind, Webhook
 from webapp.pages.forms import BotForm, LockoutAuthenticationForm, SignUpForm
 from webapp.rankings.models import Rating, RatingHistory
-from webapp.rankings.views import leaderboard
+from webapp.rankings.views import PROVISIONAL_GAMES, leaderboard
 from webapp.tournaments import services as t_services
 from webapp.tournaments.bracket import bracket_data
 from webapp.tournaments.console import lifecycle_state
@@ -123,7 +125,14 @@ def leaderboard_page(request: HttpRequest, game: str) -> HttpResponse:
     return render(
         request,
         "pages/leaderboard.html",
-        {"game": game_info(game), "page": page, "rows": rows, "chart": chart, "active": active_param},
+        {
+            "game": game_info(game),
+            "page": page,
+            "rows": rows,
+            "chart": chart,
+            "active": active_param,
+            "provisional_games": PROVISIONAL_GAMES,
+        },
     )
 
 
@@ -403,10 +412,15 @@ def manage_bot(request: HttpRequest, bot_id: int) -> HttpResponse:
         .distinct()
         .order_by("-status", "created", "id")[:50]
     )
+    webhooks = list(bot.webhooks.order_by("id"))
+    deliveries = list(Delivery.objects.filter(webhook__bot=bot).select_related("event", "webhook").order_by("-id")[:30])
     return render(
         request,
         "pages/manage_bot.html",
         {
+            "webhooks": webhooks,
+            "deliveries": deliveries,
+            "event_kinds": EventKind.choices,
             "open_tournaments": open_tournaments,
             "upcoming": upcoming,
             "bot": bot,
@@ -434,6 +448,14 @@ def bot_action(request: HttpRequest, bot_id: int, verb: str) -> HttpResponse:
         elif verb == "new-version":
             v = bot_services.do_create_version(bot, notes=request.POST.get("notes", "")[:200])
             messages.info(request, f"Created version {v.number}.")
+        elif verb == "add-webhook":
+            hook = notify.do_create_webhook(bot, request.POST.get("url", ""), request.POST.getlist("events"))
+            messages.info(request, f"Webhook added; sign-check its deliveries with the secret shown (id {hook.pk}).")
+        elif verb == "delete-webhook":
+            raw = request.POST.get("webhook", "")
+            hook = get_object_or_404(Webhook, pk=int(raw) if raw.isdigit() else 0, bot=bot)
+            notify.do_delete_webhook(hook)
+            messages.info(request, "Webhook removed.")
         elif verb == "toggle-active":
             bot_services.do_update_bot(bot, active=not bot.active)
         elif verb == "challenge":

@@ -21,6 +21,7 @@ from webapp.bots.models import BotVersion
 from webapp.bots.services import check_game
 from webapp.matches import services as match_services
 from webapp.matches.models import Match, MatchStatus
+from webapp.notifications.services import on_match_queued
 from webapp.rankings.models import Rating
 from webapp.tournaments import formats
 from webapp.tournaments.models import Seeding, Tournament, TournamentEntrant, TournamentFormat, TournamentStatus
@@ -247,6 +248,7 @@ def _queue_ready(t: Tournament) -> list[Match]:
                 game_in_series=game.game_in_series,
             )
         )
+        on_match_queued(queued[-1])
     return queued
 
 
@@ -310,7 +312,9 @@ def do_replay_match(tournament: Tournament, match: Match, reason: str) -> Match:
     if t.status == TournamentStatus.FINISHED:
         t.status = TournamentStatus.RUNNING
     t.save(update_fields=["state", "status"])
-    return match_services.do_reschedule_match(match.pk, reason)
+    replacement = match_services.do_reschedule_match(match.pk, reason)
+    on_match_queued(replacement)
+    return replacement
 
 
 @transaction.atomic
@@ -342,5 +346,6 @@ def do_advance_tournament(tournament_id: int, *, max_replays: int = 3) -> list[M
         tries = t.matches.filter(tournament_slot=match.tournament_slot, game_in_series=match.game_in_series).count()
         if tries <= max_replays:
             queued.append(match_services.do_reschedule_match(match.pk, f"replayed: {match.failure or match.status}"))
+            on_match_queued(queued[-1])
     queued.extend(_queue_ready(t))
     return queued
