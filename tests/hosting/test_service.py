@@ -65,7 +65,7 @@ def _upload(client: APIClient, bot: Bot, name: str, data: bytes, entry: str) -> 
 def test_upload_api_accepts_refuses_and_keeps_logs_for_the_author(storage: Path) -> None:
     alice = User.objects.create_user("alice-h", password="x")
     bob = User.objects.create_user("bob-h", password="x")
-    bot, _ = bot_services.do_create_bot(alice, GAME, "Hosted First")
+    bot, _ = bot_services.do_create_bot(alice, GAME, "Hosted-First")
     good = (UPLOADS / "first_bot.py").read_bytes()
     answer = _upload(_client(alice), bot, "first_bot.py", good, "first_bot:FirstBot")
     assert answer.status_code == 201, answer.content
@@ -120,8 +120,8 @@ def test_host_validates_an_upload_then_runs_it_on_the_ladder_against_a_connected
     """Upload -> validation match -> new latest version -> the host connects it -> a match against a
     connected bot -> the run's verdict and log are kept for the author."""
     alice = User.objects.create_user("alice-e", password="x")
-    bot, _ = bot_services.do_create_bot(alice, GAME, "Hosted E2E")
-    rival, rival_token = bot_services.do_create_bot(alice, GAME, "Connected E2E")
+    bot, _ = bot_services.do_create_bot(alice, GAME, "Hosted-E2E")
+    rival, rival_token = bot_services.do_create_bot(alice, GAME, "Connected-E2E")
     first_version = bot.latest_version_id
     row = services.do_upload(alice, bot, "first_bot.py", (UPLOADS / "first_bot.py").read_bytes(), "first_bot:FirstBot")
 
@@ -173,3 +173,36 @@ def test_host_validates_an_upload_then_runs_it_on_the_ladder_against_a_connected
     # The run's token was revoked when it ended.
     assert bot.tokens.count() == 2 and bot.tokens.filter(revoked_at__isnull=True).count() == 1
     assert len(run.log.encode()) - 200 <= sandbox.LOG_LIMIT
+
+
+@pytest.mark.django_db
+def test_match_logs_are_the_authors_runs_during_that_match_and_nobody_elses(storage: Path) -> None:
+    """The author sees the runs (log and verdict) of their hosted version live during the match."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from webapp.matches import services as match_services
+
+    alice = User.objects.create_user("alice-m", password="x")
+    bob = User.objects.create_user("bob-m", password="x")
+    mine, _ = bot_services.do_create_bot(alice, GAME, "Mine-M")
+    theirs, _ = bot_services.do_create_bot(bob, GAME, "Theirs-M")
+    row = services.do_upload(alice, mine, "first_bot.py", (UPLOADS / "first_bot.py").read_bytes(), "first_bot:FirstBot")
+    row = services.do_record_validation(row, True, "ok", "")
+    mine.refresh_from_db()
+    theirs.refresh_from_db()
+    match = match_services.do_queue_match(GAME, [mine.latest_version, theirs.latest_version], rated=True)
+    match_services.do_start_match(match.pk, "ref-test")
+    now = timezone.now()
+    services.do_record_run(row, now - timedelta(minutes=5), "out of memory (memory limit reached)", "MemoryError")
+    before = services.do_record_run(row, now - timedelta(hours=3), "stopped by the host", "old run")
+    before.ended = now - timedelta(hours=2)
+    before.save()
+    answer = _client(alice).get(f"/api/v1/matches/{match.pk}/hosted-logs/")
+    assert answer.status_code == 200
+    runs = answer.json()["runs"]
+    assert [r["verdict"] for r in runs] == ["out of memory (memory limit reached)"]  # not the run that ended before
+    assert runs[0]["log"] == "MemoryError"
+    assert _client(bob).get(f"/api/v1/matches/{match.pk}/hosted-logs/").json() == {"runs": []}
+    assert APIClient().get(f"/api/v1/matches/{match.pk}/hosted-logs/").status_code in (401, 403)

@@ -192,3 +192,32 @@ def do_cleanup(*, dry_run: bool = False) -> DiskReport:
         row.files_kept = False
         row.save(update_fields=["files_kept"])
     return DiskReport(checks.disk_usage(root), kept, removable)
+
+
+def match_logs(user: User, match_id: int) -> list[dict[str, object]]:
+    """The runs of ``user``'s hosted versions that were live during match ``match_id``, with their logs.
+
+    A run spans the matches played while it was up, so each entry is the whole run that overlapped
+    the match (its verdict names a crash or an OOM kill). Other authors' runs are never included.
+    """
+    from webapp.matches.models import Match
+
+    match = Match.objects.get(pk=match_id)
+    versions = list(
+        match.seats.filter(bot_version__bot__owner=user).values_list("bot_version_id", flat=True)  # type: ignore[attr-defined]
+    )
+    if not versions or match.started_at is None:
+        return []
+    runs = HostedRun.objects.filter(upload__version_id__in=versions, started__lte=match.finished_at or timezone.now())
+    runs = runs.exclude(ended__lt=match.started_at).select_related("upload__version")
+    return [
+        {
+            "version": run.upload.version.number if run.upload.version else None,
+            "upload": run.upload_id,
+            "started": run.started.isoformat(),
+            "ended": run.ended.isoformat() if run.ended else None,
+            "verdict": run.verdict,
+            "log": run.log,
+        }
+        for run in runs
+    ]

@@ -82,3 +82,16 @@ class UploadDetailView(APIView):
         if row.bot.owner_id != request.user.pk:
             return Response({"detail": "Not found.", "code": "not_found"}, status=status.HTTP_404_NOT_FOUND)
         return Response(upload_json(row, with_log=True))
+
+
+class MatchLogsView(APIView):
+    """``GET /api/v1/matches/<id>/hosted-logs/``: the requesting author's hosted runs during that match."""
+
+    permission_classes = [permissions.IsAuthenticated]
+
+    def get(self, request: Request, match_id: int) -> Response:
+        """Returns ``{"runs": [...]}``: empty for anyone with no hosted version seated in the match."""
+        from webapp.matches.models import Match
+
+        get_object_or_404(Match, pk=match_id)
+        return Response({"runs": services.match_logs(request.user, match_id)})  # type: ignore[arg-type]
