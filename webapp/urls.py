@@ -3,6 +3,7 @@
 from django.contrib import admin
 from django.contrib.staticfiles.views import serve
 from django.urls import include, path, re_path
+from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
 from webapp.health import healthz
@@ -17,6 +18,8 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("api/redoc/", SpectacularRedocView.as_view(url_name="schema"), name="api-redoc"),
+    # Browsers ask for /favicon.ico on pages that name no icon (the admin): the site's icon, not a 404.
+    path("favicon.ico", RedirectView.as_view(url="/static/webapp/favicon.svg", permanent=True)),
     path("", include("webapp.pages.urls")),
 ]
 

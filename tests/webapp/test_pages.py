@@ -47,7 +47,7 @@ def test_leaderboard_page(client, rated_match) -> None:
     from webapp.rankings.models import Rating
 
     for rating in Rating.objects.filter(game=GAME, games=1):
-        assert f"{rating.wins}-{rating.losses}-{rating.draws}" in html
+        assert f"{rating.wins}-{rating.draws}-{rating.losses}" in html  # W-D-L, the site's one order
     assert "alpha" in html and "beta" in html
     assert client.get(f"/games/{GAME}/", {"active": "false"}).status_code == 200
     assert client.get("/games/nochess/").status_code == 404

@@ -5,10 +5,13 @@
 
 from __future__ import annotations
 
+import unicodedata
+
 from rest_framework import serializers
 
 from webapp.api import MAX_ID
 from webapp.bots.models import DESCRIPTION_MAX_CHARS, Bot, BotToken, BotVersion
+from webapp.bots.services import bot_name_problem
 
 
 class BotVersionSerializer(serializers.ModelSerializer):
@@ -32,11 +35,18 @@ class BotSerializer(serializers.ModelSerializer):
         read_only_fields = ["id", "owner", "is_house", "latest_version", "created"]
 
 
+def api_bot_name(value: str) -> None:
+    """Refuses a bot name with the reason in words (letters of any script are allowed)."""
+    problem = bot_name_problem(unicodedata.normalize("NFC", value))
+    if problem is not None:
+        raise serializers.ValidationError(problem)
+
+
 class BotCreateSerializer(serializers.Serializer):
     """What an author sends to register a bot."""
 
     game = serializers.CharField(max_length=64)
-    name = serializers.RegexField(r"^[A-Za-z0-9][A-Za-z0-9_.-]{1,63}$", max_length=64)
+    name = serializers.CharField(max_length=64, trim_whitespace=False, validators=[api_bot_name])
     description = serializers.CharField(required=False, allow_blank=True, default="", max_length=DESCRIPTION_MAX_CHARS)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+import unicodedata
 from dataclasses import dataclass
 
 from django.contrib.auth.models import User
@@ -73,6 +74,48 @@ NAME_MAX_CHARS = 64
 """Longest bot name (the column's length)."""
 
 
+NAME_MIN_CHARS = 2
+"""Shortest bot name."""
+NAME_PUNCTUATION = "_.-"
+"""The only characters besides letters and digits a bot name may hold (never first)."""
+NAME_RULE = (
+    f"a bot name is {NAME_MIN_CHARS} to {NAME_MAX_CHARS} letters (of any script, with their accents), digits"
+    f" and {' '.join(NAME_PUNCTUATION)}, starting with a letter or digit"
+)
+"""The rule in words, as every refusal states it."""
+
+
+def bot_name_problem(name: str) -> str | None:
+    """Returns why ``name`` cannot be a bot name, in words, or ``None`` when it can.
+
+    Letters and digits of every script are allowed (categories L*, N*, and the combining marks M*
+    that carry accents), so "Ülkü", "棋士" and "Зверь" are names; spaces, symbols, emoji and control
+    or invisible characters are not, because they make names that look alike or cannot be typed.
+    Callers normalise the name to NFC first, so an accent typed either way is the same name.
+    """
+    if not NAME_MIN_CHARS <= len(name) <= NAME_MAX_CHARS:
+        return f"{NAME_RULE}; this one is {len(name)} characters"
+    for i, ch in enumerate(name):
+        cat = unicodedata.category(ch)
+        ok = cat[0] in "LN" or (cat[0] == "M" and i > 0) or (ch in NAME_PUNCTUATION and i > 0)
+        if not ok:
+            label = unicodedata.name(ch, "unnamed character")
+            where = "first " if i == 0 else ""
+            return f"{NAME_RULE}; the {where}character {ch!r} (U+{ord(ch):04X} {label}) is not allowed"
+    return None
+
+
+def check_bot_name(name: str) -> None:
+    """Refuses a name :func:`bot_name_problem` finds a problem with.
+
+    Raises:
+        InvalidInput: the name breaks the rule (a 400 with code ``invalid_input`` and the reason).
+    """
+    problem = bot_name_problem(name)
+    if problem is not None:
+        raise InvalidInput(problem)
+
+
 def check_text(field: str, value: str, limit: int) -> None:
     """Refuses text longer than ``limit`` characters before anything is written.
 
@@ -95,9 +138,11 @@ def do_create_bot(
     Raises:
         UnknownGame: ``game`` is not registered.
         NameTaken: the game already has a bot called ``name``.
+        InvalidInput: ``name`` breaks :data:`NAME_RULE` (it is normalised to NFC first).
     """
     check_game(game)
-    check_text("name", name, NAME_MAX_CHARS)
+    name = unicodedata.normalize("NFC", name)
+    check_bot_name(name)
     check_text("description", description, DESCRIPTION_MAX_CHARS)
     if Bot.objects.filter(game=game, name__iexact=name).exists():
         raise NameTaken(f"a {game} bot called {name!r} already exists")

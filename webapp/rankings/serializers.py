@@ -13,7 +13,12 @@ from webapp.rankings.models import Rating, RatingHistory
 class RatingSerializer(serializers.ModelSerializer):
     """A leaderboard row."""
 
-    rank = serializers.IntegerField(read_only=True, help_text="Position on this leaderboard, 1 best.")
+    rank = serializers.IntegerField(
+        read_only=True, help_text="Position on this leaderboard, 1 best; provisional versions come after the others."
+    )
+    provisional = serializers.BooleanField(
+        read_only=True, default=False, help_text="Fewer than 20 rated games: the rating is still settling."
+    )
     bot_id = serializers.IntegerField(source="bot_version.bot_id")
     bot = serializers.CharField(source="bot_version.bot.name")
     owner = serializers.CharField(source="bot_version.bot.owner.username")
@@ -25,6 +30,7 @@ class RatingSerializer(serializers.ModelSerializer):
         model = Rating
         fields = [
             "rank",
+            "provisional",
             "game",
             "bot_id",
             "bot",

@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from django.db.models import F, QuerySet, Window
+from django.db.models import BooleanField, Case, F, QuerySet, Value, When, Window
 from django.db.models.functions import RowNumber
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import permissions, viewsets
@@ -13,10 +13,20 @@ from rest_framework import permissions, viewsets
 from webapp.api import query_id
 from webapp.rankings.models import Rating, RatingHistory
 from webapp.rankings.serializers import RatingHistorySerializer, RatingSerializer
+from webapp.rankings.services import CONFIG
+
+PROVISIONAL_GAMES = CONFIG.k.provisional_games
+"""A version is provisional, and listed after the established ones, until it has played this many rated games (20).
+
+The same count as the rating's provisional phase (K 40 until then, 20 after): until then the
+rating is still moving fast towards the bot's level.
+"""
 
 
 def leaderboard(game: str | None, *, active: bool | None = True, latest_only: bool = True) -> QuerySet[Rating]:
-    """Ratings ordered best first, annotated with ``rank``, with bots and authors joined.
+    """Ratings ordered best first, annotated with ``rank`` and ``provisional``, with bots and authors joined.
+
+    Established versions come first by Elo, then provisional ones (see :data:`PROVISIONAL_GAMES`) by Elo.
 
     Args:
         game: only this game (ranks are per game, so pass one for meaningful ranks).
@@ -30,9 +40,20 @@ def leaderboard(game: str | None, *, active: bool | None = True, latest_only: bo
         qs = qs.filter(bot_version__bot__active=active)
     if latest_only:
         qs = qs.filter(bot_version__bot__latest_version=F("bot_version"))
-    return qs.annotate(
-        rank=Window(RowNumber(), partition_by=[F("game")], order_by=[F("elo").desc(), F("id").asc()])
-    ).order_by("game", "-elo", "id")
+    # Provisional versions (fewer than PROVISIONAL_GAMES rated games) rank after every established one:
+    # a bot with 0 games and the initial rating must not sit above bots that earned theirs.
+    provisional = Case(
+        When(games__lt=PROVISIONAL_GAMES, then=Value(True)), default=Value(False), output_field=BooleanField()
+    )
+    return (
+        qs.annotate(provisional=provisional)
+        .annotate(
+            rank=Window(
+                RowNumber(), partition_by=[F("game")], order_by=[F("provisional").asc(), F("elo").desc(), F("id").asc()]
+            )
+        )
+        .order_by("game", "provisional", "-elo", "id")
+    )
 
 
 @extend_schema(
