@@ -115,7 +115,8 @@ def test_spectator_steps_a_replay_to_its_result_banner(
     )
     print(
         f"\n{game} {kind}: {last} decisions, first frame drawn {ready_ms} ms after navigation"
-        f" (frames asked at {fetched[0]} ms, received at {fetched[1]} ms, {fetched[2]} bytes for {fetched[3]})"
+        f" (frames asked at {fetched[0]} ms, received at {fetched[1]} ms, {fetched[2]} bytes for {fetched[3]};"
+        f" then {page.get_attribute('#viewer', 'data-timing')})"
     )
 
     # The counter counts decisions, and says the same as the message under the viewer.
