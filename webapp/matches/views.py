@@ -26,7 +26,7 @@ from referee.core.errors import EngineError
 from referee.core.registry import UnknownGameError
 from referee.core.replay import Replay, ReplayError
 from webapp.api import BadParameter, bounded_int, query_id
-from webapp.matches.framestore import frames_gz
+from webapp.matches.framestore import frames_gz, patched_frames_gz
 from webapp.matches.live import MAX_WAIT_SECONDS, live_frames
 from webapp.matches.models import Match, MatchSeat, MatchStatus, with_secrets_state
 from webapp.matches.serializers import FramesSerializer, MatchDetailSerializer, MatchSerializer
@@ -208,7 +208,18 @@ class MatchViewSet(viewsets.ReadOnlyModelViewSet):
         return response
 
     @extend_schema(
-        parameters=[OpenApiParameter("start", int), OpenApiParameter("limit", int)], responses=FramesSerializer
+        parameters=[
+            OpenApiParameter("start", int),
+            OpenApiParameter("limit", int),
+            OpenApiParameter(
+                "form",
+                str,
+                enum=["patch"],
+                description="``patch`` (whole replay only): frame 0 has the observation, each later frame a "
+                "``patch`` of the one before ([path, value] sets, [path] removes) - what the viewer loads.",
+            ),
+        ],
+        responses=FramesSerializer,
     )
     @action(detail=True, methods=["get"], throttle_classes=[FramesThrottle])
     def frames(self, request: Request, pk: str | None = None) -> Response:
@@ -217,7 +228,10 @@ class MatchViewSet(viewsets.ReadOnlyModelViewSet):
         start = bounded_int(request.query_params.get("start"), "start", default=0, low=0)
         limit = bounded_int(request.query_params.get("limit"), "limit", default=None, low=0)
         try:
-            stored = all_frames_gz(match)
+            if request.query_params.get("form") == "patch" and start == 0 and limit is None:
+                stored = patched_frames_gz(match.pk, public_replay_bytes(match))
+            else:
+                stored = all_frames_gz(match)
         except (ReplayError, EngineError) as exc:
             return Response({"detail": str(exc), "code": "replay_error"}, status=422)
         except (UnknownGameError, ImportError) as exc:

@@ -532,14 +532,37 @@
     if (Math.abs(dx) > 30 && Math.abs(dx) > 2 * Math.abs(dy)) act(dx < 0 ? "forward" : "back");
   });
 
+  // The patch form (?form=patch): frame 0 carries the observation, each later frame the changes
+  // from the one before ([path, value] sets, [path] removes). Rebuilding copies only the objects on
+  // each changed path, so the frames share everything that did not change.
+  function setIn(node, path, i, op) {
+    var copy = Array.isArray(node) ? node.slice() : Object.assign({}, node), key = path[i];
+    if (i === path.length - 1) { if (op.length === 1) delete copy[key]; else copy[key] = op[1]; }
+    else copy[key] = setIn(node[key], path, i + 1, op);
+    return copy;
+  }
+  function unpatch(body) {
+    if (body.form !== "patch") return body;
+    var obs = null;
+    body.frames.forEach(function (f) {
+      if (f.observation === undefined) {
+        (f.patch || []).forEach(function (op) { obs = op[0].length ? setIn(obs, op[0], 0, op) : op[1]; });
+        f.observation = obs;
+        delete f.patch;
+      }
+      obs = f.observation;
+    });
+    return body;
+  }
+
   function load(atEnd) {
     message.textContent = "Loading frames…";
-    fetch(root.getAttribute("data-frames-url"), { headers: { Accept: "application/json" } })
+    fetch(root.getAttribute("data-frames-url") + "?form=patch", { headers: { Accept: "application/json" } })
       .then(function (r) { return r.json().then(function (body) { return { ok: r.ok, body: body }; }); })
       .then(function (res) {
         if (!res.ok) { message.textContent = "Cannot show this replay: " + (res.body.detail || "error"); return; }
+        data = unpatch(res.body);
         var parsed = performance.now();
-        data = res.body;
         seek.max = data.frames.length - 1;
         buildLog();
         var built = performance.now();
