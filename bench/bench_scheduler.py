@@ -113,6 +113,7 @@ def run(args: argparse.Namespace, bench_db: str, redis_url: str) -> int:
             "REDIS_URL": redis_url,
             "BRAWL_LADDER_GAMES": game,
             "BRAWL_LADDER_INTERVAL": "1",
+            "BRAWL_REMATCH_PATIENCE": "1",
             "LOG_LEVEL": "WARNING",
         },
     )

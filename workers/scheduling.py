@@ -195,6 +195,7 @@ def schedule_round(game: str, tick: str, *, now: datetime | None = None) -> Roun
             )
         config = MatchmakingConfig(
             table_sizes=table_sizes(game),
+            rematch_patience=rematch_patience(),
             passes=max(1, min(4, max((c.capacity for cs in by_referee.values() for c in cs), default=1))),
         )
         recent = [
@@ -237,6 +238,29 @@ def schedule_round(game: str, tick: str, *, now: datetime | None = None) -> Roun
             queued.append(match.pk)
     candidates = sum(1 for cs in by_referee.values() for c in cs if c.capacity > 0)
     return RoundReport(game, len(home), candidates, queued, silent)
+
+
+def rematch_patience() -> timedelta:
+    """How long a bot waits before the rematch limit gives way for it: ``BRAWL_REMATCH_PATIENCE``
+    (seconds), else the matchmaker's default.
+
+    A small ladder plays each pair's daily quota of meetings within minutes and then idles for this
+    long between matches; ``brawl run`` shortens it for its four house bots per game, the tests
+    for their three bots.
+
+    Raises:
+        ValueError: the variable is not a positive number of seconds.
+    """
+    raw = os.environ.get("BRAWL_REMATCH_PATIENCE", "").strip()
+    if not raw:
+        return MatchmakingConfig().rematch_patience
+    try:
+        seconds = float(raw)
+    except ValueError:
+        seconds = float("nan")
+    if not seconds > 0 or seconds == float("inf"):
+        raise ValueError(f"BRAWL_REMATCH_PATIENCE must be a positive number of seconds, got {raw!r}")
+    return timedelta(seconds=seconds)
 
 
 class NoRefereeYet(Exception):

@@ -382,6 +382,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     # Every service also logs to a rotated file (referee.logsetup), so an unattended run keeps its
     # recent history on disk within a bounded size.
     os.environ.setdefault("BRAWL_LOG_DIR", str(var / "logs"))
+    # Four house bots per game meet each other 4 times a day within a minute or two; past that a bot
+    # waits this long before the rematch limit gives way (10 min by default), which would leave the
+    # demo ladder idle most of the time.
+    os.environ.setdefault("BRAWL_REMATCH_PATIENCE", "60")
     try:
         demo = _prepare(var)
     except Exception as exc:

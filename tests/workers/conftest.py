@@ -81,6 +81,8 @@ def stack(transactional_db: Any, tmp_path: Path, settings: Any, monkeypatch: pyt
             "REDIS_URL": url,
             "BRAWL_LADDER_GAMES": GAME,
             "BRAWL_LADDER_INTERVAL": "1",
+            # Three bots use up their rematch limit in seconds; the ladder must keep playing.
+            "BRAWL_REMATCH_PATIENCE": "1",
             "BRAWL_TOURNAMENT_INTERVAL": "3",
             "BRAWL_REAPER_INTERVAL": "3",
             "BRAWL_BROKER_VISIBILITY_TIMEOUT": "6",
