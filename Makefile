@@ -28,9 +28,9 @@ test-slow: $(STAMP)
 soak: $(STAMP)
 	$(PY) -m pytest tests/run/test_soak.py -m slow -q -s -p no:cacheprovider
 
+## lint: the same static checks as make test (ruff, format, mypy, generated code)
 lint: $(STAMP)
-	$(VENV)/bin/ruff check .
-	$(VENV)/bin/ruff format --check .
+	VENV=$(VENV) bash scripts/lint.sh
 
 typecheck: $(STAMP)
 	$(VENV)/bin/mypy

@@ -12,11 +12,6 @@ brawl_services_start
 trap brawl_services_stop EXIT
 echo "test: DATABASE_URL=$DATABASE_URL REDIS_URL=$REDIS_URL"
 
-echo "== ruff"
-"$VENV/bin/ruff" check .
-echo "== mypy (strict: referee/, ladder/)"
-"$VENV/bin/mypy"
-echo "== generated protocol code is current"
-"$PY" -m referee.protogen --check
+VENV="$VENV" bash scripts/lint.sh
 echo "== pytest"
 "$PY" -m pytest -m "not slow" -q -p no:cacheprovider "$@"

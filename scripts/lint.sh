@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# The static checks, one list for `make lint` and `make test` alike: lint, format, strict types on
+# referee/ and ladder/, and the checked-in generated protocol code. The tools are pinned in
+# pyproject.toml, so a clean checkout passes or fails the same way on every machine.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+VENV=${VENV:-.venv}
+echo "== ruff check"
+"$VENV/bin/ruff" check .
+echo "== ruff format --check"
+"$VENV/bin/ruff" format --check .
+echo "== mypy (strict: referee/, ladder/)"
+"$VENV/bin/mypy"
+echo "== generated protocol code is current"
+"$VENV/bin/python" -m referee.protogen --check
