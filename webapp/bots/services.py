@@ -74,8 +74,8 @@ NAME_MAX_CHARS = 64
 """Longest bot name (the column's length)."""
 
 
-NAME_MIN_CHARS = 2
-"""Shortest bot name."""
+NAME_MIN_CHARS = 1
+"""Shortest bot name (one character is a name in several scripts: "龍")."""
 NAME_PUNCTUATION = "_.-"
 """The only characters besides letters and digits a bot name may hold (never first)."""
 NAME_RULE = (
@@ -94,7 +94,7 @@ def bot_name_problem(name: str) -> str | None:
     Callers normalise the name to NFC first, so an accent typed either way is the same name.
     """
     if not NAME_MIN_CHARS <= len(name) <= NAME_MAX_CHARS:
-        return f"{NAME_RULE}; this one is {len(name)} characters"
+        return f"{NAME_RULE}; this one is {len(name)} characters long"
     for i, ch in enumerate(name):
         cat = unicodedata.category(ch)
         ok = cat[0] in "LN" or (cat[0] == "M" and i > 0) or (ch in NAME_PUNCTUATION and i > 0)

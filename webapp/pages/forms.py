@@ -53,7 +53,7 @@ class BotForm(forms.Form):
         max_length=64,
         strip=False,
         validators=[form_bot_name],
-        help_text="2 to 64 letters of any script, digits and _ . -, starting with a letter or digit",
+        help_text="1 to 64 letters of any script, digits and _ . -, starting with a letter or digit",
     )
     description = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 3}), required=False, max_length=DESCRIPTION_MAX_CHARS
