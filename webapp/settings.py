@@ -65,6 +65,13 @@ if not _db_url:
     VAR_DIR.mkdir(parents=True, exist_ok=True)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+if _production:
+    # Every process that calls the referees' internal API (the web tier's live views, workers, beat)
+    # needs the shared secret; failing here names it at start instead of at the first live view.
+    _internal_token = env("BRAWL_INTERNAL_TOKEN", str, required=True) or ""
+    if len(_internal_token) < 24:
+        raise ConfigurationError("BRAWL_INTERNAL_TOKEN must be at least 24 characters in production")
+
 REDIS_URL: str | None = env("REDIS_URL", str, required=_production)
 """Required in production: without it every process would keep its own cache and throttle counts."""
 CACHES = {

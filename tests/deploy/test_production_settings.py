@@ -19,6 +19,7 @@ COMPLETE = {
     "ALLOWED_HOSTS": "brawl.example.org",
     "DATABASE_URL": "postgresql://brawl:pw@db.invalid:5432/brawl",
     "REDIS_URL": "redis://redis.invalid:6379/0",
+    "BRAWL_INTERNAL_TOKEN": "a-test-internal-token-of-32-characters",
 }
 """A production environment that loads (nothing is connected to while settings load)."""
 
@@ -44,8 +45,18 @@ def test_complete_production_environment_loads(tmp_path: Path) -> None:
         ),
         (without("ALLOWED_HOSTS"), "ALLOWED_HOSTS is required in production"),
         ({**COMPLETE, "BRAWL_ENV": "prod"}, "environment variable BRAWL_ENV='prod' is malformed"),
+        (without("BRAWL_INTERNAL_TOKEN"), "environment variable BRAWL_INTERNAL_TOKEN is required"),
+        ({**COMPLETE, "BRAWL_INTERNAL_TOKEN": "short"}, "BRAWL_INTERNAL_TOKEN must be at least 24 characters"),
     ],
-    ids=["no-secret-key", "empty-secret-key", "dev-secret-key", "no-allowed-hosts", "bad-env-name"],
+    ids=[
+        "no-secret-key",
+        "empty-secret-key",
+        "dev-secret-key",
+        "no-allowed-hosts",
+        "bad-env-name",
+        "no-internal-token",
+        "short-internal-token",
+    ],
 )
 def test_production_refuses_to_start_with_a_clear_message(env: dict[str, str], message: str, tmp_path: Path) -> None:
     result = load_settings_in_subprocess({**env, "BRAWL_VAR_DIR": str(tmp_path)}, tmp_path)

@@ -57,10 +57,11 @@ PRODUCTION = {
     "SECRET_KEY": "s3cret-value",
     "DATABASE_URL": "postgresql://brawl@db.invalid:5432/brawl",
     "REDIS_URL": "redis://redis.invalid:6379/0",
+    "BRAWL_INTERNAL_TOKEN": "an-internal-token-of-at-least-24-chars",
 }
 
 
-@pytest.mark.parametrize("name", ["SECRET_KEY", "DATABASE_URL", "REDIS_URL"])
+@pytest.mark.parametrize("name", ["SECRET_KEY", "DATABASE_URL", "REDIS_URL", "BRAWL_INTERNAL_TOKEN"])
 def test_production_requires_secret_database_and_redis(tmp_path, name) -> None:
     env = {k: v for k, v in PRODUCTION.items() if k != name}
     missing = settings_import({**env, "BRAWL_VAR_DIR": str(tmp_path)})
