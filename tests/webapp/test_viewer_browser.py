@@ -15,6 +15,7 @@ import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, Page
@@ -205,3 +206,39 @@ def test_spectator_steps_a_replay_to_its_result_banner(
         shown, overlaps = gate_caption_overlaps(page)
         print(f"On gate caption shown in {shown} frames, overlapping a label in {overlaps}")
         assert overlaps == 0
+
+
+def test_leaderboard_marks_provisional_bots_and_explains_itself(
+    live_server,
+    browser: Browser,
+    make_bot,
+    author,
+    other,  # noqa: F811
+) -> None:
+    """A bot with one game is listed last, unranked and tagged; the legend and the titles are on the page."""
+    from tests.webapp.conftest import GAME, forced_replay
+    from webapp.matches import services as match_services
+    from webapp.rankings.views import PROVISIONAL_GAMES
+
+    def play(x: Any, y: Any, ranks: tuple[int, int]) -> None:
+        m = match_services.do_queue_match(GAME, [x.latest_version, y.latest_version], rated=True)
+        match_services.do_finish_match(m.pk, forced_replay(m, ranks))
+
+    strong, weak, new = make_bot(author, "Ülkü"), make_bot(other, "Зверь"), make_bot(author, "newcomer")
+    for i in range(PROVISIONAL_GAMES):
+        play(strong, weak, (1, 2) if i % 3 else (2, 1))
+    play(new, weak, (1, 2))
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.goto(f"{live_server.url}/games/{GAME}/")
+    page.wait_for_selector("svg.rating-chart polyline.series")
+    rows = page.locator("table.leaderboard tbody tr")
+    assert rows.count() == 3
+    assert rows.nth(2).get_attribute("class") == "provisional" and "newcomer" in rows.nth(2).inner_text()
+    assert rows.nth(2).locator("td").first.inner_text() == "—"
+    assert [rows.nth(i).locator("td").first.inner_text() for i in range(2)] == ["1", "2"]
+    assert page.locator("thead abbr[title]").count() >= 4
+    assert f"fewer than {PROVISIONAL_GAMES} rated games" in page.inner_text("#leaderboard-legend")
+    DOCS_SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(DOCS_SHOTS / "leaderboard.png"), full_page=True)
+    context.close()
