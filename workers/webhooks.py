@@ -9,8 +9,12 @@ every few seconds (``deliver_due_webhooks``) and the web app asks for one right 
 
 from __future__ import annotations
 
+import ipaddress
 import logging
+import os
+import socket
 import urllib.error
+import urllib.parse
 import urllib.request
 from datetime import datetime
 from typing import Any
@@ -25,11 +29,54 @@ BATCH = 50
 """Deliveries claimed per sweep."""
 
 
+ALLOW_PRIVATE_ENV = "BRAWL_WEBHOOK_ALLOW_PRIVATE"
+"""Set to 1 to let webhooks reach loopback and private addresses (tests, a closed network)."""
+
+
+class _NoRedirects(urllib.request.HTTPRedirectHandler):
+    """A redirect is an answer, not an order: following one could lead the worker to an address the
+    target check refused (a public receiver answering 302 to http://127.0.0.1:6379/)."""
+
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
+_OPENER = urllib.request.build_opener(_NoRedirects)
+
+
+def forbidden_target(url: str) -> str:
+    """Returns why the worker may not POST to ``url`` (empty when it may).
+
+    An author chooses the URL, and the workers sit inside the service's network beside the database,
+    Redis and the referees' internal API: every address the host name resolves to must be a public
+    one, unless ``BRAWL_WEBHOOK_ALLOW_PRIVATE`` is set. (A name that resolves differently between this
+    check and the connection is not caught; docs/web.md recommends an egress proxy as well.)
+    """
+    if os.environ.get(ALLOW_PRIVATE_ENV, "").strip().lower() in ("1", "true", "yes", "on"):
+        return ""
+    parts = urllib.parse.urlsplit(url)
+    host = parts.hostname or ""
+    try:
+        infos = socket.getaddrinfo(
+            host, parts.port or (443 if parts.scheme == "https" else 80), type=socket.SOCK_STREAM
+        )
+    except (OSError, UnicodeError, ValueError) as exc:
+        return f"cannot resolve {host!r}: {exc}"
+    for info in infos:
+        address = ipaddress.ip_address(str(info[4][0]).split("%", 1)[0])
+        if not address.is_global:
+            return f"refused: {host!r} resolves to {address}, which is not a public address"
+    return ""
+
+
 def post(url: str, body: bytes, headers: dict[str, str], timeout: float = TIMEOUT_S) -> tuple[int | None, str]:
     """POSTs ``body``; returns the status code (None when there was no answer) and an error text."""
+    refused = forbidden_target(url)
+    if refused:
+        return None, refused
     request = urllib.request.Request(url, data=body, headers=headers, method="POST")
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
+        with _OPENER.open(request, timeout=timeout) as response:
             return response.status, ""
     except urllib.error.HTTPError as exc:
         return exc.code, f"HTTP {exc.code}"

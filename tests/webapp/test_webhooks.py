@@ -40,7 +40,15 @@ class Receiver:
             def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers["Content-Length"]))
                 receiver.requests.append({"headers": dict(self.headers), "body": body})
-                self.send_response(receiver.answers.pop(0) if receiver.answers else 200)
+                status = receiver.answers.pop(0) if receiver.answers else 200
+                self.send_response(status)
+                if 300 <= status < 400:
+                    self.send_header("Location", receiver.url + "/moved")
+                self.end_headers()
+
+            def do_GET(self) -> None:  # where a followed redirect would land
+                receiver.requests.append({"headers": dict(self.headers), "body": b""})
+                self.send_response(200)
                 self.end_headers()
 
             def log_message(self, *args: Any) -> None:
@@ -57,7 +65,9 @@ class Receiver:
 
 
 @pytest.fixture
-def receiver() -> Iterator[Receiver]:
+def receiver(monkeypatch: pytest.MonkeyPatch) -> Iterator[Receiver]:
+    # The receiver listens on loopback, which production refuses (see the SSRF tests below).
+    monkeypatch.setenv("BRAWL_WEBHOOK_ALLOW_PRIVATE", "1")
     r = Receiver()
     yield r
     r.close()
@@ -209,3 +219,34 @@ def test_event_written_in_a_rolled_back_transaction_is_not_sent(author, make_bot
         raise RuntimeError("the match's recording failed")
     assert not BotEvent.objects.exists() and not Delivery.objects.exists()
     assert deliver_due(now=timezone.now() + timedelta(hours=1)) == 0
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://127.0.0.1:6379/",
+        "http://localhost:50052/",
+        "http://10.1.2.3/hook",
+        "http://192.168.0.10/hook",
+        "http://169.254.169.254/latest/meta-data/",
+        "http://[::1]:8000/",
+    ],
+)
+def test_a_webhook_never_reaches_the_services_own_network(monkeypatch: pytest.MonkeyPatch, url: str) -> None:
+    # An author picks the URL; the workers sit beside Redis, the database and the internal API.
+    from workers.webhooks import post
+
+    monkeypatch.delenv("BRAWL_WEBHOOK_ALLOW_PRIVATE", raising=False)
+    status, error = post(url, b"{}", {"Content-Type": "application/json"}, timeout=1.0)
+    assert status is None
+    assert "not a public address" in error
+
+
+def test_a_redirect_is_not_followed(receiver: Receiver) -> None:
+    # A public receiver answering 302 to a private address must not steer the worker there.
+    from workers.webhooks import post
+
+    receiver.answers.append(302)
+    status, _ = post(receiver.url, b"{}", {"Content-Type": "application/json"}, timeout=2.0)
+    assert status == 302
+    assert len(receiver.requests) == 1
