@@ -464,7 +464,7 @@
     var winners = ranks.map(function (r, s) { return r === best ? s : -1; }).filter(function (s) { return s >= 0; });
     var head = winners.length === ranks.length ? "Draw" : (winners.length > 1 ? "Shared first: " : "Winner: ") + winners.map(seatName).join(", ");
     box.innerHTML = "<strong>" + esc(head) + "</strong><br><span>" + esc(ranksWords(ranks)) + "</span>" +
-      (o.reason ? "<br><small>" + esc(o.termination ? title(o.termination) + ": " : "") + esc(o.reason) + "</small>" : "");
+      (o.reason ? "<br><small>" + esc(o.termination ? title(words(o.termination)) + ": " : "") + esc(o.reason) + "</small>" : "");
     box.hidden = false;
   }
 
