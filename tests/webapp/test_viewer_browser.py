@@ -210,10 +210,10 @@ def test_spectator_steps_a_replay_to_its_result_banner(
 
 def test_leaderboard_marks_provisional_bots_and_explains_itself(
     live_server,
-    browser: Browser,
+    browser: Browser,  # noqa: F811
     make_bot,
     author,
-    other,  # noqa: F811
+    other,
 ) -> None:
     """A bot with one game is listed last, unranked and tagged; the legend and the titles are on the page."""
     from tests.webapp.conftest import GAME, forced_replay
