@@ -83,7 +83,10 @@ def test_matches_finish_whichever_process_each_bot_lands_on() -> None:
         tasks = [asyncio.create_task(c.run()) for c in clients]
         try:
             sessions = {}
+            deadline = asyncio.get_running_loop().time() + 30
             while len(sessions) < len(bots):
+                if asyncio.get_running_loop().time() > deadline:
+                    pytest.fail(f"only {sorted(sessions)} of {bots} had a session after 30 s")
                 await asyncio.sleep(0.05)
                 sessions = {
                     s.identity.bot_id: i for i, srv in enumerate(servers) for s in srv.referee.sessions.values()
