@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import socket
 import uuid
 
 import pytest
@@ -57,7 +58,12 @@ def test_matches_finish_whichever_process_each_bot_lands_on() -> None:
         store = MemoryTokenStore()
         prefix = f"brawltest-{uuid.uuid4().hex[:8]}"
         servers = []
-        address = "127.0.0.1:0"
+        # Not port 0 with SO_REUSEPORT: the kernel may then pick a port that a listener of an earlier
+        # test still holds with SO_REUSEPORT (gRPC closes listeners lazily), and that listener would
+        # take some of the bots. A plain socket is only given a port nothing holds.
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            address = f"127.0.0.1:{probe.getsockname()[1]}"
         for _ in range(2):
             s = create_server(
                 address,
@@ -74,7 +80,6 @@ def test_matches_finish_whichever_process_each_bot_lands_on() -> None:
             except Exception as exc:  # a missing Redis must fail loudly with the reason
                 pytest.fail(f"Redis at {REDIS} is required: {exc!r}")
             servers.append(s)
-            address = f"127.0.0.1:{s.port}"
         bots = [f"p{i}" for i in range(6)]
         clients = [
             BotClient(FirstBot, address, store.issue(BotIdentity(BotId(b), b)), games=["tinygame"], max_matches=4)
