@@ -52,7 +52,7 @@ def forbidden_target(url: str) -> str:
     one, unless ``BRAWL_WEBHOOK_ALLOW_PRIVATE`` is set. (A name that resolves differently between this
     check and the connection is not caught; docs/web.md recommends an egress proxy as well.)
     """
-    if os.environ.get(ALLOW_PRIVATE_ENV, "").strip().lower() in ("1", "true", "yes", "on"):
+    if os.environ.get("BRAWL_WEBHOOK_ALLOW_PRIVATE", "").strip().lower() in ("1", "true", "yes", "on"):
         return ""
     parts = urllib.parse.urlsplit(url)
     host = parts.hostname or ""

@@ -69,7 +69,10 @@ def test_worker_killed_inside_the_recording_transaction_loses_nothing_and_counts
     # Only the broker's redelivery of the unacknowledged message can record it: no beat, no reaper.
     stack.start_worker("second", concurrency=1)
     wait_until(lambda: Match.objects.get(pk=match.pk).status == MatchStatus.FINISHED, 60, "redelivered record_match")
-    assert f"record match_id={match.pk} action=recorded" in stack.log("second")
+    # The line is written just after the transaction commits: wait for it rather than race it.
+    wait_until(
+        lambda: f"record match_id={match.pk} action=recorded" in stack.log("second"), 30, "the worker's record line"
+    )
     assert RatingHistory.objects.filter(match=match).count() == 2
     assert sorted(Rating.objects.values_list("games", flat=True)) == [1, 1]
     assert_counted_once()
