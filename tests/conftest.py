@@ -1,1 +1,97 @@
-"""Shared test configuration."""
+"""Shared test configuration: each pytest-xdist worker gets resources of its own.
+
+``make test`` runs the default suite on pytest-xdist workers (``-n``, ``--dist loadfile``: the
+tests of one file stay together on one worker, in order). Two workers must never share a piece of
+state one of them flushes or rewrites, so before a worker process starts pytest (and so before
+Django reads its settings) the controller gives it its own environment:
+
+- ``REDIS_URL``: the same server, a database number of the worker's own (the web cache, the
+  referee relay tests, the broker stress test); worker ``gw0`` keeps the given number.
+- ``BRAWL_TEST_REDIS_DB`` (13 by default: the workers' tests, the shared-limits test),
+  ``BRAWL_CLUSTER_REDIS_DB`` (12: the cluster test) and ``BRAWL_SPARE_REDIS_DB`` (14: the metrics
+  and ``brawl run`` tests): ``gw0`` keeps them, every other worker takes four unused numbers of
+  the 16 a Redis server has, so at most four workers run at once.
+- ``BRAWL_VAR_DIR``: a folder of the worker's own (SQLite, replay files, the file cache and
+  broker folders of code that does not get one from its test), removed when the run ends.
+
+PostgreSQL test databases are suffixed with the worker id (``_gw0``, ``_gw1``): pytest-django
+does it for its default name, and the workers' and cluster conftests do it for theirs. Ports are
+picked free (port 0) by the tests, and ``tmp_path`` is per worker already. Without ``-n`` nothing
+here changes anything.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import pytest
+
+REDIS_ROLES = {"BRAWL_TEST_REDIS_DB": 13, "BRAWL_CLUSTER_REDIS_DB": 12, "BRAWL_SPARE_REDIS_DB": 14}
+"""The Redis database numbers the tests use besides ``REDIS_URL``'s own, with their defaults."""
+
+REDIS_DATABASES = 16
+"""The databases of a default Redis server."""
+
+_var_root: str | None = None
+"""The controller's folder holding the workers' var folders (created with the first worker)."""
+
+
+def redis_db(url: str) -> int:
+    """The database number of a Redis URL (0 when it names none)."""
+    path = urlsplit(url).path.strip("/")
+    return int(path) if path.isdigit() else 0
+
+
+def with_redis_db(url: str, number: int) -> str:
+    """``url`` with its database number replaced."""
+    parts = urlsplit(url)
+    return urlunsplit((parts.scheme, parts.netloc, f"/{number}", parts.query, parts.fragment))
+
+
+def worker_environment(index: int, environ: Mapping[str, str], var_dir: str) -> dict[str, str]:
+    """The variables worker number ``index`` (``gw<index>``) runs with, on top of the controller's.
+
+    Raises ``pytest.UsageError`` when the Redis server has too few databases for that many workers.
+    """
+    url = environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
+    given = {name: int(environ.get(name, default)) for name, default in REDIS_ROLES.items()}
+    env = {"BRAWL_VAR_DIR": var_dir}
+    if index == 0:
+        env.update({name: str(number) for name, number in given.items()})
+        return env
+    taken = {redis_db(url), *given.values()}
+    free = sorted(set(range(REDIS_DATABASES)) - taken)
+    per_worker = 1 + len(REDIS_ROLES)
+    mine = free[(index - 1) * per_worker : index * per_worker]
+    if len(mine) < per_worker:
+        raise pytest.UsageError(
+            f"worker gw{index}: Redis has {REDIS_DATABASES} databases, enough for "
+            f"{1 + len(free) // per_worker} test workers; run with fewer (-n)"
+        )
+    env["REDIS_URL"] = with_redis_db(url, mine[0])
+    env.update({name: str(number) for name, number in zip(REDIS_ROLES, mine[1:], strict=True)})
+    return env
+
+
+def pytest_xdist_newgateway(gateway: Any) -> None:
+    """Sets the new worker process's environment before its pytest (and Django) starts."""
+    global _var_root
+    if _var_root is None:
+        _var_root = tempfile.mkdtemp(prefix="brawl-test-var-")
+    worker = str(gateway.id)
+    index = int(worker.removeprefix("gw"))
+    env = worker_environment(index, os.environ, os.path.join(_var_root, worker))
+    channel = gateway.remote_exec("import os\nos.environ.update(channel.receive())")
+    channel.send(env)
+    channel.waitclose()
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Removes the workers' var folders once the controller is done."""
+    if _var_root is not None and not hasattr(config, "workerinput"):
+        shutil.rmtree(_var_root, ignore_errors=True)

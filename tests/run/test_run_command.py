@@ -80,7 +80,7 @@ def _postgres_and_redis() -> Iterator[dict[str, str]]:
     with psycopg.connect(base, autocommit=True) as conn:
         conn.execute(f'CREATE DATABASE "{name}"')
     redis_base = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0").rsplit("/", 1)[0]
-    redis_url = f"{redis_base}/14"
+    redis_url = f"{redis_base}/{os.environ.get('BRAWL_SPARE_REDIS_DB', '14')}"
     import redis
 
     redis.Redis.from_url(redis_url).flushdb()

@@ -38,9 +38,10 @@ Samples = dict[tuple[str, tuple[tuple[str, str], ...]], float]
 
 
 def redis_url_for_test() -> str:
-    """``REDIS_URL``'s server, database 14 (the machine's workers use another)."""
+    """``REDIS_URL``'s server, database ``BRAWL_SPARE_REDIS_DB`` (14; the machine's workers use another)."""
     base = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
-    return base.rsplit("/", 1)[0] + "/14" if base.count("/") >= 3 else base + "/14"
+    spare = os.environ.get("BRAWL_SPARE_REDIS_DB", "14")
+    return base.rsplit("/", 1)[0] + f"/{spare}" if base.count("/") >= 3 else base + f"/{spare}"
 
 
 @pytest.fixture(params=["redis", "filesystem"])

@@ -39,7 +39,10 @@ def django_db_modify_db_settings() -> None:
 
     db = settings.DATABASES["default"]
     # Named after the configured database, so suites run side by side against different ones never meet.
-    db.setdefault("TEST", {})["NAME"] = f"test_{db['NAME']}_workers"
+    name = f"test_{db['NAME']}_workers"
+    # One database per pytest-xdist worker (pytest-django's own name gets the same suffix).
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    db.setdefault("TEST", {})["NAME"] = f"{name}_{worker}" if worker else name
 
 
 def database_url() -> str:
