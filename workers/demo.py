@@ -13,8 +13,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+from referee.core.contract import GameInfo
+from referee.core.registry import get_game, shipped_game_names
 
 log = logging.getLogger("workers.demo")
 
@@ -124,6 +128,11 @@ def _ensure_hosted_house(house: Any, game: str, demo: Demo) -> None:
         hosting.do_upload(house, bot, "hosted_house.py", HOSTED_HOUSE_SOURCE, "hosted_house:HostedHouseBot")
 
 
+def _game_where(wanted: Callable[[GameInfo], bool]) -> str:
+    """The first registered game whose info ``wanted`` accepts."""
+    return next(name for name in shipped_game_names() if wanted(get_game(name).info))
+
+
 def _ensure_tournaments(demo: Demo) -> None:
     from django.contrib.auth.models import User
 
@@ -133,8 +142,9 @@ def _ensure_tournaments(demo: Demo) -> None:
 
     organizer = User.objects.get(username="organizer")
     wanted = [
-        ("Opening Cup", "superfantasybrawl", "single_elim", 1, True),
-        ("Autumn Round Robin", "scrumbrawl", "round_robin", 7, False),
+        # A duel game's knockout cup and a pod game's round robin, as the games describe themselves.
+        ("Opening Cup", _game_where(lambda info: info.table_sizes == (2,)), "single_elim", 1, True),
+        ("Autumn Round Robin", _game_where(lambda info: info.free_for_all), "round_robin", 7, False),
     ]
     for name, game, fmt, best_of, play_now in wanted:
         if Tournament.objects.filter(name=name).exists():

@@ -77,10 +77,6 @@ def relay_enabled() -> bool:
     return bool(os.environ.get("REDIS_URL"))
 
 
-POD_GAMES: dict[str, tuple[int, ...]] = {"scrumbrawl": (4, 3)}
-"""Games whose ladder plays multi-seat pods (preferred size first); every other game plays duels."""
-
-
 def _valid_seats(game: str, seats: int) -> bool:
     try:
         get_game(game).parse_config({}, seats)
@@ -90,13 +86,14 @@ def _valid_seats(game: str, seats: int) -> bool:
 
 
 def table_sizes(game: str) -> tuple[int, ...]:
-    """Returns the table sizes the ladder uses for ``game``: its pods, else duels, else its smallest table.
+    """Returns the table sizes the ladder uses for ``game``: those its info prefers, else its smallest table.
 
     Raises:
         UnknownGameError: the game is not registered.
     """
-    sizes = tuple(n for n in POD_GAMES.get(game, (2,)) if _valid_seats(game, n))
-    return sizes or (get_game(game).info.min_seats,)
+    info = get_game(game).info
+    sizes = tuple(n for n in info.table_sizes if _valid_seats(game, n))
+    return sizes or (info.min_seats,)
 
 
 @dataclass(frozen=True)

@@ -233,6 +233,57 @@ class GameInfo:
     """Whether the game uses dice, shuffles or random picks."""
     has_hidden_information: bool = True
     """Whether some seat ever may not see part of the state."""
+    table_sizes: tuple[int, ...] = (2,)
+    """Seats per match the ladder schedules, preferred first: ``(2,)`` for duels, ``(4, 3)`` for pods."""
+    free_for_all: bool = False
+    """Whether a table of three or more seats is every seat for itself (a pod) unless a team split applies."""
+    teams: tuple[TeamSplit, ...] = ()
+    """How seats split into teams, per table size; a table size not listed has no teams."""
+    time_control: TimeControl = field(default_factory=lambda: TimeControl())
+    """The default time control of a match of this game; a match may override it field by field."""
+    board: Mapping[str, Any] | None = field(default=None, compare=False)
+    """The fixed board layout a viewer draws (plain data; ``kind`` ``"hex"`` or ``"square"``), or ``None``."""
+
+    def team_of(self, config: Mapping[str, Any], seats: int) -> tuple[int, ...]:
+        """Returns the team of each seat of a match of ``seats`` seats with ``config``; ``()`` without teams."""
+        for split in self.teams:
+            if split.seats == seats and (split.when is None or config.get(split.when) is True):
+                return split.team_of_seat
+        return ()
+
+
+@dataclass(frozen=True, slots=True)
+class TeamSplit:
+    """How the seats of one table size form teams (compare OpenSpiel's ``GameType``, which has no teams)."""
+
+    seats: int
+    """The table size this split applies to."""
+    team_of_seat: tuple[int, ...]
+    """The team of each seat, in seat order: ``(0, 1, 0, 1)`` puts seats 0 and 2 against 1 and 3."""
+    when: str | None = None
+    """A boolean config field that must be true for the split to apply; ``None``: it always applies."""
+
+    def __post_init__(self) -> None:
+        if len(self.team_of_seat) != self.seats:
+            raise ValueError(f"a team split of {self.seats} seats needs {self.seats} teams, got {self.team_of_seat!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class TimeControl:
+    """A game's default time control, in seconds (the referee's ``TimeControl`` message in plain values)."""
+
+    decision_time: float = 1.0
+    """Free think time per decision."""
+    bank_time: float = 30.0
+    """Extra think time per seat for the whole match."""
+    max_overrun: float = 5.0
+    """Most bank time one decision may draw before the answer counts as late."""
+    max_strikes: int = 3
+    """Strikes at which a seat forfeits."""
+    reconnect_grace: float = 10.0
+    """How long a disconnected seat has to come back before it forfeits."""
+    max_rtt_credit: float = 0.5
+    """Most network round-trip time credited back per answer."""
 
 
 def visible_events(log: Sequence[Event], since: int, viewer: Seat | _Everyone | None) -> list[Event]:

@@ -35,7 +35,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
         nargs="*",
         default=None,
         metavar="KIND",
-        help="window decision kinds (ScrumBrawl: dispel_window, fumble_window, team_window, dispel) the referee "
+        help="window decision kinds (such as dispel_window, fumble_window, team_window, dispel) the referee "
         "answers 'pass' for when it is the only option (default: the bot class's auto_pass_kinds)",
     )
     run.add_argument("-v", "--verbose", action="store_true")

@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from referee.core.ids import BotId
+from referee.core.registry import shipped_game_names
 from referee.server.auth import (
     BotIdentity,
     InternalTokenError,
@@ -122,7 +123,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
         ),
     )
     start.add_argument("--internal", default=DEFAULT_INTERNAL, metavar="HOST:PORT", help="the referee's internal API")
-    start.add_argument("--game", required=True, help="registry name: scrumbrawl or superfantasybrawl")
+    start.add_argument("--game", required=True, help=f"registry name: {' or '.join(shipped_game_names())}")
     start.add_argument(
         "--bot", action="append", required=True, metavar="BOT_ID", help="a seat, in order: a bot id or house:NAME"
     )

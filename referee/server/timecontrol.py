@@ -1,6 +1,6 @@
 """Time controls: per-decision time, a per-match bank, strikes and reconnect grace.
 
-Defaults are per game (:data:`GAME_DEFAULTS`), overridable per match field by field through the
+Defaults are per game (each game's ``GameInfo.time_control``), overridable per match field by field through the
 ``TimeControl`` message of ``StartMatch``. The referee's policy for using them lives in
 :mod:`referee.server.match`; this module only holds the numbers.
 """
@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 from brawl.bot.v1 import bot_pb2
 from google.protobuf.duration_pb2 import Duration
+
+from referee.core.registry import UnknownGameError, get_game
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,18 +66,13 @@ class TimeSettings:
         return dataclasses.replace(self, **changes)  # type: ignore[arg-type]
 
 
-GAME_DEFAULTS: dict[str, TimeSettings] = {
-    # Board games with a handful of options per decision: a second is plenty, the bank absorbs
-    # the occasional deep search, and five seconds of overrun forgives one network hiccup.
-    "scrumbrawl": TimeSettings(),
-    "superfantasybrawl": TimeSettings(),
-}
-"""Default time control per game; games not listed get :class:`TimeSettings`' defaults."""
-
-
 def defaults_for(game: str) -> TimeSettings:
-    """Returns the default time control of ``game``."""
-    return GAME_DEFAULTS.get(game, TimeSettings())
+    """Returns the default time control of ``game``, as its registry info states it (the class defaults if unknown)."""
+    try:
+        tc = get_game(game).info.time_control
+    except UnknownGameError:
+        return TimeSettings()
+    return TimeSettings(**{f.name: getattr(tc, f.name) for f in dataclasses.fields(tc)})
 
 
 def duration(secs: float) -> Duration:

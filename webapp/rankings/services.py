@@ -33,6 +33,7 @@ from ladder.glicko2 import Glicko2Rating
 from ladder.history import HistoryEntry, RatingConfig, Replay, VersionRating, prior, rate_game, replay
 from ladder.ids import BotVersionId, GameName, MatchId
 from ladder.results import GameResult
+from referee.core.registry import UnknownGameError, get_game
 from webapp.api import DomainError
 from webapp.bots.models import BotVersion
 from webapp.matches.models import Match, MatchSeat, MatchStatus
@@ -68,9 +69,6 @@ RATING_FIELDS = [
 ]
 """The ``Rating`` columns a rated match writes."""
 
-TEAM_GAMES_BY_SEATS = {"superfantasybrawl": 4}
-"""Games that are team games whenever they have this many seats (Super Team Tornado is always 2v2)."""
-
 
 class AlreadyRated(DomainError):
     """The match's rating changes are already recorded."""
@@ -87,12 +85,13 @@ class CorruptRating(DomainError):
 def match_teams(game: str, config: Mapping[str, Any], seats: int) -> tuple[int, ...]:
     """Returns the team of each seat for a team game, or ``()`` for a duel or free-for-all.
 
-    The contract has no team field, so this reads the games' configs: ScrumBrawl plays 2v2 when its
-    config has ``teams: true``; Super Fantasy Brawl with four seats is always two teams. Both
-    engines put seat ``s`` on team ``s % 2``.
+    The game says how its seats split into teams (``GameInfo.team_of``); an unknown game has no teams.
     """
-    team_play = config.get("teams") is True or TEAM_GAMES_BY_SEATS.get(game) == seats
-    return tuple(s % 2 for s in range(seats)) if team_play and seats == 4 else ()
+    try:
+        info = get_game(game).info
+    except UnknownGameError:
+        return ()
+    return info.team_of(config, seats)
 
 
 def game_result(

@@ -8,16 +8,31 @@ matches. The rules live in the modules of this package, one concept each: ``boar
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
 from referee.core.chance import Chance
-from referee.core.contract import Game, JSONDict, Option
+from referee.core.contract import Game, JSONDict, Option, TeamSplit, TimeControl
 from referee.core.errors import ConfigError
 from referee.games.scrumbrawl import abilities, cards, combat, draft, movement, orbs, scoring, turn  # noqa: F401 (registers steps)
 from referee.games.scrumbrawl.board import draw_orb, edge_square, place_new_orb, place_portal, sq
 from referee.games.scrumbrawl.content import CONTENT
-from referee.games.scrumbrawl.engine import INFO, Frame, SBMatch, decision, step
+from referee.games.scrumbrawl.engine import INFO as _ENGINE_INFO
+from referee.games.scrumbrawl.engine import Frame, SBMatch, decision, step
+
+INFO = dataclasses.replace(
+    _ENGINE_INFO,
+    table_sizes=(4, 3),
+    free_for_all=True,
+    teams=(TeamSplit(4, (0, 1, 0, 1), when="teams"),),
+    # A handful of options per decision: a second is plenty, the bank absorbs the occasional deep
+    # search, and five seconds of overrun forgives one network hiccup.
+    time_control=TimeControl(),
+    # The proto's squares are (row, col), both 1..20.
+    board={"kind": "square", "size": 20, "origin": 1},
+)
+"""What the game says of itself: the ladder plays pods of 4 (else 3), 2v2 with ``teams: true``."""
 
 SIMPLE_REMOVED = ("Transmuter", "Chaos Mage", "The Magic Stump")
 """Creatures the Simple Rules variant takes out of the deck (section 1.8)."""
@@ -182,4 +197,7 @@ def _lms_portal(m: SBMatch, f: Frame, opt: Option) -> None:
     m.emit("portal_placed", {"portal": pid, "row": pos[0], "col": pos[1], "seat": f["seat"]})
 
 
-__all__ = ["SBMatch", "ScrumBrawl", "cards", "combat", "movement", "orbs", "scoring"]
+GAME = ScrumBrawl
+"""The registry's entry point (the package name is the game's registry name)."""
+
+__all__ = ["GAME", "INFO", "SBMatch", "ScrumBrawl", "cards", "combat", "movement", "orbs", "scoring"]

@@ -24,12 +24,13 @@ from django.db import transaction
 from ladder.elo import expected_score
 from ladder.history import VersionRating, rate_game
 from ladder.ids import BotVersionId
+from referee.core.registry import shipped_game_names
 from webapp.bots.models import Bot, BotVersion
 from webapp.matches.models import Match, MatchSeat, MatchStatus, new_request_id
 from webapp.rankings.models import Rating, RatingHistory
 from webapp.rankings.services import CONFIG, apply_entry, game_result, history_row, parents_of
 
-GAMES = ["superfantasybrawl", "scrumbrawl"]
+GAMES = shipped_game_names()
 BATCH = 5000
 
 
