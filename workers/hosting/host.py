@@ -102,8 +102,16 @@ class BotHost:
         self._stop.set()
 
     async def serve(self) -> None:
-        """Runs the host loop until :meth:`stop`."""
+        """Runs the host loop until :meth:`stop`; first removes what dead hosts left behind."""
         sandbox.check_available()
+        swept = await asyncio.to_thread(sandbox.sweep_leftovers)
+        if swept.groups:
+            log.warning(
+                "host: %d run group(s) of a dead host: %d process(es) killed, %d group(s) left",
+                swept.groups,
+                swept.killed,
+                swept.left,
+            )
         try:
             while not self._stop.is_set():
                 try:

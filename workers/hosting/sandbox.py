@@ -30,6 +30,7 @@ import contextlib
 import importlib.util
 import itertools
 import os
+import re
 import shutil
 import signal
 import sys
@@ -251,10 +252,14 @@ def launcher(limits: Limits, cgroups: Cgroups | None = None) -> tuple[list[str],
     No Python runs between fork and exec (no ``preexec_fn``): the host is multi-threaded (gRPC), and
     Python code in a forked child of a threaded process can crash or deadlock. So the cgroup attach
     is a shell, the rlimits are ``prlimit`` and the priority ``nice``; the new session comes from
-    ``start_new_session``.
+    ``start_new_session``. The chain starts with ``setpriv --pdeathsig KILL``, so a host that dies
+    (even by SIGKILL) takes every stage with it; bubblewrap's ``--die-with-parent`` then carries
+    that into the sandbox, whose PID namespace dies with its first process.
     """
     env: dict[str, str] = {}
-    prefix: list[str] = []
+    # SIGKILL when the host dies, from the first exec on: bubblewrap's own --die-with-parent only
+    # starts once bubblewrap runs, and this closes the gap before it (the setting survives exec).
+    prefix: list[str] = ["setpriv", "--pdeathsig", "KILL", "--"]
     if cgroups is not None:
         env["BRAWL_CGROUP_PROCS"] = " ".join(str(p / "cgroup.procs") for p in cgroups.paths.values())
         prefix += ["/bin/sh", "-c", ATTACH_SCRIPT, "sh"]
@@ -339,6 +344,98 @@ def verdict(returncode: int | None, log: str, *, stopped: bool) -> str:
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 _RUNS = itertools.count(1)
 CGROUP_GROUP = "brawl-hosted"
+_GROUP_RE = re.compile(r"^host-(?P<pid>\d+)-(?P<start>\d+)-slot-\d+-\d+$|^slot-\d+-(?P<oldpid>\d+)-\d+$")
+"""A run's group name: the host's pid and start time (``/proc/PID/stat`` field 22), slot, run."""
+
+
+def process_start(pid: int) -> int | None:
+    """The start time of process ``pid`` in clock ticks since boot, or ``None`` if it is gone."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    # The command name (field 2) may hold spaces and parentheses: split after its last ')'.
+    return int(stat.rsplit(")", 1)[1].split()[19])
+
+
+def group_name(slot: int) -> str:
+    """A fresh group name for a run of this host: a group whose removal failed is never reused."""
+    pid = os.getpid()
+    return f"host-{pid}-{process_start(pid) or 0}-slot-{slot}-{next(_RUNS)}"
+
+
+def _owner_alive(name: str) -> bool:
+    """Whether the host that made group ``name`` still runs (same pid and start time)."""
+    match = _GROUP_RE.match(name)
+    if match is None:
+        return True  # not ours to judge
+    if match["oldpid"] is not None:
+        return process_start(int(match["oldpid"])) is not None
+    return process_start(int(match["pid"])) == int(match["start"])
+
+
+@dataclass(frozen=True)
+class SweepReport:
+    """What :func:`sweep_leftovers` found: groups of dead hosts, removed, and the processes killed."""
+
+    groups: int
+    killed: int
+    left: int
+    """Groups that could not be removed (a process would not die within the wait)."""
+
+
+def sweep_leftovers(wait: float = 5.0) -> SweepReport:
+    """Kills what is left of sandboxes whose host died, and removes their cgroups.
+
+    A host killed by SIGKILL cannot clean up: bubblewrap's ``--die-with-parent`` and the launcher's
+    ``--pdeathsig`` end its sandboxes, but a process that escaped them (a race at start, a kernel
+    that lost the signal) would run on, and its empty groups would stay. A starting host therefore
+    looks at every run group under ``brawl-hosted``: one whose host (pid and start time, in the
+    group's name) no longer runs is killed (``cgroup.kill`` on cgroup v2, else SIGKILL to each
+    process in ``cgroup.procs`` until none is left) and removed. Groups of hosts still running
+    (several hosts may share a machine) are left alone.
+    """
+    groups: dict[str, list[Path]] = {}
+    parents = [CGROUP_ROOT / CGROUP_GROUP] + [CGROUP_ROOT / c / CGROUP_GROUP for c in ("memory", "cpu", "pids")]
+    for parent in parents:
+        with contextlib.suppress(OSError):
+            for child in parent.iterdir():
+                if child.is_dir() and _GROUP_RE.match(child.name):
+                    groups.setdefault(child.name, []).append(child)
+    found = killed = left = 0
+    for name, paths in sorted(groups.items()):
+        if _owner_alive(name):
+            continue
+        found += 1
+        killed += _kill_group(paths, wait)
+        if any(path.exists() for path in paths):
+            left += 1
+    return SweepReport(found, killed, left)
+
+
+def _kill_group(paths: list[Path], wait: float) -> int:
+    """SIGKILLs every process in the group (all its controllers) until none is left; removes it."""
+    killed: set[int] = set()
+    deadline = time.monotonic() + wait
+    for path in paths:
+        with contextlib.suppress(OSError):
+            if (path / "cgroup.kill").exists():
+                (path / "cgroup.kill").write_text("1")
+    while True:
+        pids: set[int] = set()
+        for path in paths:
+            with contextlib.suppress(OSError, ValueError):
+                pids |= {int(line) for line in (path / "cgroup.procs").read_text().split()}
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+                killed.add(pid)
+        for path in paths:
+            with contextlib.suppress(OSError):
+                path.rmdir()
+        if not any(path.exists() for path in paths) or time.monotonic() > deadline:
+            return len(killed)
+        time.sleep(0.02)
 
 
 class Cgroups:
@@ -497,8 +594,8 @@ async def start(
     check_available()
     limits = limits or Limits()
     argv, env = build_command(bot_dir, socket_dir, command, slot=slot, limits=limits)
-    # A fresh group per run (host pid and a counter): a group whose removal failed is never reused.
-    cgroups = Cgroups.create(f"slot-{slot}-{os.getpid()}-{next(_RUNS)}", limits) if use_cgroups else None
+    # A fresh group per run, named after the host: a starting host sweeps the groups of dead ones.
+    cgroups = Cgroups.create(group_name(slot), limits) if use_cgroups else None
     prefix, launch_env = launcher(limits, cgroups)
     process = await asyncio.create_subprocess_exec(
         *prefix,
