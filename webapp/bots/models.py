@@ -97,3 +97,58 @@ class BotToken(models.Model):
 
     def __str__(self) -> str:
         return f"{self.prefix}… ({self.bot.name})"
+
+
+class BotStats(models.Model):
+    """A bot's results over its finished matches (all versions, rated or not), kept as results are recorded.
+
+    A precomputed count, so the bot page and the leaderboard never count matches on a request.
+    ``matches.stats`` adds a match when ``matches.services`` records its result, in the same
+    transaction, and takes it away again if the match is later rescheduled; the counts always
+    equal a recount of the ``finished`` matches (``matches.stats.recount``). Win, draw and loss mean
+    what the matches API's ``result`` filter means: first alone, first with another bot, not first.
+    """
+
+    bot = models.OneToOneField(Bot, on_delete=models.CASCADE, primary_key=True, related_name="stats")
+    """The bot."""
+    games = models.PositiveIntegerField(default=0)
+    """Finished matches the bot played."""
+    wins = models.PositiveIntegerField(default=0)
+    """Finished matches it ranked first in, alone."""
+    draws = models.PositiveIntegerField(default=0)
+    """Finished matches in which it shared first place with another bot."""
+    losses = models.PositiveIntegerField(default=0)
+    """Finished matches it did not rank first in."""
+    last_match = models.ForeignKey(refs.MATCH, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    """The finished match with the highest id (``None`` before the first)."""
+    last_played = models.DateTimeField(null=True, blank=True)
+    """When the latest of its finished matches finished."""
+    revision = models.PositiveBigIntegerField(default=0)
+    """Goes up by one with every change of these counts, never down: cached pieces of the bot page key on it."""
+
+    class Meta:
+        verbose_name_plural = "bot stats"
+
+    def __str__(self) -> str:
+        return f"bot {self.bot_id}: {self.wins}-{self.draws}-{self.losses}"
+
+
+class BotOpponentStats(models.Model):
+    """A bot's head-to-head record against one other bot over finished matches (seat against seat)."""
+
+    bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="opponent_stats")
+    """The bot whose record this is."""
+    opponent = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="+")
+    """The other bot."""
+    wins = models.PositiveIntegerField(default=0)
+    """Matches in which the bot ranked better than the opponent."""
+    draws = models.PositiveIntegerField(default=0)
+    """Matches in which they ranked the same."""
+    losses = models.PositiveIntegerField(default=0)
+    """Matches in which the opponent ranked better."""
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["bot", "opponent"], name="bot_opponent_stats_unique")]
+
+    def __str__(self) -> str:
+        return f"bot {self.bot_id} v {self.opponent_id}: {self.wins}-{self.draws}-{self.losses}"
