@@ -7,6 +7,11 @@ the full event log so hidden parts are checked too. See ``docs/replay.md``.
 
 Files are JSON, gzip-compressed when the name ends in ``.gz``. The format is versioned by
 ``"format"`` and ``"version"``; a reader refuses versions it does not know.
+
+One pipeline: :meth:`Replay.encode` / :meth:`Replay.decode` are the only encoder (compact JSON,
+gzip with a zero mtime, so equal replays give equal bytes) used by files, the referee's hand-off
+to the workers and the database; :func:`steps` is the only loop that re-plays a decision log,
+shared by :func:`simulate`, :func:`verify` and the viewer's frames (``webapp.matches.frames``).
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -201,11 +206,26 @@ class Replay:
             raise ReplayError(f"replay is not valid JSON: {exc}") from exc
         return cls.from_json(data)
 
+    def encode(self) -> bytes:
+        """Returns the replay as gzip-compressed compact JSON: the one stored and transmitted form.
+
+        The gzip header's time is zero, so the same replay always gives the same bytes.
+        """
+        return gzip.compress(self.dumps().encode(), mtime=0)
+
+    @classmethod
+    def decode(cls, data: bytes) -> Replay:
+        """Parses :meth:`encode` output (plain JSON bytes are accepted too).
+
+        Raises:
+            ReplayError: the bytes are neither a gzip stream of a replay nor replay JSON.
+        """
+        return cls.loads(decompress(data))
+
     def save(self, path: str | Path) -> None:
         """Writes the replay to ``path``, gzip-compressed when it ends in ``.gz``."""
-        data = self.dumps().encode()
         p = Path(path)
-        p.write_bytes(gzip.compress(data, mtime=0) if p.suffix == ".gz" else data)
+        p.write_bytes(self.encode() if p.suffix == ".gz" else self.dumps().encode())
 
     @classmethod
     def load(cls, path: str | Path) -> Replay:
@@ -214,10 +234,21 @@ class Replay:
         Raises:
             ReplayError: the file is not a replay.
         """
-        raw = Path(path).read_bytes()
-        if raw[:2] == b"\x1f\x8b":
-            raw = gzip.decompress(raw)
-        return cls.loads(raw)
+        return cls.decode(Path(path).read_bytes())
+
+
+def decompress(data: bytes) -> bytes:
+    """Returns replay JSON bytes: ``data`` unzipped when it is a gzip stream, else as it is.
+
+    Raises:
+        ReplayError: the gzip stream is corrupt.
+    """
+    if data[:2] != b"\x1f\x8b":
+        return data
+    try:
+        return gzip.decompress(data)
+    except (OSError, EOFError) as exc:
+        raise ReplayError(f"the compressed replay is corrupt: {exc}") from exc
 
 
 def events_digest(events: Sequence[Event]) -> str:
@@ -329,13 +360,36 @@ def initial_match(replay: Replay, game: Game | None = None) -> Match:
     return game.new_match(config, len(replay.seats), SeededChance(replay.seed))
 
 
-def simulate(replay: Replay, game: Game | None = None) -> Match:
-    """Re-plays the decision log and returns the resulting match.
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One position of a re-played match: the start (``index`` 0) or the position after a decision."""
+
+    index: int
+    """0 before any decision; ``n + 1`` after decision ``n``."""
+    decision: DecisionRecord | None
+    """The decision just applied; ``None`` at the start."""
+    label: str
+    """The applied option's label (only when :func:`steps` was asked for labels; else empty)."""
+    events: Sequence[Event]
+    """The events the decision caused (all of them, hidden ones included)."""
+    match: Match
+    """The match, now at this position (the same object at every step: read it before the next)."""
+
+
+def steps(replay: Replay, game: Game | None = None, *, labels: bool = False) -> Iterator[Step]:
+    """Re-plays the decision log, yielding the start position and the position after each decision.
+
+    The one replay loop: :func:`simulate`, :func:`verify` and the viewer's frames all use it.
+
+    Args:
+        labels: Look each option's label up before applying it (the viewer shows them).
 
     Raises:
-        ReplayError: the rules version differs, or a decision is not legal or not for its seat.
+        ReplayError: the rules version differs, or a decision is not legal or not for its seat
+            (raised when that decision is reached).
     """
     match = initial_match(replay, game)
+    yield Step(0, None, "", (), match)
     for n, d in enumerate(replay.decisions):
         decision = match.to_move()
         if decision is None:
@@ -343,9 +397,23 @@ def simulate(replay: Replay, game: Game | None = None) -> Match:
         if decision.seat != d.seat:
             raise ReplayError(f"decision {n} is recorded for seat {d.seat} but seat {decision.seat} was to move")
         try:
-            match.apply(d.option_id)
+            label = match.option(d.option_id).label if labels else ""
+            events = match.apply(d.option_id)
         except EngineError as exc:
             raise ReplayError(f"decision {n}: {exc}") from exc
+        yield Step(n + 1, d, label, events, match)
+
+
+def simulate(replay: Replay, game: Game | None = None) -> Match:
+    """Re-plays the decision log and returns the resulting match.
+
+    Raises:
+        ReplayError: the rules version differs, or a decision is not legal or not for its seat.
+    """
+    match = None
+    for step in steps(replay, game):
+        match = step.match
+    assert match is not None  # steps always yields the start
     return match
 
 
