@@ -3,8 +3,10 @@
 A match is queued (:func:`do_queue_match`, :func:`do_request_challenge`), started by a referee
 (:func:`do_start_match`, idempotent on ``request_id``) and ended exactly once
 (:func:`do_finish_match`, :func:`do_fail_match`, :func:`do_cancel_match`). Finishing stores the
-replay and the referee's per-seat record, then updates ratings (rated matches) and the tournament
-(tournament matches) in the same transaction, so a result is recorded entirely or not at all.
+replay and the referee's per-seat record, then sends :data:`~webapp.matches.signals.match_finished`
+(or ``match_failed``), to which ratings (rated matches), tournaments (tournament matches) and
+notifications subscribe; they run in the same transaction, so a result is recorded entirely or not at
+all, and this app imports none of them.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from webapp.api import DomainError, InvalidInput, LimitReached
 from webapp.bots.models import Bot, BotVersion
 from webapp.matches import dispatch
 from webapp.matches.models import Match, MatchSeat, MatchStatus
+from webapp.matches.signals import match_failed, match_finished
 
 log = logging.getLogger(__name__)
 
@@ -305,17 +308,8 @@ def do_finish_match(match_id: int, replay: Replay, *, referee_id: str = "") -> M
             "replay_path",
         ]
     )
-    if match.rated:
-        from webapp.rankings.services import do_apply_rated_match
-
-        do_apply_rated_match(match, seats)
-    if match.tournament_id is not None:
-        from webapp.tournaments.services import on_match_final
-
-        on_match_final(match)
-    from webapp.notifications.services import on_match_finished
-
-    on_match_finished(match, replay)  # author notifications, in this transaction
+    # Ratings, tournament progress and author notifications, in this transaction (webapp.matches.signals).
+    match_finished.send(sender=Match, match=match, seats=seats, replay=replay)
     # The viewer's frames are computed once, now, rather than by the first spectator; after the
     # commit, so that an engine error there can never undo the result.
     from webapp.matches.framestore import store_frames_after_record
@@ -340,13 +334,7 @@ def do_fail_match(match_id: int, reason: str, *, status: str = MatchStatus.FAILE
     match.failure = reason
     match.finished_at = timezone.now()
     match.save(update_fields=["status", "failure", "finished_at"])
-    if match.tournament_id is not None:
-        from webapp.tournaments.services import on_match_final
-
-        on_match_final(match)
-    from webapp.notifications.services import on_match_failed
-
-    on_match_failed(match)  # author notifications, in this transaction
+    match_failed.send(sender=Match, match=match)  # tournament progress and notifications, in this transaction
     return match
 
 

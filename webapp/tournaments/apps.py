@@ -12,6 +12,13 @@ def _organizer_group(sender: AppConfig, **kwargs: Any) -> None:
     ensure_organizer_group()
 
 
+def _advance(sender: Any, *, match: Any, **kwargs: Any) -> None:
+    if match.tournament_id is not None:
+        from webapp.tournaments.services import on_match_final
+
+        on_match_final(match)
+
+
 class TournamentsConfig(AppConfig):
     """The tournaments app."""
 
@@ -22,3 +29,8 @@ class TournamentsConfig(AppConfig):
     def ready(self) -> None:
         # After every migrate (and the test database's creation) the organizers group exists.
         post_migrate.connect(_organizer_group, sender=self, dispatch_uid="tournaments-organizer-group")
+        from webapp.matches.signals import match_failed, match_finished
+
+        # A tournament match that ends (with a result or without) advances its tournament, in the same transaction.
+        match_finished.connect(_advance, dispatch_uid="tournaments-advance-finished")
+        match_failed.connect(_advance, dispatch_uid="tournaments-advance-failed")
