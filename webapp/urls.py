@@ -20,6 +20,7 @@ urlpatterns = [
     path("api/redoc/", SpectacularRedocView.as_view(url_name="schema"), name="api-redoc"),
     # Browsers ask for /favicon.ico on pages that name no icon (the admin): the site's icon, not a 404.
     path("favicon.ico", RedirectView.as_view(url="/static/webapp/favicon.svg", permanent=True)),
+    path("hosted/", include("webapp.hosting.page_urls")),
     path("", include("webapp.pages.urls")),
 ]
 

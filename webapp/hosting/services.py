@@ -30,6 +30,18 @@ RUN_LOG_CHARS = 64 * 1024
 """Characters of a run's log kept in the database (the sandbox keeps the first and last 32 KiB)."""
 
 
+def bounded(log: str) -> str:
+    """``log`` cut to :data:`RUN_LOG_CHARS`: its start and its end, with a line saying what was cut.
+
+    The sandbox's own log is already cut to 64 KiB plus its cut line, which is kept whole.
+    """
+    if len(log) <= RUN_LOG_CHARS + 100:
+        return log
+    marker = f"\n[... {len(log) - RUN_LOG_CHARS} characters cut ...]\n"
+    half = (RUN_LOG_CHARS - len(marker)) // 2
+    return log[:half] + marker + log[len(log) - (RUN_LOG_CHARS - len(marker) - half) :]
+
+
 class NotOwner(DomainError):
     """Only the bot's author may upload versions of it."""
 
@@ -120,7 +132,7 @@ def do_record_validation(row: HostedUpload, passed: bool, summary: str, log: str
 
     row = HostedUpload.objects.select_for_update().get(pk=row.pk)
     row.summary = summary[:300]
-    row.validation_log = log[-RUN_LOG_CHARS:]
+    row.validation_log = bounded(log)
     row.checked_at = timezone.now()
     if passed:
         notes = row.notes or f"hosted upload {row.sha256[:12]}"
@@ -141,10 +153,25 @@ def runnable() -> list[HostedUpload]:
 
 
 def do_record_run(row: HostedUpload, started: object, verdict: str, log: str) -> HostedRun:
-    """Stores one sandbox run's verdict and bounded log."""
+    """Stores one ended sandbox run's verdict and bounded log."""
     return HostedRun.objects.create(
-        upload=row, started=started, ended=timezone.now(), verdict=verdict[:200], log=log[-RUN_LOG_CHARS:]
+        upload=row, started=started, ended=timezone.now(), verdict=verdict[:200], log=bounded(log)
     )
+
+
+def do_start_run(row: HostedUpload, started: object) -> HostedRun:
+    """Stores a run that has just started (verdict ``running``, no end yet), so its log shows while it runs."""
+    return HostedRun.objects.create(upload=row, started=started, verdict="running", log="")
+
+
+def do_update_run(run_id: int, log: str, *, verdict: str | None = None, ended: bool = False) -> None:
+    """Writes a run's log so far; with ``ended`` (and its ``verdict``) the run is over."""
+    fields: dict[str, object] = {"log": bounded(log)}
+    if verdict is not None:
+        fields["verdict"] = verdict[:200]
+    if ended:
+        fields["ended"] = timezone.now()
+    HostedRun.objects.filter(pk=run_id).update(**fields)
 
 
 @dataclass(frozen=True)

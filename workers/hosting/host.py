@@ -59,9 +59,13 @@ class Running:
     token_id: int
     started: datetime
     run_dir: Path
+    run_id: int = 0
+    """The ``HostedRun`` row, written at start and updated with the log while the run lasts."""
     traffic_mark: int = 0
     traffic_at: float = field(default_factory=time.monotonic)
     idle_for: float = 0.0
+    log_saved_at: float = field(default_factory=time.monotonic)
+    log_saved_size: int = 0
 
 
 @dataclass
@@ -79,6 +83,8 @@ class HostSettings:
     """Seats a hosted bot accepts at once."""
     cleanup_every: float = 600.0
     """Seconds between cleanups of unused uploads' files (the first runs at start)."""
+    log_every: float = 5.0
+    """Seconds between writes of a running bot's log (the author reads it on the match page meanwhile)."""
 
 
 class BotHost:
@@ -128,7 +134,7 @@ class BotHost:
         """One pass: validate one pending upload, reap ended runs, stop stale ones, start runnable ones."""
         from webapp.hosting import services
 
-        await self._validate_one()
+        await self.validate_one()
         if time.monotonic() >= self._next_cleanup:
             # Files of rejected uploads and of superseded versions no replay refers to; disk use logged.
             self._next_cleanup = time.monotonic() + self.settings.cleanup_every
@@ -142,6 +148,7 @@ class BotHost:
         for upload_id, r in list(self.running.items()):
             if r.run.process.returncode is not None:
                 await self._end(upload_id, restart=True)
+        await self._save_logs()
         rows = await asyncio.to_thread(_close_db, services.runnable)
         wanted = {row.pk: row for row in rows}
         for upload_id in list(self.running):
@@ -167,7 +174,8 @@ class BotHost:
                 break
             await self._start(row)
 
-    async def _validate_one(self) -> None:
+    async def validate_one(self) -> None:
+        """Claims one pending upload, if any, and runs its import check and validation match."""
         from webapp.bots.models import Bot
         from webapp.hosting import services
         from workers.hosting.validation import validate
@@ -203,6 +211,18 @@ class BotHost:
         )
         log.info("host: upload %s %s: %s", row.pk, "passed" if result.passed else "failed", result.summary)
 
+    async def _save_logs(self) -> None:
+        """Writes the log of each running bot that logged something since the last write (every ``log_every`` s)."""
+        from webapp.hosting import services
+
+        now = time.monotonic()
+        for r in list(self.running.values()):
+            size = len(r.run.log.head) + len(r.run.log.tail) + r.run.log.dropped
+            if not r.run_id or size == r.log_saved_size or now - r.log_saved_at < self.settings.log_every:
+                continue
+            r.log_saved_at, r.log_saved_size = now, size
+            await asyncio.to_thread(_close_db, services.do_update_run, r.run_id, r.run.log.text())
+
     def _free_slot(self) -> int:
         used = {r.slot for r in self.running.values()}
         return next(n for n in range(1, self.settings.max_running + 2) if n not in used)
@@ -226,8 +246,10 @@ class BotHost:
         )
         folder = checks.stored_path(services.storage_root(), row.sha256)
         run = await sandbox.start(folder, run_dir, command, slot=slot, limits=self.settings.limits)
+        started = timezone.now()
+        record = await asyncio.to_thread(_close_db, services.do_start_run, row, started)
         self.running[row.pk] = Running(
-            row.pk, row.version_id, slot, run, proxy, issued.record.pk, timezone.now(), run_dir
+            row.pk, row.version_id, slot, run, proxy, issued.record.pk, started, run_dir, run_id=record.pk
         )
         log.info("host: started upload %s (bot %s v%s) in slot %s", row.pk, bot.name, row.version_id, slot)
 
@@ -245,7 +267,10 @@ class BotHost:
 
         def record() -> None:
             do_revoke_token(BotToken.objects.get(pk=r.token_id))
-            services.do_record_run(HostedUpload.objects.get(pk=upload_id), r.started, verdict, r.run.log.text())
+            if r.run_id:
+                services.do_update_run(r.run_id, r.run.log.text(), verdict=verdict, ended=True)
+            else:
+                services.do_record_run(HostedUpload.objects.get(pk=upload_id), r.started, verdict, r.run.log.text())
 
         await asyncio.to_thread(_close_db, record)
         if restart:

@@ -1,0 +1,130 @@
+"""An author uploads a hosted bot from the bot's page in a real browser (Debian's Chromium, driven by
+Playwright), and sees it appear, get validated by the real bot host in the real sandbox, and
+become the bot's latest version; the checks and the validation log are one click away. Another
+author sees none of it. A screenshot goes to test-output/screenshots/.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import os
+import shutil
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import User
+from django.test import override_settings
+from playwright.sync_api import Browser, Page, sync_playwright
+
+from webapp.bots import services as bot_services
+from webapp.hosting.models import HostedUpload, UploadStatus
+from workers.hosting.host import BotHost, HostSettings
+
+# Playwright's sync API runs an event loop in this thread; the ORM calls made between page actions
+# are ordinary blocking calls, which Django would otherwise refuse there.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+CHROMIUM = "/usr/bin/chromium"
+SHOTS = Path(__file__).resolve().parents[2] / "test-output" / "screenshots"
+UPLOADS = Path(__file__).parent / "uploads"
+PASSWORD = "correct horse battery"
+GAME = "scrumbrawl"
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.skipif(shutil.which("bwrap") is None or os.geteuid() != 0, reason="needs bubblewrap and root"),
+]
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as p:
+        b = p.chromium.launch(
+            executable_path=CHROMIUM,
+            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"],
+        )
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def storage(tmp_path: Path) -> Iterator[Path]:
+    root = tmp_path / "hosted"
+    with override_settings(BRAWL_HOSTED_DIR=str(root)):
+        yield root
+    for folder in root.rglob("*"):
+        if folder.is_dir():
+            folder.chmod(0o755)
+
+
+def log_in(browser: Browser, base: str, username: str, errors: list[str]) -> Page:
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(f"{base}/accounts/login/")
+    page.fill("#id_username", username)
+    page.fill("#id_password", PASSWORD)
+    page.click("form.stacked button[type=submit]")
+    page.wait_for_load_state()
+    assert "/accounts/login/" not in page.url, f"{username} could not log in"
+    return page
+
+
+def validate_pending() -> None:
+    """What the bot host does with a pending upload: the import check and the validation match."""
+
+    async def run() -> None:
+        await BotHost(HostSettings()).validate_one()
+
+    with ThreadPoolExecutor(1) as pool:  # not in this thread: Playwright's loop runs here
+        pool.submit(asyncio.run, run()).result(timeout=240)
+
+
+def test_author_uploads_a_python_bot_from_the_bot_page_and_sees_it_validate(
+    live_server: Any, browser: Browser, storage: Path
+) -> None:
+    alice = User.objects.create_user("alice-b", password=PASSWORD)
+    User.objects.create_user("bob-b", password=PASSWORD)
+    bot, _ = bot_services.do_create_bot(alice, GAME, "Browser-Hosted")
+    errors: list[str] = []
+    page = log_in(browser, live_server.url, "alice-b", errors)
+    page.goto(f"{live_server.url}/bots/{bot.pk}/")
+    assert page.locator("#hosted").is_visible()
+    source = UPLOADS / "first_bot.py"
+    page.set_input_files("#hosted-file", str(source))
+    page.fill("#hosted-entry", "first_bot:FirstBot")
+    page.fill("#hosted-notes", "first hosted version")
+    page.click("#hosted-upload")
+    page.wait_for_load_state()
+    sha = hashlib.sha256(source.read_bytes()).hexdigest()
+    assert sha in page.locator("ul.messages").inner_text()
+    row = HostedUpload.objects.get(bot=bot)
+    line = page.locator(f'#hosted-uploads tr[data-upload="{row.pk}"]')
+    assert "waiting for the bot host" in line.inner_text() and sha in line.inner_text()
+
+    validate_pending()  # the real sandbox, a real validation match against the random house bot
+    row.refresh_from_db()
+    assert row.status == UploadStatus.READY, (row.summary, row.validation_log[-2000:])
+
+    page.reload()
+    line = page.locator(f'#hosted-uploads tr[data-upload="{row.pk}"]')
+    assert "on the ladder" in line.inner_text() and "v2" in line.inner_text()
+    assert "latest version v2" in page.locator("main").inner_text()
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "hosted-upload.png"), full_page=True)
+    line.locator("a", has_text="checks and log").click()
+    page.wait_for_load_state()
+    assert page.locator("#upload-sha").inner_text() == sha
+    assert page.locator("#upload-checks td.check.passed").count() == 4
+    assert "[sandbox: " in page.locator("#validation-log").inner_text()
+    page.screenshot(path=str(SHOTS / "hosted-upload-detail.png"), full_page=True)
+
+    other = log_in(browser, live_server.url, "bob-b", errors)
+    other.goto(f"{live_server.url}/bots/{bot.pk}/")
+    assert other.locator("#hosted").count() == 0
+    answer = other.goto(f"{live_server.url}/hosted/uploads/{row.pk}/")
+    assert answer is not None and answer.status == 404
+    assert not errors, errors
