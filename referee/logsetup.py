@@ -11,23 +11,32 @@ One call, :func:`configure`, at each process's entry point sets the root logger 
   per-task chatter of Celery and gRPC are at DEBUG.
 - **Files**: with ``BRAWL_LOG_DIR`` set, records also go to ``<dir>/<service>.log``, rotated at
   ``BRAWL_LOG_MAX_BYTES`` (10 MB) with ``BRAWL_LOG_BACKUPS`` (5) old files kept, so disk use is bounded.
-- **Task ids**: inside a Celery task, records carry ``task_id`` and ``task_name`` without the caller
-  passing them.
+- **Ids on every record**: inside a Celery task, records carry ``task_id`` and ``task_name``; inside
+  :func:`bind` (``with bind(match_id=..., bot_ids=...)``) every record carries those fields too,
+  whoever logs it (the services, Django, the referee client), without each call passing them.
+  Fields are passed as ``extra=`` (never formatted into the message), so the JSON format has them
+  as keys: one style for every process.
+- **Settings**: the variables above are read through ``referee.settings`` (``log_settings``), the
+  one typed settings module; a malformed one is a ``ConfigurationError`` naming it.
 
 Standard library only, so the bot SDK can use it without the server's dependencies.
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import json
 import logging
 import logging.handlers
-import os
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
+
+from referee import settings
 
 FORMAT_ENV = "BRAWL_LOG_FORMAT"
 LEVEL_ENV = "BRAWL_LOG_LEVEL"
@@ -101,11 +110,32 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(out, ensure_ascii=False)
 
 
-class TaskIdFilter(logging.Filter):
-    """Adds ``task_id`` and ``task_name`` to records logged inside a Celery task."""
+_NONE: Mapping[str, Any] = MappingProxyType({})
+_BOUND: contextvars.ContextVar[Mapping[str, Any]] = contextvars.ContextVar("brawl_log_fields", default=_NONE)
+
+
+@contextlib.contextmanager
+def bind(**ids: Any) -> Iterator[None]:
+    """Adds ``ids`` (``match_id``, ``bot_ids``, ``tournament_id``...) to every record logged inside the block.
+
+    Nested blocks add to the outer ones; a field a call passes in ``extra=`` wins. Follows the
+    context (threads started with ``asyncio.to_thread`` and tasks of one event loop inherit it).
+    """
+    token = _BOUND.set({**_BOUND.get(), **{k: v for k, v in ids.items() if v is not None}})
+    try:
+        yield
+    finally:
+        _BOUND.reset(token)
+
+
+class ContextFilter(logging.Filter):
+    """Adds the :func:`bind` fields, and ``task_id``/``task_name`` inside a Celery task, to each record."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         """Annotates the record (never drops it)."""
+        for key, value in _BOUND.get().items():
+            if not hasattr(record, key):
+                setattr(record, key, value)
         state = sys.modules.get("celery._state")  # only where Celery is already loaded
         if state is not None and not hasattr(record, "task_id"):
             task = state.get_current_task()
@@ -117,46 +147,32 @@ class TaskIdFilter(logging.Filter):
         return True
 
 
+TaskIdFilter = ContextFilter
+"""The former name of :class:`ContextFilter`."""
+
+
 def make_formatter(fmt: str | None = None) -> logging.Formatter:
     """Returns the formatter ``fmt`` (or ``BRAWL_LOG_FORMAT``) names.
 
     Raises:
-        ValueError: the format is neither ``text`` nor ``json``.
+        ValueError: the format is neither ``text`` nor ``json`` (a ``ConfigurationError`` when
+            it came from the environment).
     """
-    name = (fmt or os.environ.get("BRAWL_LOG_FORMAT") or "text").strip().lower()
-    if name == "text":
-        return TextFormatter()
-    if name == "json":
-        return JsonFormatter()
-    raise ValueError(f"{FORMAT_ENV} must be 'text' or 'json', got {name!r}")
+    name = settings.parse_log_format(fmt) if fmt else settings.log_settings().format
+    return JsonFormatter() if name == "json" else TextFormatter()
 
 
 def resolve_level(verbose: bool = False) -> int:
     """Returns DEBUG when ``verbose``, else ``BRAWL_LOG_LEVEL`` (default INFO).
 
     Raises:
-        ValueError: ``BRAWL_LOG_LEVEL`` (or ``LOG_LEVEL``) names no level.
+        ConfigurationError: ``BRAWL_LOG_LEVEL`` (or ``LOG_LEVEL``) names no level.
     """
     if verbose:
         return logging.DEBUG
-    # LOG_LEVEL: the name the deployment files (compose, Kubernetes) already set.
-    raw = (os.environ.get("BRAWL_LOG_LEVEL") or os.environ.get("LOG_LEVEL") or "INFO").strip().upper()
-    level = logging.getLevelName(raw)
-    if not isinstance(level, int):
-        raise ValueError(f"{LEVEL_ENV} must be a level name such as INFO or DEBUG, got {raw!r}")
+    level = logging.getLevelName(settings.log_settings().level)
+    assert isinstance(level, int)  # parse_log_level checked it
     return level
-
-
-def _positive_int(name: str, raw: str | None, default: int) -> int:
-    if not raw:
-        return default
-    try:
-        value = int(raw)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise ValueError(f"{name} must be a positive whole number, got {raw!r}")
-    return value
 
 
 def configure(
@@ -179,13 +195,13 @@ def configure(
     Raises:
         ValueError: a setting names no format or level (nothing is changed).
     """
+    conf = settings.log_settings()
     formatter = make_formatter(fmt)
     level = resolve_level(verbose)
     handlers: list[logging.Handler] = [logging.StreamHandler(stream or sys.stderr)]
-    folder = log_dir if log_dir is not None else os.environ.get("BRAWL_LOG_DIR") or None
+    folder = log_dir if log_dir is not None else conf.dir
     if folder:
-        max_bytes = _positive_int("BRAWL_LOG_MAX_BYTES", os.environ.get("BRAWL_LOG_MAX_BYTES"), 10_000_000)
-        backups = _positive_int("BRAWL_LOG_BACKUPS", os.environ.get("BRAWL_LOG_BACKUPS"), 5)
+        max_bytes, backups = conf.max_bytes, conf.backups
         path = Path(folder)
         path.mkdir(parents=True, exist_ok=True)
         handlers.append(
@@ -198,10 +214,10 @@ def configure(
         if getattr(old, "_brawl", False):
             root.removeHandler(old)
             old.close()
-    task_ids = TaskIdFilter()
+    ids = ContextFilter()
     for handler in handlers:
         handler.setFormatter(formatter)
-        handler.addFilter(task_ids)
+        handler.addFilter(ids)
         handler._brawl = True  # type: ignore[attr-defined]  # marks ours, so a second call replaces them
         root.addHandler(handler)
     root.setLevel(level)

@@ -1,28 +1,34 @@
-"""Settings from the environment, through one typed helper.
+"""The web tier's part of the settings: the deployment kind and the database URL.
 
-Every deploy-specific value is read here with :func:`env`, which coerces the text of an
-environment variable to a type in one place and fails at start when a value is malformed.
-This module is not Django settings itself: ``webapp.settings`` calls it.
+The environment is read through ``referee.settings`` (the one typed settings module of every
+process: :func:`env`, :func:`parse_bool`, :class:`ConfigurationError` are its, re-exported
+here); this module adds what only Django needs: :class:`Environment` and the ``DATABASES`` entry
+a ``DATABASE_URL`` names. It does not import Django: ``webapp.settings`` calls it.
 """
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import TypeVar
 from urllib.parse import unquote, urlparse
 
-T = TypeVar("T")
+from referee.settings import ConfigurationError, env, parse_bool, parse_list
 
 INSECURE_DEV_SECRET_KEY = "insecure-dev-only-secret-key-do-not-use-in-production"
 """The development default; marked insecure so nobody mistakes it for a real secret."""
 
-
-class ConfigurationError(RuntimeError):
-    """A required setting is missing or an environment variable cannot be parsed."""
+__all__ = [
+    "INSECURE_DEV_SECRET_KEY",
+    "ConfigurationError",
+    "DatabaseConfig",
+    "Environment",
+    "default_sqlite",
+    "env",
+    "parse_bool",
+    "parse_database_url",
+    "parse_list",
+]
 
 
 class Environment(StrEnum):
@@ -34,42 +40,6 @@ class Environment(StrEnum):
     """The test suite."""
     PRODUCTION = "production"
     """A real deployment: every secret must come from the environment."""
-
-
-def parse_bool(text: str) -> bool:
-    """Returns the boolean written as ``1/0``, ``true/false``, ``yes/no`` or ``on/off``.
-
-    Raises:
-        ValueError: the text is none of those.
-    """
-    lowered = text.strip().lower()
-    if lowered in ("1", "true", "yes", "on"):
-        return True
-    if lowered in ("0", "false", "no", "off", ""):
-        return False
-    raise ValueError(f"not a boolean: {text!r}")
-
-
-def parse_list(text: str) -> list[str]:
-    """Returns the non-empty comma-separated items of ``text``, stripped."""
-    return [item.strip() for item in text.split(",") if item.strip()]
-
-
-def env(name: str, coerce: Callable[[str], T], default: T | None = None, *, required: bool = False) -> T | None:
-    """Returns environment variable ``name`` coerced with ``coerce``, or ``default`` when unset.
-
-    Raises:
-        ConfigurationError: the variable is required and unset, or ``coerce`` rejects it.
-    """
-    raw = os.environ.get(name)
-    if raw is None or raw == "":
-        if required:
-            raise ConfigurationError(f"environment variable {name} is required")
-        return default
-    try:
-        return coerce(raw)
-    except (TypeError, ValueError) as exc:
-        raise ConfigurationError(f"environment variable {name}={raw!r} is malformed: {exc}") from exc
 
 
 @dataclass(frozen=True)

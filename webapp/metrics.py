@@ -2,9 +2,11 @@
 
 Every scrape reads, fresh:
 
-- the depth of the Celery queues ``scheduling`` and ``recording`` from the broker: the Redis list
-  lengths when ``REDIS_URL`` is set (summed over kombu's priority sub-lists), else the message
-  files in the filesystem broker's folder (``$BRAWL_VAR_DIR/broker/queue``);
+- the depth of the Celery queues ``scheduling`` and ``recording`` from the broker: with
+  ``REDIS_URL``, ``LLEN`` of the Redis list named after the queue (the workers' broker settings
+  turn kombu's priority sub-lists off, ``priority_steps=[0]``, so a queue is exactly that one
+  list and nothing here knows kombu's internal key names); else the message files of the
+  embedded broker (``workers.broker``: ``<ms>_<uuid>.<queue>.msg`` in ``$BRAWL_VAR_DIR/broker/queue``);
 - the number of matches in each status, from the database;
 - the task failures and retries the workers counted (``workers.taskmetrics`` calls
   :func:`record_task_event` from Celery's ``task_failure``/``task_retry`` signals): a Redis hash
@@ -41,9 +43,6 @@ from prometheus_client.registry import Collector
 
 QUEUES = ("scheduling", "recording")
 """The Celery queues (``workers.celery.SCHEDULING``/``RECORDING``; named here so the web never imports Celery)."""
-PRIORITY_SEP = "\x06\x16"
-"""kombu's Redis transport keeps priority ``p`` (3, 6, 9) of queue ``q`` in the list ``q + sep + p``."""
-PRIORITY_STEPS = (0, 3, 6, 9)
 TASK_EVENTS_KEY = "brawl:metrics:task_events"
 """Redis hash of task events: field ``<task name>|<kind>``, value the count."""
 TASK_EVENTS_FILE = Path("metrics") / "task-events.log"
@@ -126,17 +125,15 @@ def queue_depths(*, redis_url: str | None, var_dir: Path) -> dict[str, int]:
         try:
             pipe = client.pipeline()
             for queue in QUEUES:
-                for step in PRIORITY_STEPS:
-                    pipe.llen(queue if step == 0 else f"{queue}{PRIORITY_SEP}{step}")
+                pipe.llen(queue)  # one list per queue: ``workers.celery`` sets ``priority_steps=[0]``
             sizes = pipe.execute()
         finally:
             client.close()
-        n = len(PRIORITY_STEPS)
-        return {queue: sum(sizes[i * n : (i + 1) * n]) for i, queue in enumerate(QUEUES)}
+        return {queue: int(n) for queue, n in zip(QUEUES, sizes, strict=True)}
     folder = var_dir / "broker" / "queue"
     depths = dict.fromkeys(QUEUES, 0)
     if folder.is_dir():
-        # kombu names a message file ``<ms>_<uuid>.<queue>.msg``.
+        # The embedded broker (``workers.broker``) names a message file ``<ms>_<uuid>.<queue>.msg``.
         for name in os.listdir(folder):
             queue = name.partition(".")[2].removesuffix(".msg")
             if queue in depths:

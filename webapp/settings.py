@@ -1,4 +1,5 @@
-"""Django settings for the Brawl Ladder site, read from the environment (see ``webapp.config``).
+"""Django settings for the Brawl Ladder site, read from the environment through ``referee.settings``
+(the typed settings module every process shares) and ``webapp.config`` (the database URL).
 
 Environment variables:
     BRAWL_ENV: ``development`` (default), ``test`` or ``production``.
@@ -21,6 +22,7 @@ from __future__ import annotations
 import ipaddress
 from pathlib import Path
 
+from referee.settings import var_dir
 from webapp.config import (
     INSECURE_DEV_SECRET_KEY,
     ConfigurationError,
@@ -53,7 +55,7 @@ ALLOWED_HOSTS: list[str] = (
 if _production and not ALLOWED_HOSTS:
     raise ConfigurationError("ALLOWED_HOSTS is required in production")
 
-VAR_DIR: Path = env("BRAWL_VAR_DIR", Path, Path.cwd() / "var") or Path.cwd() / "var"
+VAR_DIR: Path = var_dir()
 """Writable directory for SQLite, replay files and generated archives."""
 REPLAY_DIR = VAR_DIR / "replays"
 """Where replays too large for the database are written (``Match.replay_path`` is relative to it)."""

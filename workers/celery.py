@@ -8,7 +8,7 @@ prefetched at a time, and every task is safe to run twice (see ``workers.tasks``
 keep recording from waiting behind scheduling: ``scheduling`` (ladder rounds, starting matches,
 tournaments, the reaper) and ``recording`` (finished matches).
 
-Environment (besides Django's ``DATABASE_URL`` and ``REDIS_URL``):
+Environment (besides Django's ``DATABASE_URL`` and ``REDIS_URL``), read through ``referee.settings``:
     BRAWL_REFEREES: comma-separated ``host:port`` of the referees' internal API (``127.0.0.1:50052``).
     BRAWL_LADDER_GAMES: games the beat schedules ladder rounds for (default: every registered game).
     BRAWL_LADDER_INTERVAL: seconds between ladder rounds per game (default 3).
@@ -23,10 +23,11 @@ This module is not the tasks (``workers.tasks``) nor the command line (``workers
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 from celery import Celery, signals
 from kombu import Exchange, Queue
+
+from referee import settings
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "webapp.settings")
 
@@ -36,19 +37,12 @@ RECORDING = "recording"
 """Queue of finished matches to record."""
 
 
-def _float_env(name: str, default: float) -> float:
-    raw = os.environ.get(name, "")
-    try:
-        return float(raw) if raw else default
-    except ValueError as exc:
-        raise ValueError(f"{name} must be a number of seconds, got {raw!r}") from exc
-
-
 def broker_settings() -> dict[str, object]:
-    """Returns the broker URL and transport options from the environment."""
-    redis_url = os.environ.get("REDIS_URL", "")
+    """Returns the broker URL and transport options from the environment (``referee.settings``)."""
+    conf = settings.current()
+    redis_url = conf.redis_url
     if redis_url:
-        visibility = _float_env("BRAWL_BROKER_VISIBILITY_TIMEOUT", 300.0)
+        visibility = conf.broker_visibility_timeout
         return {
             "broker_url": redis_url,
             "broker_transport_options": {
@@ -56,12 +50,15 @@ def broker_settings() -> dict[str, object]:
                 # Look for messages of dead workers every few seconds rather than every 100 s.
                 "unacked_restore_interval": max(1, min(10, int(visibility / 2) or 1)),
                 "unacked_restore_throttle": 1,
+                # One Redis list per queue, named after it: no priority sub-lists (no task uses a
+                # priority), so ``/metrics`` reads a queue's depth as ``LLEN <queue>`` (webapp.metrics).
+                "priority_steps": [0],
             },
         }
     from workers import broker
 
     broker.register()
-    folder = Path(os.environ.get("BRAWL_VAR_DIR", "") or Path.cwd() / "var") / "broker"
+    folder = conf.var_dir / "broker"
     for sub in ("queue", "processed", "control", "staging", "unacked", "bad"):
         (folder / sub).mkdir(parents=True, exist_ok=True)
     return {
@@ -83,9 +80,9 @@ def broker_settings() -> dict[str, object]:
 
 def ladder_games() -> list[str]:
     """Returns the games the beat schedules ladder rounds for."""
-    raw = os.environ.get("BRAWL_LADDER_GAMES", "")
-    if raw:
-        return [g.strip() for g in raw.split(",") if g.strip()]
+    chosen = settings.current().ladder_games
+    if chosen:
+        return chosen
     from referee.core.registry import game_names
 
     return game_names()
@@ -97,9 +94,8 @@ def beat_schedule() -> dict[str, dict[str, object]]:
     Each entry expires after one interval: a tick that waited longer than that is dropped, since
     the next one does the same work with fresher data.
     """
-    ladder = _float_env("BRAWL_LADDER_INTERVAL", 3.0)
-    tournaments = _float_env("BRAWL_TOURNAMENT_INTERVAL", 10.0)
-    reaper = _float_env("BRAWL_REAPER_INTERVAL", 10.0)
+    conf = settings.current()
+    ladder, tournaments, reaper = conf.ladder_interval, conf.tournament_interval, conf.reaper_interval
     schedule: dict[str, dict[str, object]] = {
         f"ladder-{game}": {
             "task": "workers.tasks.schedule_ladder_round",
@@ -114,7 +110,7 @@ def beat_schedule() -> dict[str, dict[str, object]]:
         "schedule": tournaments,
         "options": {"expires": tournaments},
     }
-    webhooks = _float_env("BRAWL_WEBHOOK_INTERVAL", 5.0)
+    webhooks = conf.webhook_interval
     schedule["webhooks"] = {
         "task": "workers.webhooks.deliver_due_webhooks",
         "schedule": webhooks,
@@ -146,6 +142,7 @@ app.conf.update(
     task_default_routing_key=SCHEDULING,
     task_routes={
         "workers.tasks.record_match": {"queue": RECORDING},
+        "workers.tasks.record_result": {"queue": RECORDING},
         "workers.tasks.*": {"queue": SCHEDULING},
     },
     broker_connection_retry_on_startup=True,

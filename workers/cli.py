@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from pathlib import Path
 
 # Not imported from ``workers.celery``: building the ``brawl`` parser must not load the Celery
 # app (which sets the dispatch defaults) in every command.
@@ -57,7 +56,9 @@ def worker_argv(args: argparse.Namespace) -> list[str]:
         "--without-mingle",
     ]
     if args.beat:
-        var = Path(os.environ.get("BRAWL_VAR_DIR", "") or Path.cwd() / "var")
+        from referee.settings import var_dir
+
+        var = var_dir()
         var.mkdir(parents=True, exist_ok=True)
         argv += ["--beat", f"--schedule-filename={var / 'celerybeat-schedule'}"]
     if args.hostname:

@@ -1,14 +1,16 @@
 """What the recording tasks do: turn a staged replay into a recorded result, and reap lost matches.
 
-Where results flow. The referee, when a match ends, hands the replay to its result sink
-(:class:`workers.refhost.StagingSink`), which stores it on the ``Match`` row in one atomic write
-(``do_stage_result``: nothing happens if the match is final or already has a replay) and then
-sends ``record_match(match_id)`` to the ``recording`` queue. :func:`record_staged` runs in one
-database transaction holding the match row's lock: a final match is left alone, otherwise the
-outcome, seats, ratings and tournament progress are written by ``do_finish_match`` together.
+Where results flow. The referee, when a match ends, hands the encoded replay to its result sink
+(:func:`workers.refhost.ladder_sink`), which only publishes ``record_result(match_id, replay)``
+on the broker's ``recording`` queue: referees never write the database. :func:`record_result`
+(in a worker) stages the replay on the ``Match`` row in one atomic write (``do_stage_result``:
+nothing happens if the match is final or already has a replay), then :func:`record_staged` runs
+in one database transaction holding the match row's lock: a final match is left alone, otherwise
+the outcome, seats, ratings and tournament progress are written by ``do_finish_match`` together.
 The rating history's unique (match, version) constraint backs the final-status check, so a
 duplicate delivery, or a worker killed mid-way (its transaction rolls back and the message is
-redelivered), counts nothing twice and loses nothing.
+redelivered), counts nothing twice and loses nothing. ``record_match(match_id)`` records a
+replay already staged (the reaper sends it for a worker that died between the two steps).
 
 :func:`reap` is the safety net, run by the beat: it records staged replays whose message was
 lost, re-sends start for queued matches nobody started, and replaces (``do_reschedule_match``)
@@ -27,9 +29,9 @@ meanwhile is refused its next append and records nothing).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import logging
-import os
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -38,6 +40,7 @@ from datetime import datetime, timedelta
 from django.db import transaction
 from django.utils import timezone
 
+from referee import settings
 from referee.core.contract import Termination
 from referee.core.replay import Replay, ReplayError
 from referee.server import journal
@@ -49,35 +52,51 @@ from workers.referee_client import RefereeRefused, RefereeUnavailable
 
 log = logging.getLogger(__name__)
 
-START_GRACE = timedelta(seconds=30)
-"""How long a match marked running may be unknown to its referee (the start call may be in flight)."""
-RESULT_GRACE = timedelta(seconds=30)
-"""How long after a referee says a match ended its staged replay may take to appear."""
-SILENCE_DEADLINE = timedelta(minutes=2)
-"""How long a referee may not answer before its running matches are replaced."""
-MAX_MATCH_TIME = timedelta(hours=2)
-"""A match running longer than this is cancelled on its referee and replaced."""
-QUEUE_GRACE = timedelta(seconds=20)
-"""How long a queued match may wait before its start is sent again (the first message may be lost)."""
 JOURNAL_PREFIX = "brawl"
 """The referees' Redis key prefix (the relay's default; ``brawl referee`` does not change it)."""
 
 
-def _seconds(name: str, default: timedelta) -> timedelta:
-    """Returns the duration in environment variable ``name`` (seconds), or ``default``."""
-    raw = os.environ.get(name, "")
-    return timedelta(seconds=float(raw)) if raw else default
-
-
 def limits() -> dict[str, timedelta]:
-    """Returns the reaper's deadlines; ``BRAWL_REAPER_<NAME>`` (seconds) overrides each."""
-    return {
-        "start_grace": _seconds("BRAWL_REAPER_START_GRACE", START_GRACE),
-        "result_grace": _seconds("BRAWL_REAPER_RESULT_GRACE", RESULT_GRACE),
-        "silence": _seconds("BRAWL_REAPER_SILENCE", SILENCE_DEADLINE),
-        "max_match_time": _seconds("BRAWL_REAPER_MAX_MATCH_TIME", MAX_MATCH_TIME),
-        "queue_grace": _seconds("BRAWL_REAPER_QUEUE_GRACE", QUEUE_GRACE),
-    }
+    """Returns the reaper's deadlines; ``BRAWL_REAPER_<NAME>`` (seconds) overrides each (``referee.settings``)."""
+    return dataclasses.asdict(settings.current().reaper)
+
+
+def find_match(match_id: str) -> Match | None:
+    """Returns the match the referee calls ``match_id`` (its primary key, or its ``request_id``), or ``None``."""
+    if match_id.isdigit():
+        found = Match.objects.filter(pk=int(match_id)).first()
+        if found is not None:
+            return found
+    return Match.objects.filter(request_id=match_id).first()
+
+
+def record_result(match_id: str, data: bytes) -> str:
+    """Stages and records a referee's result (``Replay.encode`` bytes) exactly once; returns what it did.
+
+    Safe to deliver twice: the staging keeps the first replay and the recording happens once.
+
+    Returns:
+        ``unknown`` (no such match: nothing done), ``unreadable`` (the bytes are not a replay: the
+        match is failed), or what :func:`record_staged` returned.
+
+    Raises:
+        OperationalError: the database failed (nothing half-done; retry).
+    """
+    match = find_match(match_id)
+    if match is None:
+        log.warning("result for an unknown match", extra={"match_id": match_id})
+        return "unknown"
+    try:
+        replay = Replay.decode(data)
+    except ReplayError as exc:
+        with transaction.atomic():
+            locked = Match.objects.select_for_update().get(pk=match.pk)
+            if locked.is_final:
+                return "final"
+            match_services.do_fail_match(match.pk, f"the referee's replay cannot be read: {exc}")
+        return "unreadable"
+    match_services.do_stage_result(match.pk, replay)
+    return record_staged(match.pk)
 
 
 def record_staged(match_id: int) -> str:
@@ -99,7 +118,7 @@ def record_staged(match_id: int) -> str:
         if raw is None:
             return "not-staged"
         try:
-            replay = Replay.loads(raw)
+            replay = Replay.decode(raw)
         except ReplayError as exc:
             match_services.do_fail_match(match_id, f"the staged replay cannot be read: {exc}")
             return "unreadable"
@@ -185,7 +204,7 @@ def reap(
             if reason and _taken_over(match, deadline):
                 continue
             if reason and replace_lost(match.pk, reason) is not None:
-                log.warning("match replaced match_id=%s referee=%s reason=%s", match.pk, address, reason)
+                log.warning("match replaced", extra={"match_id": match.pk, "referee": address, "reason": reason})
                 report.replaced.append(match.pk)
                 _close_journal(match.pk)
     for match_id in Match.objects.filter(
@@ -199,10 +218,9 @@ def reap(
 @functools.cache
 def _journal_redis() -> object | None:
     """Returns a Redis client on the referees' journal (``REDIS_URL``), or ``None`` without the relay."""
-    from workers.scheduling import relay_enabled
-
-    url = os.environ.get("REDIS_URL", "")
-    if not url or not relay_enabled():
+    conf = settings.current()
+    url = conf.redis_url
+    if not url or not conf.relay_enabled:
         return None
     import redis
 
@@ -222,7 +240,7 @@ def _taken_over(match: Match, deadline: dict[str, timedelta]) -> bool:
     try:
         state = journal.read_state(client, JOURNAL_PREFIX, str(match.pk))
     except Exception as exc:  # Redis down: no proof of a takeover, the usual rules apply
-        log.warning("journal unreadable match_id=%s error=%r", match.pk, exc)
+        log.warning("journal unreadable", extra={"match_id": match.pk, "error": repr(exc)})
         return False
     if state is None or state.done:
         return False
@@ -236,7 +254,9 @@ def _taken_over(match: Match, deadline: dict[str, timedelta]) -> bool:
                 if address != match.referee_id:
                     # Not a status change, only where to ask next time; the row lock is not needed.
                     Match.objects.filter(pk=match.pk, status=MatchStatus.RUNNING).update(referee_id=address)
-                    log.warning("match taken over match_id=%s from=%s to=%s", match.pk, match.referee_id, address)
+                    log.warning(
+                        "match taken over", extra={"match_id": match.pk, "from": match.referee_id, "to": address}
+                    )
                 return True
     # No referee reports it: its owner died (its lease may not have lapsed yet) or is rebuilding
     # it. A journal written to within the silence deadline is a takeover in progress.
@@ -250,7 +270,7 @@ def _close_journal(match_id: int) -> None:
     try:
         journal.close_for_good(client, JOURNAL_PREFIX, str(match_id))
     except Exception as exc:
-        log.warning("journal not closed match_id=%s error=%r", match_id, exc)
+        log.warning("journal not closed", extra={"match_id": match_id, "error": repr(exc)})
 
 
 def _lost_reason(address: str, match: Match, now: datetime, deadline: dict[str, timedelta], silent: list[str]) -> str:

@@ -24,6 +24,7 @@ import grpc
 from brawl.referee.v1 import referee_pb2, referee_pb2_grpc
 from google.protobuf import struct_pb2
 
+from referee import settings
 from referee.server.auth import internal_token
 
 DEFAULT_TIMEOUT = 5.0
@@ -68,18 +69,7 @@ class Presence:
 
 def referee_addresses() -> list[str]:
     """Returns the configured internal addresses of the referees, in order (``127.0.0.1:50052`` when none is set)."""
-    raw: Any = None
-    try:
-        from django.conf import settings
-
-        raw = getattr(settings, "BRAWL_REFEREES", None)
-    except Exception:  # settings not configured: fall back to the environment
-        raw = None
-    if raw is None:
-        raw = os.environ.get("BRAWL_REFEREES", "")
-    items = raw.split(",") if isinstance(raw, str) else list(raw)
-    addresses = [a.strip() for a in items if a and a.strip()]
-    return addresses or ["127.0.0.1:50052"]
+    return settings.current().referees or ["127.0.0.1:50052"]
 
 
 _lock = threading.Lock()
@@ -109,7 +99,8 @@ def credential() -> tuple[tuple[str, str], ...]:
     Raises:
         InternalTokenError: no secret can be found (production without ``BRAWL_INTERNAL_TOKEN``).
     """
-    key = (os.environ.get("BRAWL_INTERNAL_TOKEN", ""), os.environ.get("BRAWL_VAR_DIR", ""))
+    conf = settings.current()
+    key = (conf.internal_token, str(conf.var_dir))
     secret = _secrets.get(key)
     if secret is None:
         secret = _secrets[key] = internal_token()

@@ -2,12 +2,13 @@
 
 ``brawl referee`` without ``--tokens``/``--replays`` runs :func:`serve_ladder_referee`: the
 ordinary referee server (``referee.server.service.serve``) with ``webapp``'s
-:class:`~webapp.bots.token_store.DjangoTokenStore` and :class:`StagingSink` as its result sink,
-and the Redis seat relay when a URL is given (``referee.server.cli`` decides). The sink stages
-the replay on the match row (``do_stage_result``, atomic and once) and sends ``record_match`` to
-the ``recording`` queue; ``workers.recording`` explains the rest of the path, which is the one
-write path for finished matches. The referee's own retry of a failing sink, and the reaper's
-sweep of staged replays, cover a lost message or a broker that is down.
+:class:`~webapp.bots.token_store.DjangoTokenStore` and :func:`ladder_sink` as its result sink,
+and the Redis seat relay when a URL is given (``referee.server.cli`` decides). The sink only
+publishes: it puts ``record_result(match_id, replay)`` on the broker's ``recording`` queue, and a
+worker stages and records it (``workers.recording.record_result``), the one write path for
+finished matches. The referee writes nothing to the database; it still reads the bot tokens
+from it. The referee's own retry of a failing sink covers a broker that is briefly down, and
+the reaper replaces a match whose result never arrived.
 
 With the relay, a match runs on one referee (the one ``workers.scheduling`` started it on) and
 only that referee's sink records it; a referee that merely hosts a relayed seat records nothing.
@@ -18,64 +19,42 @@ This module is not the referee (``referee/server``) nor the recording logic.
 from __future__ import annotations
 
 import asyncio
+import base64
 import logging
 import os
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from referee.core.ids import MatchId
-from referee.core.replay import Replay
-
-if TYPE_CHECKING:
-    from webapp.matches.models import Match
+from referee.server.sinks import HandOffResultSink
 
 log = logging.getLogger(__name__)
 
 
-def find_match(match_id: str) -> Match:
-    """Returns the match the referee calls ``match_id``: the ``Match`` primary key, or its ``request_id``.
+RECORD_RESULT = "workers.tasks.record_result"
+"""The task a ladder referee sends each finished match to (on the ``recording`` queue)."""
+
+
+def send_result(match_id: MatchId, data: bytes) -> str:
+    """Puts ``record_result(match_id, replay)`` on the broker's ``recording`` queue; returns the replay's API path.
+
+    Only a broker publish: the referee writes nothing to the database. The replay travels as
+    :meth:`Replay.encode` bytes in base64 (the task messages are JSON).
 
     Raises:
-        Match.DoesNotExist: no match has that id or request id.
+        kombu.exceptions.OperationalError: the broker is down (the referee retries the sink; the
+            reaper replaces the match if every attempt fails).
     """
-    from webapp.matches.models import Match
+    from workers.celery import RECORDING, app
 
-    if match_id.isdigit():
-        found = Match.objects.filter(pk=int(match_id)).first()
-        if found is not None:
-            return found
-    return Match.objects.get(request_id=match_id)
+    app.send_task(RECORD_RESULT, args=[str(match_id), base64.b64encode(data).decode("ascii")], queue=RECORDING)
+    # DEBUG: the match's end is the worker's "record" line; this one would double it at INFO.
+    log.debug("result sent", extra={"match_id": str(match_id), "replay_bytes": len(data)})
+    return f"/api/v1/matches/{match_id}/replay/"
 
 
-class StagingSink:
-    """The referee's ``ResultSink`` for the ladder: stage the replay, then ask the workers to record it."""
-
-    def _record(self, match_id: str, replay: Replay) -> str:
-        from webapp.matches import services
-        from workers.celery import RECORDING, app
-
-        match = find_match(match_id)
-        staged = services.do_stage_result(match.pk, replay)
-        match.refresh_from_db(fields=["status"])
-        if not match.is_final:
-            # Sent even when the replay was staged by an earlier attempt: that attempt's message
-            # may never have left; recording twice is harmless.
-            app.send_task("workers.tasks.record_match", args=[match.pk], queue=RECORDING)
-        # DEBUG: the match's end is the worker's "record" line; this one would double it at INFO.
-        log.debug("result staged match_id=%s new=%s final=%s", match.pk, staged, match.is_final)
-        return f"/api/v1/matches/{match.pk}/replay/"
-
-    async def record(self, match_id: MatchId, replay: Replay) -> str:
-        """Stages the replay of ``match_id`` and enqueues its recording; returns the replay's URL path.
-
-        Raises:
-            Match.DoesNotExist: the database has no such match.
-            OperationalError: the database failed (the referee retries).
-            kombu.exceptions.OperationalError: the broker is down (the referee retries; the
-                reaper records the staged replay if every attempt fails).
-        """
-        from webapp.bots.token_store import closing
-
-        return await asyncio.to_thread(closing(self._record), str(match_id), replay)
+def ladder_sink() -> HandOffResultSink:
+    """The ladder referee's result sink: every finished match goes to the workers through the broker."""
+    return HandOffResultSink(send_result)
 
 
 def serve_ladder_referee(
@@ -112,7 +91,7 @@ def serve_ladder_referee(
         serve(
             listen,
             tokens=DjangoTokenStore(),
-            sink=StagingSink(),
+            sink=ladder_sink(),
             settings=settings,
             grace=grace,
             relay_url=relay_url,

@@ -13,12 +13,12 @@ the event is lost. This module is not the tasks (``workers.tasks``) nor the metr
 from __future__ import annotations
 
 import logging
-import os
 from pathlib import Path
 from typing import Any
 
 from celery import signals
 
+from referee import settings
 from webapp.metrics import record_task_event
 
 log = logging.getLogger(__name__)
@@ -26,7 +26,8 @@ log = logging.getLogger(__name__)
 
 def _store() -> tuple[str | None, Path]:
     """The store of this process, from the same variables as the broker (``workers.celery``)."""
-    return os.environ.get("REDIS_URL") or None, Path(os.environ.get("BRAWL_VAR_DIR", "") or Path.cwd() / "var")
+    conf = settings.current()
+    return conf.redis_url, conf.var_dir
 
 
 def count(task_name: str, kind: str) -> None:

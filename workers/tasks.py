@@ -4,7 +4,8 @@
 | --- | --- | --- |
 | ``schedule_ladder_round(game)`` | scheduling | pairs online bots and queues ladder matches (``workers.scheduling``) |
 | ``start_match(match_id)`` | scheduling | starts a queued match on a referee holding its bots |
-| ``record_match(match_id)`` | recording | records a staged result once (``workers.recording``) |
+| ``record_result(match_id, replay)`` | recording | a referee's result, staged and recorded once (``recording``) |
+| ``record_match(match_id)`` | recording | records a staged result once (the reaper's path) |
 | ``advance_tournament(tournament_id)`` | scheduling | replays failed games, queues ready ones |
 | ``advance_tournaments()`` | scheduling | the beat's sweep: ``advance_tournament`` per running tournament |
 | ``reap_stuck_matches()`` | scheduling | the beat's safety net over unfinished matches |
@@ -12,17 +13,21 @@
 Every task retries only transient failures (database connection, a referee not answering) with
 exponential backoff and jitter; anything else is a bug and fails loudly. Tasks enqueue other
 tasks (after the transaction commits, through ``webapp.matches.dispatch`` or directly once
-their own writes are committed) and never wait on another task's result. Log lines carry
-``match_id``, ``bot_ids`` and the task id (the worker's task log format adds it).
+their own writes are committed) and never wait on another task's result. Log records carry their
+fields as ``extra=`` (``referee.logsetup``): a task about a match binds ``match_id`` (a tournament
+task ``tournament_id``, a ladder round ``game``), so every record logged while it runs, by any
+module, carries it; the task id and name are added to every record too.
 """
 
 from __future__ import annotations
 
+import base64
 from typing import Any
 
 from celery.utils.log import get_task_logger
 from django.db import InterfaceError, OperationalError
 
+from referee.logsetup import bind
 from workers.celery import RECORDING, SCHEDULING, app
 from workers.referee_client import RefereeUnavailable
 
@@ -41,28 +46,24 @@ RETRY = {
 """Declarative retries with exponential backoff (1, 2, 4... up to 30 s, jittered)."""
 
 
-def _fields(**fields: Any) -> str:
-    return " ".join(f"{k}={v}" for k, v in fields.items())
-
-
 @app.task(name="workers.tasks.schedule_ladder_round", bind=True, **RETRY)
 def schedule_ladder_round(self: Any, game: str) -> list[int]:
     """Queues the next ladder matches of ``game`` among the bots online with free capacity."""
     from workers.scheduling import schedule_round
 
-    report = schedule_round(game, self.request.id or "manual")
-    if report.queued or report.silent_referees:
-        log.info(
-            "ladder round %s",
-            _fields(
-                game=game,
-                online=report.online,
-                candidates=report.candidates,
-                queued=len(report.queued),
-                match_ids=",".join(map(str, report.queued)) or "-",
-                silent_referees=",".join(report.silent_referees) or "-",
-            ),
-        )
+    with bind(game=game):
+        report = schedule_round(game, self.request.id or "manual")
+        if report.queued or report.silent_referees:
+            log.info(
+                "ladder round",
+                extra={
+                    "online": report.online,
+                    "candidates": report.candidates,
+                    "queued": len(report.queued),
+                    "match_ids": ",".join(map(str, report.queued)) or "-",
+                    "silent_referees": ",".join(report.silent_referees) or "-",
+                },
+            )
     return report.queued
 
 
@@ -71,23 +72,17 @@ def start_match(self: Any, match_id: int) -> str:
     """Starts match ``match_id`` on a referee (no-op when it is final or already started there)."""
     from workers.scheduling import NoRefereeYet, start_queued
 
-    try:
-        report = start_queued(match_id)
-    except NoRefereeYet as exc:
-        # The bots are not online together yet: look again soon; the start cancels itself
-        # after ``OFFLINE_LIMIT`` and the reaper re-sends a start that ran out of retries.
-        raise self.retry(exc=exc, countdown=min(30, 2 ** min(self.request.retries, 5)), max_retries=20) from exc
-    log.info(
-        "start %s",
-        _fields(
-            match_id=match_id,
-            action=report.action,
-            referee=report.referee or "-",
-            bot_ids=",".join(report.bot_ids) or "-",
-        ),
-    )
-    if report.detail and report.action != "started":
-        log.info("start detail %s", _fields(match_id=match_id, detail=repr(report.detail)))
+    with bind(match_id=match_id):
+        try:
+            report = start_queued(match_id)
+        except NoRefereeYet as exc:
+            # The bots are not online together yet: look again soon; the start cancels itself
+            # after ``OFFLINE_LIMIT`` and the reaper re-sends a start that ran out of retries.
+            raise self.retry(exc=exc, countdown=min(30, 2 ** min(self.request.retries, 5)), max_retries=20) from exc
+        fields = {"action": report.action, "referee": report.referee or "-", "bot_ids": ",".join(report.bot_ids) or "-"}
+        if report.detail and report.action != "started":
+            fields["detail"] = report.detail
+        log.info("start", extra=fields)
     return report.action
 
 
@@ -100,13 +95,29 @@ def run_match(self: Any, match_id: int) -> str:
     return str(start_match.run(match_id))
 
 
+@app.task(name="workers.tasks.record_result", bind=True, **RETRY)
+def record_result(self: Any, match_id: str, replay_b64: str) -> str:
+    """Stages and records a referee's result once; ``replay_b64`` is ``Replay.encode`` bytes in base64."""
+    from workers.recording import record_result as record
+
+    try:
+        data = base64.b64decode(replay_b64, validate=True)
+    except (ValueError, TypeError):
+        data = b""  # not base64: recorded as an unreadable replay, the match fails visibly
+    with bind(match_id=match_id):
+        action = record(str(match_id), data)
+        log.info("record", extra={"action": action})
+    return action
+
+
 @app.task(name="workers.tasks.record_match", bind=True, **RETRY)
 def record_match(self: Any, match_id: int) -> str:
     """Records the staged result of ``match_id`` once: replay, seats, ratings, tournament progress."""
     from workers.recording import record_staged
 
-    action = record_staged(match_id)
-    log.info("record %s", _fields(match_id=match_id, action=action))
+    with bind(match_id=match_id):
+        action = record_staged(match_id)
+        log.info("record", extra={"action": action})
     return action
 
 
@@ -115,9 +126,10 @@ def advance_tournament(self: Any, tournament_id: int) -> list[int]:
     """Replays failed games of a running tournament and queues the games that are ready."""
     from webapp.tournaments.services import do_advance_tournament
 
-    queued = [m.pk for m in do_advance_tournament(tournament_id)]
-    if queued:
-        log.info("tournament %s", _fields(tournament_id=tournament_id, queued=",".join(map(str, queued))))
+    with bind(tournament_id=tournament_id):
+        queued = [m.pk for m in do_advance_tournament(tournament_id)]
+        if queued:
+            log.info("tournament", extra={"queued": ",".join(map(str, queued))})
     return queued
 
 
@@ -143,11 +155,11 @@ def reap_stuck_matches(self: Any) -> dict[str, list[int]]:
     )
     if report.any():
         log.info(
-            "reaper %s",
-            _fields(
-                recorded=",".join(map(str, report.recorded)) or "-",
-                restarted=",".join(map(str, report.restarted)) or "-",
-                replaced=",".join(map(str, report.replaced)) or "-",
-            ),
+            "reaper",
+            extra={
+                "recorded": ",".join(map(str, report.recorded)) or "-",
+                "restarted": ",".join(map(str, report.restarted)) or "-",
+                "replaced": ",".join(map(str, report.replaced)) or "-",
+            },
         )
     return {"recorded": report.recorded, "restarted": report.restarted, "replaced": report.replaced}

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import ipaddress
 import logging
-import os
 import socket
 import urllib.error
 import urllib.parse
@@ -19,6 +18,7 @@ import urllib.request
 from datetime import datetime
 from typing import Any
 
+from referee import settings
 from workers.celery import app
 
 log = logging.getLogger(__name__)
@@ -52,7 +52,7 @@ def forbidden_target(url: str) -> str:
     one, unless ``BRAWL_WEBHOOK_ALLOW_PRIVATE`` is set. (A name that resolves differently between this
     check and the connection is not caught; docs/web.md recommends an egress proxy as well.)
     """
-    if os.environ.get("BRAWL_WEBHOOK_ALLOW_PRIVATE", "").strip().lower() in ("1", "true", "yes", "on"):
+    if settings.current().webhook_allow_private:
         return ""
     parts = urllib.parse.urlsplit(url)
     host = parts.hostname or ""

@@ -1,17 +1,24 @@
-"""Where finished matches go: the :class:`ResultSink` protocol and its file implementation.
+"""Where finished matches go: the :class:`ResultSink` protocol and its implementations.
 
 The referee calls ``record`` once per finished match (retrying on failure); a sink must be
 idempotent, so a retry after a crash between "written" and "acknowledged" stores nothing twice.
-The database sink of the ladder plugs in through the same protocol. :class:`FileResultSink`
-writes ``<dir>/<match_id>.json.gz`` atomically (temporary file, fsync, rename).
+
+- :class:`FileResultSink` writes ``<dir>/<match_id>.json.gz`` atomically (temporary file, fsync,
+  rename): ``brawl referee --replays``.
+- :class:`HandOffResultSink` hands the encoded replay to a ``send`` callable: the ladder's
+  referee passes one that puts a ``record_result`` message on the broker (``workers.refhost``),
+  so the referee never writes the database; the workers record it, once.
+- :class:`MemoryResultSink` keeps replays in memory (tests, ``brawl play``).
+
+Every sink stores the bytes of :meth:`Replay.encode`, the one replay encoder.
 """
 
 from __future__ import annotations
 
 import asyncio
-import gzip
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
 
@@ -74,7 +81,7 @@ class FileResultSink:
         if path.exists():
             return str(path)
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        data = gzip.compress(replay.dumps().encode(), mtime=0)
+        data = replay.encode()
         with open(tmp, "wb") as f:
             f.write(data)
             f.flush()
@@ -89,3 +96,26 @@ class FileResultSink:
             OSError: the file cannot be written.
         """
         return await asyncio.to_thread(self._write, match_id, replay)
+
+
+class HandOffResultSink:
+    """Hands each finished match's encoded replay to ``send`` (a broker publish, for the ladder).
+
+    ``send(match_id, data)`` runs in a worker thread with :meth:`Replay.encode` bytes and must
+    raise when the hand-off fails (the referee then retries ``record``). Sending the same match
+    twice is harmless: the receiving side records a match once (``workers.recording``).
+
+    Args:
+        send: Delivers ``(match_id, encoded replay)``; returns where the replay will be found.
+    """
+
+    def __init__(self, send: Callable[[MatchId, bytes], str]) -> None:
+        self.send = send
+
+    async def record(self, match_id: MatchId, replay: Replay) -> str:
+        """Encodes the replay and hands it off; returns what ``send`` returned.
+
+        Raises:
+            Exception: whatever ``send`` raised (the hand-off failed; the referee retries).
+        """
+        return await asyncio.to_thread(self.send, match_id, replay.encode())

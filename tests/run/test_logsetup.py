@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from referee import logsetup
+from referee.settings import ConfigurationError
 
 
 @pytest.fixture(autouse=True)
@@ -68,15 +69,15 @@ def test_json_lines_carry_level_logger_message_fields_and_traceback(monkeypatch:
 
 def test_a_bad_format_or_level_is_refused_with_the_setting_named(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(logsetup.FORMAT_ENV, "xml")
-    with pytest.raises(ValueError, match="BRAWL_LOG_FORMAT must be 'text' or 'json', got 'xml'"):
+    with pytest.raises(ConfigurationError, match="BRAWL_LOG_FORMAT='xml' is malformed: must be 'text' or 'json'"):
         logsetup.configure("test", stream=io.StringIO())
     monkeypatch.setenv(logsetup.FORMAT_ENV, "text")
     monkeypatch.setenv(logsetup.LEVEL_ENV, "LOUD")
-    with pytest.raises(ValueError, match="BRAWL_LOG_LEVEL must be a level name"):
+    with pytest.raises(ValueError, match="BRAWL_LOG_LEVEL='LOUD' is malformed: must be a level name"):
         logsetup.configure("test", stream=io.StringIO())
     monkeypatch.setenv(logsetup.LEVEL_ENV, "INFO")
     monkeypatch.setenv("BRAWL_LOG_MAX_BYTES", "10MB")
-    with pytest.raises(ValueError, match="BRAWL_LOG_MAX_BYTES must be a positive whole number, got '10MB'"):
+    with pytest.raises(ConfigurationError, match="BRAWL_LOG_MAX_BYTES='10MB' is malformed"):
         logsetup.configure("test", stream=io.StringIO(), log_dir="/nonexistent/never-made")
 
 
@@ -139,3 +140,19 @@ def test_django_hands_its_loggers_to_the_process_set_up(monkeypatch: pytest.Monk
     (line,) = _ours(stream)
     assert line.endswith("ERROR django.request Internal Server Error: /x status_code=500"), line
     assert logging.getLogger("django").handlers == []
+
+
+def test_bound_ids_are_on_every_record_of_the_block_whoever_logs_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``bind`` puts the match's ids on the records of any logger inside the block, and only there."""
+    monkeypatch.setenv(logsetup.FORMAT_ENV, "json")
+    stream = io.StringIO()
+    logsetup.configure("worker", stream=stream, log_dir="")
+    with logsetup.bind(match_id=7, bot_ids="3,4"):
+        logging.getLogger("webapp.matches.services").info("seats written")
+        with logsetup.bind(tournament_id=2):
+            logging.getLogger("workers.referee_client").warning("referee slow", extra={"match_id": 8})
+    logging.getLogger("workers.tasks").info("after")
+    first, second, after = (json.loads(line) for line in _ours(stream))
+    assert (first["match_id"], first["bot_ids"], first["logger"]) == (7, "3,4", "webapp.matches.services")
+    assert (second["match_id"], second["tournament_id"]) == (8, 2)  # an explicit extra wins
+    assert "match_id" not in after and "bot_ids" not in after

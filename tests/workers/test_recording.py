@@ -21,7 +21,7 @@ from webapp.matches import services as match_services
 from webapp.matches.models import Match, MatchStatus
 from webapp.rankings.models import Rating, RatingHistory
 from webapp.tournaments import services as tournament_services
-from workers.recording import record_staged, replace_lost
+from workers.recording import record_result, record_staged, replace_lost
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("no_dispatch")]
 
@@ -69,6 +69,32 @@ def test_a_staged_result_is_recorded_once_and_only_once() -> None:
     assert RatingHistory.objects.filter(match=match).count() == 2
     assert sorted(Rating.objects.values_list("games", flat=True)) == [1, 1]
     assert match_services.do_stage_result(match.pk, replay_for(match)) is False  # final: nothing staged
+
+
+def test_a_referees_result_is_recorded_once_however_often_it_is_delivered() -> None:
+    """``record_result`` is what the referee's broker message runs: staging and recording in one go."""
+    match = running_match()
+    data = replay_for(match).encode()
+    assert record_result(str(match.pk), data) == "recorded"
+    assert record_result(str(match.pk), data) == "final"  # a duplicate delivery
+    assert record_result(str(match.pk), replay_for(match, (2, 1)).encode()) == "final"  # a different late one
+    match.refresh_from_db()
+    assert [s.rank for s in match.seats.order_by("seat")] == [1, 2]
+    assert RatingHistory.objects.filter(match=match).count() == 2
+    assert Replay.decode(match.replay_bytes() or b"").dumps() == Replay.decode(data).dumps()
+
+
+def test_a_result_is_found_by_request_id_and_unknown_or_unreadable_ones_are_refused() -> None:
+    match = running_match()
+    Match.objects.filter(pk=match.pk).update(request_id="req-7")
+    assert record_result("req-7", replay_for(match).encode()) == "recorded"
+    assert record_result("no-such-match", replay_for(match).encode()) == "unknown"
+    broken = running_match()
+    assert record_result(str(broken.pk), b"\x1f\x8bnot gzip at all") == "unreadable"
+    broken.refresh_from_db()
+    assert broken.status == MatchStatus.FAILED and "cannot be read" in broken.failure
+    assert record_result(str(broken.pk), replay_for(broken).encode()) == "final"  # failed stays failed
+    assert not RatingHistory.objects.filter(match=broken).exists()
 
 
 def test_a_cancelled_outcome_counts_for_nobody() -> None:

@@ -8,6 +8,8 @@ books checked: one rating-history row per seat of each recorded rated match and 
 
 from __future__ import annotations
 
+import base64
+
 import psycopg
 import pytest
 from django.conf import settings
@@ -28,6 +30,12 @@ from workers.recording import record_staged
 pytestmark = pytest.mark.django_db(transaction=True)
 
 PAIR = [("strong", "tests.workers.bots:Heuristic"), ("weak", "tests.workers.bots:Random")]
+
+
+def task_lines(log: str, message: str, match_id: int, action: str = "") -> list[str]:
+    """The worker's log lines ``<message> action=<action> ... match_id=<match_id>`` (fields in any order)."""
+    wanted = f" {message} action={action}" if action else f" {message} action="
+    return [line for line in log.splitlines() if wanted in line and f" match_id={match_id} " in f"{line} "]
 
 
 def start_pair(stack: Stack, max_matches: int = 1) -> list[BotVersion]:
@@ -70,9 +78,7 @@ def test_worker_killed_inside_the_recording_transaction_loses_nothing_and_counts
     stack.start_worker("second", concurrency=1)
     wait_until(lambda: Match.objects.get(pk=match.pk).status == MatchStatus.FINISHED, 60, "redelivered record_match")
     # The line is written just after the transaction commits: wait for it rather than race it.
-    wait_until(
-        lambda: f"record match_id={match.pk} action=recorded" in stack.log("second"), 30, "the worker's record line"
-    )
+    wait_until(lambda: task_lines(stack.log("second"), "record", match.pk, "recorded"), 30, "the worker's record line")
     assert RatingHistory.objects.filter(match=match).count() == 2
     assert sorted(Rating.objects.values_list("games", flat=True)) == [1, 1]
     assert_counted_once()
@@ -85,20 +91,24 @@ def test_duplicate_start_and_record_deliveries_are_harmless(stack: Stack) -> Non
     for _ in range(3):
         app.send_task("workers.tasks.start_match", args=[match.pk])
     wait_until(lambda: Match.objects.get(pk=match.pk).status == MatchStatus.FINISHED, 60, "the match to be recorded")
+    # The referee's own message, delivered again (a retried publish, a redelivery), and the reaper's.
+    encoded = base64.b64encode(Match.objects.get(pk=match.pk).replay_bytes() or b"").decode()
     for _ in range(3):
         app.send_task("workers.tasks.record_match", args=[match.pk])
+        app.send_task("workers.tasks.record_result", args=[str(match.pk), encoded], queue="recording")
         app.send_task("workers.tasks.start_match", args=[match.pk])
     wait_until(
         lambda: (
-            stack.log("worker").count(f"record match_id={match.pk} ") >= 4
-            and stack.log("worker").count(f"start match_id={match.pk} ") >= 7
+            len(task_lines(stack.log("worker"), "record", match.pk)) >= 7
+            and len(task_lines(stack.log("worker"), "start", match.pk)) >= 7
         ),
         30,
         "every duplicate to be handled",
     )
     log = stack.log("worker")
-    assert log.count(f"record match_id={match.pk} action=recorded") == 1
-    assert log.count(f"start match_id={match.pk} action=started") <= 4  # the rest found it final
+    assert len(task_lines(log, "record", match.pk, "recorded")) == 1
+    assert len(task_lines(log, "record", match.pk, "final")) >= 6
+    assert len(task_lines(log, "start", match.pk, "started")) <= 4  # the rest found it final
     # The referee played it once: every start carried the same request id.
     stub = referee_client.stub(stack.referee_address)
     from brawl.referee.v1 import referee_pb2
