@@ -1,0 +1,84 @@
+"""The layers are an executable contract: ``lint-imports`` passes on the code and fails on a violation.
+
+The contracts live in ``pyproject.toml`` (``[tool.importlinter]``) and ``scripts/lint.sh`` runs them,
+so ``make lint`` and ``make test`` both do. Here they run for real: once on the repository, then on a
+temporary copy of our four packages with one deliberately violating module added, one case per
+contract, and each must fail naming its contract.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
+PACKAGES = ("referee", "ladder", "workers", "webapp")
+
+
+def _lint_imports(cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(LINT_IMPORTS), "--no-cache", "--no-logo", "--config", str(cwd / "pyproject.toml")],
+        cwd=cwd,
+        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(cwd)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+@pytest.fixture(scope="module")
+def copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Our packages' Python files and the project's pyproject.toml, in a fresh folder."""
+    root = tmp_path_factory.mktemp("contracts")
+    for package in PACKAGES:
+        shutil.copytree(
+            ROOT / package,
+            root / package,
+            ignore=lambda folder, names: [
+                n for n in names if not (n.endswith(".py") or (Path(folder) / n).is_dir()) or n == "__pycache__"
+            ],
+        )
+    shutil.copy(ROOT / "pyproject.toml", root / "pyproject.toml")
+    return root
+
+
+def test_the_repository_keeps_every_contract() -> None:
+    result = _lint_imports(ROOT)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "0 broken" in result.stdout
+
+
+def test_the_unchanged_copy_keeps_every_contract(copy: Path) -> None:
+    result = _lint_imports(copy)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.mark.parametrize(
+    ("module", "source", "contract"),
+    [
+        ("ladder/violation.py", "import referee.core\n", "The ladder is pure maths"),
+        ("referee/core/violation.py", "import django.db\n", "Rules engines are libraries"),
+        ("referee/server/violation.py", "import webapp.matches.models\n", "Services, top to bottom"),
+        ("ladder/violation.py", "from webapp import api\n", "Services, top to bottom"),
+        ("webapp/bots/violation.py", "from webapp.tournaments import services\n", "Web app: apps by domain"),
+        ("referee/games/scrumbrawl/violation.py", "import referee.games.superfantasybrawl.match\n", "Each game"),
+        ("referee/sdk/violation.py", "def late():\n    import celery\n", "Referees and bots run without"),
+    ],
+)
+def test_a_deliberate_violation_breaks_its_contract(copy: Path, module: str, source: str, contract: str) -> None:
+    path = copy / module
+    path.write_text(source)
+    try:
+        result = _lint_imports(copy)
+    finally:
+        path.unlink()
+    assert result.returncode != 0, result.stdout
+    broken = result.stdout[result.stdout.index("Broken contracts") :]
+    assert contract in broken, result.stdout
+    assert "violation" in broken, result.stdout
