@@ -27,7 +27,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import logging
-import os
 import random
 from collections import defaultdict
 from collections.abc import Sequence
@@ -40,6 +39,9 @@ from django.utils import timezone
 
 from ladder.ids import BotId, BotVersionId
 from ladder.matchmaking import Candidate, MatchmakingConfig, RecentMatch, ScheduledMatch, make_matches
+from referee import client as referee_client
+from referee import settings
+from referee.client import Presence, RefereeRefused, RefereeUnavailable
 from referee.core.errors import ConfigError
 from referee.core.registry import get_game
 from referee.seeding import new_seed
@@ -47,8 +49,6 @@ from webapp.bots.models import Bot
 from webapp.matches import services as match_services
 from webapp.matches.models import Match, MatchSeat, MatchStatus
 from webapp.rankings.services import current_ratings
-from workers import referee_client
-from workers.referee_client import Presence, RefereeRefused, RefereeUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -71,10 +71,7 @@ def relay_enabled() -> bool:
     ``BRAWL_RELAY`` (``1``/``0``) says so; unset, the relay is assumed on when ``REDIS_URL`` is set,
     because a referee in ladder mode turns it on with that same variable (``brawl referee``).
     """
-    flag = os.environ.get("BRAWL_RELAY", "").strip().lower()
-    if flag:
-        return flag not in ("0", "false", "no", "off")
-    return bool(os.environ.get("REDIS_URL"))
+    return settings.current().relay_enabled
 
 
 def _valid_seats(game: str, seats: int) -> bool:
@@ -119,18 +116,87 @@ def _lock_game(game: str) -> None:
             cur.execute("SELECT pg_advisory_xact_lock(%s)", [key])
 
 
-def _home_referees(sessions: Sequence[Presence]) -> dict[str, tuple[str, int, int]]:
-    """Returns, per bot, the referee where it has the most free seats, those seats and its total seats there."""
-    per: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
-    for s in sessions:
-        slot = per[(s.bot_id, s.referee)]
-        slot[0] += s.free
-        slot[1] += s.max_matches
-    best: dict[str, tuple[str, int, int]] = {}
-    for (bot_id, referee), (free, total) in sorted(per.items()):
-        if bot_id not in best or free > best[bot_id][1]:
-            best[bot_id] = (referee, free, total)
-    return best
+@dataclass
+class Seating:
+    """Where each bot of a game has free seats, from one presence read: the one placement rule.
+
+    A ladder round (:func:`schedule_round`) and a start (:func:`start_queued`, through
+    :func:`choose_referee`) both read presence through :meth:`read` and place bots with the same
+    rule: a bot's home is the referee where it has the most free seats, and a match goes to a
+    referee where all its bots have free seats (the most free seats wins), or with the relay to the
+    one holding most of its seats. Ties go to the earlier address in ``BRAWL_REFEREES``.
+    """
+
+    addresses: list[str]
+    """The referees asked, in ``BRAWL_REFEREES`` order."""
+    free: dict[str, dict[str, int]]
+    """Free seats per referee, per bot id."""
+    total: dict[str, dict[str, int]]
+    """Session seats (``max_matches`` summed) per referee, per bot id."""
+    silent: list[str]
+    """Referees that did not answer."""
+
+    @classmethod
+    def read(cls, game: str, addresses: Sequence[str] | None = None) -> Seating:
+        """Asks every referee (``ListBots``) which bots of ``game`` it has and with how many free seats."""
+        asked = list(addresses if addresses is not None else referee_client.referee_addresses())
+        sessions, silent = referee_client.presence(game, asked)
+        return cls.of(asked, sessions, silent)
+
+    @classmethod
+    def of(cls, addresses: Sequence[str], sessions: Sequence[Presence], silent: Sequence[str] = ()) -> Seating:
+        """Builds the seating from presence already read."""
+        asked = list(addresses)
+        free: dict[str, dict[str, int]] = {a: defaultdict(int) for a in asked}
+        total: dict[str, dict[str, int]] = {a: defaultdict(int) for a in asked}
+        for s in sessions:
+            if s.referee not in free:
+                asked.append(s.referee)
+                free[s.referee], total[s.referee] = defaultdict(int), defaultdict(int)
+            free[s.referee][s.bot_id] += s.free
+            total[s.referee][s.bot_id] += s.max_matches
+        return cls(asked, free, total, list(silent))
+
+    def bots(self) -> set[str]:
+        """Every bot connected to some answering referee."""
+        return {b for per in self.total.values() for b in per}
+
+    def home(self, bot_id: str) -> tuple[str, int, int] | None:
+        """Returns the referee where ``bot_id`` has the most free seats, those seats and its session seats there."""
+        best: tuple[str, int, int] | None = None
+        for address in self.addresses:
+            if bot_id in self.total[address] and (best is None or self.free[address][bot_id] > best[1]):
+                best = (address, self.free[address][bot_id], self.total[address][bot_id])
+        return best
+
+    def choose(self, bot_ids: Sequence[str], *, relay: bool) -> str | None:
+        """Returns the referee to run a match of ``bot_ids`` on, or ``None`` if none fits yet.
+
+        See :func:`choose_referee`.
+        """
+        need: dict[str, int] = defaultdict(int)
+        for b in bot_ids:
+            need[b] += 1
+        best: tuple[int, str] | None = None
+        for address in self.addresses:
+            free = self.free[address]
+            if all(free[b] >= n for b, n in need.items()):
+                score = min(free[b] for b in need)
+                if best is None or score > best[0]:
+                    best = (score, address)
+        if best is not None:
+            return best[1]
+        if not relay or any(sum(self.free[a][b] for a in self.addresses) < n for b, n in need.items()):
+            return None
+        split: tuple[int, int, str] | None = None
+        for address in self.addresses:
+            free = self.free[address]
+            local = sum(min(free[b], n) for b, n in need.items())
+            # Only a referee that has at least one of the bots: one that has none may be shutting down
+            # or silent, which presence does not tell apart from an empty referee.
+            if local and (split is None or (local, sum(free[b] for b in need)) > split[:2]):
+                split = (local, sum(free[b] for b in need), address)
+        return split[2] if split else None
 
 
 def schedule_round(game: str, tick: str, *, now: datetime | None = None) -> RoundReport:
@@ -143,8 +209,8 @@ def schedule_round(game: str, tick: str, *, now: datetime | None = None) -> Roun
         OperationalError: the database failed (the task retries).
     """
     now = now or timezone.now()
-    sessions, silent = referee_client.presence(game)
-    home = _home_referees(sessions)
+    seating = Seating.read(game)
+    home = {b: found for b in seating.bots() if (found := seating.home(b)) is not None}
     # With the relay, where a bot is connected does not limit whom it meets: one pool.
     pooled = relay_enabled()
     with transaction.atomic():
@@ -234,7 +300,7 @@ def schedule_round(game: str, tick: str, *, now: datetime | None = None) -> Roun
             )
             queued.append(match.pk)
     candidates = sum(1 for cs in by_referee.values() for c in cs if c.capacity > 0)
-    return RoundReport(game, len(home), candidates, queued, silent)
+    return RoundReport(game, len(home), candidates, queued, seating.silent)
 
 
 def rematch_patience() -> timedelta:
@@ -246,18 +312,9 @@ def rematch_patience() -> timedelta:
     for their three bots.
 
     Raises:
-        ValueError: the variable is not a positive number of seconds.
+        ConfigurationError: the variable is not a positive number of seconds (a ``ValueError``).
     """
-    raw = os.environ.get("BRAWL_REMATCH_PATIENCE", "").strip()
-    if not raw:
-        return MatchmakingConfig().rematch_patience
-    try:
-        seconds = float(raw)
-    except ValueError:
-        seconds = float("nan")
-    if not seconds > 0 or seconds == float("inf"):
-        raise ValueError(f"BRAWL_REMATCH_PATIENCE must be a positive number of seconds, got {raw!r}")
-    return timedelta(seconds=seconds)
+    return settings.current().rematch_patience or MatchmakingConfig().rematch_patience
 
 
 class NoRefereeYet(Exception):
@@ -293,39 +350,10 @@ def choose_referee(
     Raises:
         RefereeUnavailable: no referee answered at all.
     """
-    addresses = list(addresses if addresses is not None else referee_client.referee_addresses())
-    sessions, silent = referee_client.presence(game, addresses)
-    if len(silent) == len(addresses):
-        raise RefereeUnavailable(f"no referee answered: {', '.join(silent)}")
-    need: dict[str, int] = defaultdict(int)
-    for b in bot_ids:
-        need[b] += 1
-    free_at: dict[str, dict[str, int]] = {address: defaultdict(int) for address in addresses}
-    for s in sessions:
-        if s.referee in free_at:
-            free_at[s.referee][s.bot_id] += s.free
-    best: tuple[int, str] | None = None
-    for address in addresses:
-        free = free_at[address]
-        if all(free[b] >= n for b, n in need.items()):
-            score = min(free[b] for b in need)
-            if best is None or score > best[0]:
-                best = (score, address)
-    if best is not None:
-        return best[1]
-    if not (relay_enabled() if relay is None else relay):
-        return None
-    if any(sum(free_at[a][b] for a in addresses) < n for b, n in need.items()):
-        return None
-    split: tuple[int, int, str] | None = None
-    for address in addresses:
-        free = free_at[address]
-        local = sum(min(free[b], n) for b, n in need.items())
-        # Only a referee that has at least one of the bots: one that has none may be shutting down
-        # or silent, which presence does not tell apart from an empty referee.
-        if local and (split is None or (local, sum(free[b] for b in need)) > split[:2]):
-            split = (local, sum(free[b] for b in need), address)
-    return split[2] if split else None
+    seating = Seating.read(game, addresses)
+    if seating.addresses and len(seating.silent) == len(seating.addresses):
+        raise RefereeUnavailable(f"no referee answered: {', '.join(seating.silent)}")
+    return seating.choose(bot_ids, relay=relay_enabled() if relay is None else relay)
 
 
 def any_accepting_referee(addresses: Sequence[str] | None = None) -> str | None:
