@@ -40,15 +40,15 @@ from datetime import datetime, timedelta
 from django.db import transaction
 from django.utils import timezone
 
+from referee import client as referee_client
 from referee import settings
+from referee.client import RefereeRefused, RefereeUnavailable
 from referee.core.contract import Termination
 from referee.core.replay import Replay, ReplayError
 from referee.server import journal
 from webapp.api import DomainError
 from webapp.matches import services as match_services
 from webapp.matches.models import Match, MatchStatus
-from workers import referee_client
-from workers.referee_client import RefereeRefused, RefereeUnavailable
 
 log = logging.getLogger(__name__)
 

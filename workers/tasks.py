@@ -27,9 +27,9 @@ from typing import Any
 from celery.utils.log import get_task_logger
 from django.db import InterfaceError, OperationalError
 
+from referee.client import RefereeUnavailable
 from referee.logsetup import bind
 from workers.celery import RECORDING, SCHEDULING, app
-from workers.referee_client import RefereeUnavailable
 
 log = get_task_logger(__name__)
 

@@ -128,7 +128,7 @@ def leaked_seats(stack: Stack) -> dict[str, int]:
     A referee counts a bot's seat busy while it plays a match locally or hosts the seat for another
     referee's match (the relay); the database knows every match that may still be played.
     """
-    from workers.referee_client import list_bots
+    from referee.client import list_bots
 
     busy: Counter[str] = Counter()
     for name, address in stack.referees.items():
@@ -268,7 +268,7 @@ def test_the_cluster_survives_a_worker_and_a_referee_killed_mid_match(cluster: S
     # runs on from the decisions made on A, and it re-simulates exactly. Not rescheduled.
     from brawl.referee.v1 import referee_pb2
 
-    from workers.referee_client import get_match
+    from referee.client import get_match
 
     for pk in journaled:
         match = Match.objects.get(pk=pk)

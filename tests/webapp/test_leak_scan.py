@@ -32,6 +32,7 @@ from django.contrib.auth.models import User
 from django.test import Client
 from rest_framework.test import APIClient
 
+from referee import client as referee_client
 from referee.core.contract import EVERYONE
 from referee.core.ids import BotId, MatchId
 from referee.sdk import BotClient
@@ -42,7 +43,6 @@ from webapp.bots.models import Bot
 from webapp.matches import live
 from webapp.matches import services as match_services
 from webapp.matches.models import Match
-from workers import referee_client
 
 pytestmark = pytest.mark.django_db
 

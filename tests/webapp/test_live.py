@@ -23,6 +23,7 @@ from django.contrib.auth.models import User
 from playwright.sync_api import Page
 from rest_framework.test import APIClient
 
+from referee import client as referee_client
 from referee.core.chance import SeededChance
 from referee.core.contract import Decision, Option
 from referee.core.ids import BotId, MatchId
@@ -40,7 +41,6 @@ from webapp.matches import services as match_services
 from webapp.matches.boards import board_layout
 from webapp.matches.frames import spectator_frames
 from webapp.matches.models import Match
-from workers import referee_client
 
 GAME = "scrumbrawl"
 CONFIG = {"max_rounds": 6}

@@ -158,7 +158,7 @@ class Stack:
 
     def connected_bots(self, server: str = "") -> int:
         """Returns how many bot sessions a referee (default :attr:`referee_address`) has (its ``ListBots``)."""
-        from workers.referee_client import list_bots
+        from referee.client import list_bots
 
         return len(list_bots(server or self.referee_address)[1])
 

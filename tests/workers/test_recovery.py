@@ -15,6 +15,7 @@ import pytest
 from django.conf import settings
 from django.db import connection
 
+from referee import client as referee_client
 from tests.workers.conftest import GAME, database_url
 from tests.workers.helpers import assert_counted_once, farm, make_bots
 from tests.workers.stack import Stack, wait_until
@@ -23,7 +24,6 @@ from webapp.matches import services as match_services
 from webapp.matches.models import Match, MatchStatus
 from webapp.rankings.models import Rating, RatingHistory
 from webapp.rankings.services import ratings_for
-from workers import referee_client
 from workers.celery import app
 from workers.recording import record_staged
 

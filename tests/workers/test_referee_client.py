@@ -10,11 +10,11 @@ import asyncio
 
 import pytest
 
+from referee import client as referee_client
+from referee.client import RefereeUnavailable
 from referee.core.bots import RandomPolicy
 from tests.referee.harness import referee_env, wait_connected
 from tests.workers.stack import free_port
-from workers import referee_client
-from workers.referee_client import RefereeUnavailable
 
 TINY = "tinygame"
 

@@ -13,11 +13,12 @@ from collections.abc import Iterator
 import pytest
 from django.conf import LazySettings
 
+from referee import client as referee_client
+from referee.client import Presence
 from tests.workers.conftest import GAME
 from tests.workers.helpers import make_bots
 from webapp.matches.models import Match
-from workers import referee_client, scheduling
-from workers.referee_client import Presence
+from workers import scheduling
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -12,6 +12,7 @@ import pytest
 from brawl.referee.v1 import referee_pb2
 from django.contrib.auth.models import User
 
+from referee import client as referee_client
 from referee.core.replay import Replay, verify
 from tests.workers.conftest import GAME
 from tests.workers.helpers import assert_counted_once, farm, make_bots
@@ -21,7 +22,6 @@ from webapp.matches.models import Match, MatchStatus
 from webapp.rankings.models import RatingHistory
 from webapp.tournaments import services as tournament_services
 from webapp.tournaments.models import Tournament, TournamentStatus
-from workers import referee_client
 from workers.scheduling import schedule_round
 
 pytestmark = pytest.mark.django_db(transaction=True)

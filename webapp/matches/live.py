@@ -24,9 +24,9 @@ from typing import Any
 
 import grpc
 
+from referee import client as referee_client
 from referee.server import codec
 from webapp.matches.boards import board_layout
-from workers import referee_client
 
 log = logging.getLogger(__name__)
 
