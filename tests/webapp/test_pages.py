@@ -10,9 +10,10 @@ import io
 import zipfile
 
 import pytest
+from django.contrib.auth.models import User
 from django.test import Client
 
-from tests.webapp.conftest import GAME
+from tests.webapp.conftest import GAME, forced_replay
 from webapp.bots.models import Bot, BotToken
 from webapp.matches import services as match_services
 from webapp.matches.models import Match
@@ -223,3 +224,83 @@ def test_healthz_answers_without_login(client) -> None:
     for path in ("/healthz", "/healthz/"):
         r = client.get(path)
         assert r.status_code == 200 and r.content == b"ok" and "no-cache" in r["Cache-Control"]
+
+
+def test_console_finishes_a_running_tournament_early(organizer, make_bot, author) -> None:
+    """Finish from the console: queued games are cancelled, a late result changes nothing, and the
+    lifecycle strip moves on; finish is refused for a tournament that has not started."""
+    from webapp.tournaments.models import TournamentStatus
+
+    tour = t_services.do_create_tournament(organizer, name="Short Cup", game=GAME, format="swiss", rounds=3)
+    bots = [make_bot(author, f"f{i}") for i in range(4)]
+    for b in bots:
+        t_services.do_add_entrant(tour, b.latest_version)
+    console = logged_in(organizer)
+    r = console.post(f"/organize/tournaments/{tour.pk}/finish/", {"reason": "too early"}, follow=True)
+    assert "is draft; this needs running or paused" in r.content.decode()
+    tour.refresh_from_db()
+    assert tour.status == TournamentStatus.DRAFT
+    t_services.do_start_tournament(tour)
+    queued = list(Match.objects.filter(tournament=tour).order_by("id"))
+    assert len(queued) == 2
+    first, second = queued
+    match_services.do_finish_match(first.pk, forced_replay(first, (1, 2)))
+    match_services.do_start_match(second.pk, "ref-1")
+    html = console.get(f"/organize/tournaments/{tour.pk}/").content.decode()
+    assert 'id="finish"' in html and '<li class="now">running</li>' in html
+    r = console.post(f"/organize/tournaments/{tour.pk}/finish/", {"reason": "the venue closes"}, follow=True)
+    html = r.content.decode()
+    assert "Finished:" in html and '<li class="now">finished</li>' in html and 'id="finish"' not in html
+    tour.refresh_from_db()
+    assert tour.status == TournamentStatus.FINISHED
+    second.refresh_from_db()
+    assert second.status == "cancelled" and second.failure == "the venue closes"
+    assert not Match.objects.filter(tournament=tour, status__in=["queued", "running"]).exists()
+    reports = len(tour.state["reports"])
+    # The round's other game cancelled: round 2 is never queued, and the standings stay as they were.
+    assert Match.objects.filter(tournament=tour).count() == 2 and reports == 1
+    r = console.post(f"/organize/tournaments/{tour.pk}/publish/", follow=True)
+    assert '<li class="now">published</li>' in r.content.decode()
+
+
+def test_entrants_author_sees_own_matches_of_an_unpublished_tournament(organizer, make_bot, author, other) -> None:
+    """Before publication an author opens their own bots' games (page, API, bracket) with no secret
+    before the reveal; another author and visitors still see nothing of it."""
+    tour = t_services.do_create_tournament(organizer, name="Quiet Cup", game=GAME, format="single_elim")
+    mine, theirs = make_bot(author, "q1"), make_bot(other, "q2")
+    outsider_bots = [make_bot(organizer, f"q{i}") for i in (3, 4)]
+    for b in (mine, theirs, *outsider_bots):
+        t_services.do_add_entrant(tour, b.latest_version)
+    t_services.do_start_tournament(tour)
+    games = list(Match.objects.filter(tournament=tour).prefetch_related("seats__bot_version__bot"))
+    own = next(m for m in games if mine.pk in {s.bot_version.bot_id for s in m.seats.all()})
+    rest = [m for m in games if m.pk != own.pk]
+    match_services.do_start_match(own.pk, "ref-1")
+    me, stranger, visitor = logged_in(author), logged_in(User.objects.create_user("nosy")), Client()
+
+    r = me.get(f"/matches/{own.pk}/")
+    html = r.content.decode()
+    assert r.status_code == 200 and "q1" in html
+    own.refresh_from_db()
+    assert 'id="seed"' not in html and str(own.seed) not in html  # running: the seed is a secret still
+    assert me.get(f"/api/v1/matches/{own.pk}/").status_code == 200
+    frames = me.get(f"/api/v1/matches/{own.pk}/frames/")
+    assert frames.status_code == 404 and frames.json()["code"] == "not_revealed"
+    assert own.pk in [m["id"] for m in me.get("/api/v1/matches/").json()["results"]]
+    assert me.get(f"/tournaments/{tour.pk}/").status_code == 200  # the bracket of a tournament they entered
+    for m in rest:  # games without their bot stay hidden until publication
+        assert me.get(f"/matches/{m.pk}/").status_code == 404
+    for outsider in (stranger, visitor):
+        assert outsider.get(f"/matches/{own.pk}/").status_code == 404
+        assert outsider.get(f"/api/v1/matches/{own.pk}/").status_code == 404
+        assert outsider.get(f"/api/v1/matches/{own.pk}/frames/").status_code == 404
+        assert outsider.get(f"/tournaments/{tour.pk}/").status_code == 404
+        listed = outsider.get("/api/v1/matches/").json()["results"]
+        assert not {m["id"] for m in listed} & {g.pk for g in games}
+
+    # Once it has ended the author sees the seed and the replay; outsiders still nothing.
+    match_services.do_finish_match(own.pk, forced_replay(own, (1, 2)))
+    own.refresh_from_db()
+    html = me.get(f"/matches/{own.pk}/").content.decode()
+    assert 'id="seed"' in html and me.get(f"/api/v1/matches/{own.pk}/frames/").status_code == 200
+    assert stranger.get(f"/matches/{own.pk}/").status_code == 404

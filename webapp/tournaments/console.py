@@ -139,8 +139,28 @@ def console_tournament(request: HttpRequest, tournament_id: int) -> HttpResponse
             "counts": counts,
             "data": bracket_data(t, for_template=True),
             "state": lifecycle_state(t),
+            "steps": LIFECYCLE,
+            "done": lifecycle_done(t),
         },
     )
+
+
+LIFECYCLE = [
+    ("draft", "draft"),
+    ("registration", "registration"),
+    ("running", "running"),
+    ("finished", "finished"),
+    ("published", "published"),
+]
+"""The console's lifecycle strip: each state an organizer moves a tournament through, in order."""
+
+
+def lifecycle_done(t: Tournament) -> set[str]:
+    """The lifecycle steps behind the tournament's state (a draft started directly skips registration)."""
+    order = [step for step, _ in LIFECYCLE]
+    state = lifecycle_state(t)
+    here = order.index("running" if state == "paused" else state)
+    return set(order[:here])
 
 
 def lifecycle_state(t: Tournament) -> str:
@@ -205,6 +225,10 @@ def console_action(request: HttpRequest, tournament_id: int, verb: str) -> HttpR
         elif verb == "resume":
             services.do_resume_tournament(t)
             messages.info(request, "Resumed.")
+        elif verb == "finish":
+            reason = request.POST.get("reason", "").strip()[:200] or f"finished early by {request.user}"
+            services.do_finish_tournament(t, reason)
+            messages.info(request, "Finished: games still queued or running were cancelled; the standings are final.")
         elif verb == "rerun":
             match = get_object_or_404(Match, pk=int(request.POST.get("match", "0") or 0), tournament=t)
             reason = request.POST.get("reason", "").strip()[:200] or f"re-run by {request.user}"

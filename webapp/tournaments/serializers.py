@@ -100,3 +100,9 @@ class PublishSerializer(serializers.Serializer):
     """Publish or hide."""
 
     published = serializers.BooleanField(default=True)
+
+
+class FinishSerializer(serializers.Serializer):
+    """Finish a tournament now, with the reason its cancelled games carry."""
+
+    reason = serializers.CharField(max_length=200, required=False, allow_blank=True)

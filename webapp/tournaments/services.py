@@ -255,8 +255,8 @@ def _queue_ready(t: Tournament) -> list[Match]:
 def on_match_final(match: Match) -> None:
     """Feeds a finished (or failed) tournament match into the format and queues what becomes ready."""
     t = _locked(match.tournament_id) if match.tournament_id else None
-    if t is None:
-        return
+    if t is None or t.status == TournamentStatus.FINISHED:
+        return  # finished by the organizer: a game cancelled then, or ending late, changes nothing
     if match.status == MatchStatus.FINISHED and match.outcome and t.state:
         t.state = formats.record(t.state, match.tournament_slot, match.game_in_series, match.pk, match.outcome["ranks"])
         if formats.is_finished(t.state):
@@ -291,6 +291,28 @@ def do_resume_tournament(tournament: Tournament) -> Tournament:
     t.status = TournamentStatus.RUNNING
     t.save(update_fields=["status"])
     _queue_ready(t)
+    return t
+
+
+@transaction.atomic
+def do_finish_tournament(tournament: Tournament, reason: str = "") -> Tournament:
+    """The organizer ends a running or paused tournament now: the standings stay as they are.
+
+    Every match of the tournament still queued or running is cancelled (with ``reason``; the
+    authors' webhooks hear of it), and no result arriving later counts. A tournament that has all
+    its results finishes by itself; this is for the one that must stop early (a Swiss cut short, a
+    stalled bracket). A re-run of one of its games makes it running again.
+
+    Raises:
+        WrongStatus: it is not running or paused.
+    """
+    t = _locked(tournament.pk)
+    _require(t, TournamentStatus.RUNNING, TournamentStatus.PAUSED)
+    t.status = TournamentStatus.FINISHED
+    t.save(update_fields=["status"])
+    why = reason or "the organizer finished the tournament"
+    for match_id in t.matches.filter(status__in=[MatchStatus.QUEUED, MatchStatus.RUNNING]).values_list("id", flat=True):
+        match_services.do_cancel_match(match_id, why)
     return t
 
 

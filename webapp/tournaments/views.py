@@ -126,6 +126,14 @@ class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
         """Resumes a paused tournament."""
         return self._done(services.do_resume_tournament(self.get_object()))
 
+    @extend_schema(request=s.FinishSerializer, responses=s.TournamentDetailSerializer)
+    @action(detail=True, methods=["post"], permission_classes=[IsOrganizer])
+    def finish(self, request: Request, pk: str | None = None) -> Response:
+        """Ends a running or paused tournament now: queued and running games are cancelled, standings stay."""
+        body = s.FinishSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        return self._done(services.do_finish_tournament(self.get_object(), body.validated_data.get("reason", "")))
+
     @extend_schema(request=s.PublishSerializer, responses=s.TournamentDetailSerializer)
     @action(detail=True, methods=["post"], permission_classes=[IsOrganizer])
     def publish(self, request: Request, pk: str | None = None) -> Response:
