@@ -49,10 +49,16 @@ def match_queryset() -> QuerySet[Match]:
 
 
 def visible_matches(user: object) -> QuerySet[Match]:
-    """Matches the user may see: everything except games of unpublished tournaments, unless staff."""
+    """Matches the user may see: everything except games of unpublished tournaments, unless staff or an
+    organizer; an author also sees their own bots' games there (secrets still wait for the reveal rule)."""
+    from webapp.tournaments.roles import is_organizer
+
     qs = match_queryset()
-    if not getattr(user, "is_staff", False):
-        qs = qs.filter(Q(tournament__isnull=True) | Q(tournament__published=True))
+    if not (getattr(user, "is_staff", False) or is_organizer(user)):
+        shown = Q(tournament__isnull=True) | Q(tournament__published=True)
+        if getattr(user, "is_authenticated", False):
+            shown |= Q(pk__in=MatchSeat.objects.filter(bot_version__bot__owner=user).values("match_id"))
+        qs = qs.filter(shown)
     return qs
 
 
