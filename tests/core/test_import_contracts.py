@@ -82,3 +82,17 @@ def test_a_deliberate_violation_breaks_its_contract(copy: Path, module: str, sou
     broken = result.stdout[result.stdout.index("Broken contracts") :]
     assert contract in broken, result.stdout
     assert "violation" in broken, result.stdout
+
+
+def test_a_cycle_between_sibling_modules_breaks_the_acyclic_contract(copy: Path) -> None:
+    first, second = copy / "workers" / "violation_a.py", copy / "workers" / "violation_b.py"
+    first.write_text("from workers import violation_b\n")
+    second.write_text("def late():\n    from workers import violation_a\n")
+    try:
+        result = _lint_imports(copy)
+    finally:
+        first.unlink()
+        second.unlink()
+    assert result.returncode != 0, result.stdout
+    broken = result.stdout[result.stdout.index("Broken contracts") :]
+    assert "No import cycles" in broken and "violation_" in broken, result.stdout
