@@ -378,21 +378,28 @@ class Match(abc.ABC):
 
         Outside a window (``to_move().window`` is ``None``) this is the pending decision alone; once
         over, an empty list. Inside one it is every seat the window will ask, so a referee may ask
-        them all at once and then apply their answers in this order (:attr:`Decision.window`).
+        them all at once and then apply their answers in this order (:attr:`Decision.window`). The
+        later seats come from :meth:`window_followers`.
+        """
+        first = self.to_move()
+        if first is None:
+            return []
+        out: list[tuple[Decision, Sequence[Option]]] = [(first, tuple(self.legal_options()))]
+        if first.window is not None:
+            out.extend(self.window_followers(first))
+        return out
+
+    def window_followers(self, first: Decision) -> list[tuple[Decision, Sequence[Option]]]:
+        """Returns the decisions of the pending window after ``first`` (its first seat), in order.
 
         The default walks a copy: by the window's guarantee no answer changes a later seat's options,
         so it answers each seat's default on a copy that draws from a throw-away chance source (the
         last answer closes the window there, which may roll dice: never from this match's source).
         This match is not changed. An engine that knows its window's seats may override it cheaply.
         """
-        first = self.to_move()
-        if first is None:
-            return []
-        out: list[tuple[Decision, Sequence[Option]]] = [(first, tuple(self.legal_options()))]
-        if first.window is None:
-            return out
         from referee.core.chance import SeededChance
 
+        out: list[tuple[Decision, Sequence[Option]]] = []
         walk = self.with_chance(SeededChance(0))
         decision: Decision | None = first
         while decision is not None:

@@ -23,7 +23,7 @@ import pytest
 
 from referee.core import get_game
 from referee.core.chance import SeededChance
-from referee.core.contract import Match
+from referee.core.contract import Decision, Match
 from referee.core.replay import Recorder, Replay, verify
 from referee.sdk import BotClient
 from referee.sdk.client import BotConnectionError
@@ -251,8 +251,9 @@ def test_which_seats_a_window_asks_depends_on_public_facts_only() -> None:
 
 @pytest.mark.parametrize("seats", [2, 4])
 def test_the_engines_window_list_is_the_contracts_generic_walk(seats: int) -> None:
-    """ScrumBrawl's cheap ``window_decisions`` equals the contract's default (a walk on a copy), and
-    the walk changes nothing: the match rolls the same dice and ends the same after being walked."""
+    """ScrumBrawl's cheap ``window_followers`` (read from the window's queue) equals the contract's default
+    (a walk on a copy), and the walk changes nothing: the match rolls the same dice and ends the same
+    after being walked."""
     g = get_game("scrumbrawl")
     cfg = g.parse_config(TEAMS if seats == 4 else {}, seats)
     walked = g.new_match(cfg, seats, SeededChance(11))
@@ -260,12 +261,12 @@ def test_the_engines_window_list_is_the_contracts_generic_walk(seats: int) -> No
     rng = random.Random(11)
     windows_seen = 0
 
-    def norm(m: Match, fn: Callable[[Match], Any]) -> Any:
-        return [(d.to_json(), [o.to_json() for o in opts]) for d, opts in fn(m)]
+    def norm(m: Match, fn: Callable[[Match, Decision], Any], first: Decision) -> Any:
+        return [(x.to_json(), [o.to_json() for o in opts]) for x, opts in fn(m, first)]
 
     while (d := walked.to_move()) is not None and len(walked.events()) < 4000:
         if d.window is not None:
-            assert norm(walked, type(walked).window_decisions) == norm(walked, Match.window_decisions)
+            assert norm(walked, type(walked).window_followers, d) == norm(walked, Match.window_followers, d)
             windows_seen += 1
         option = rng.choice(list(walked.legal_options())).id
         walked.apply(option)

@@ -103,14 +103,14 @@ def use_magic(m: SBMatch, c: Creature, opt: Option) -> None:
     hooks = spec(c).hooks
     if "magic_aura_mage" in hooks:
         src = m.creatures[p["target"]]
-        then = {"s": "aura_move", "src": src.id, "dst": p["to"]}
+        then = Frame("aura_move", {"src": src.id, "dst": p["to"]})
         if m.friendly(src.owner, c.owner):
             m.stack.append(then)
         else:
             contest(m, c, src, then)
     elif "magic_chaos_mage" in hooks:
         t = m.creatures[p["target"]]
-        then = {"s": "chaos_relocate", "cid": t.id}
+        then = Frame("chaos_relocate", {"cid": t.id})
         if m.friendly(t.owner, c.owner):
             m.stack.append(then)
         else:
@@ -118,14 +118,16 @@ def use_magic(m: SBMatch, c: Creature, opt: Option) -> None:
     elif "magic_transmuter" in hooks:
         m.transmuted = True
         t = m.creatures[p["target"]]
-        then = {"s": "transmute", "tid": t.id, "card": p["card"], "seat": c.owner}
+        then = Frame("transmute", {"tid": t.id, "card": p["card"], "seat": c.owner})
         if m.friendly(t.owner, c.owner):
             m.stack.append(then)
         else:
-            m.roll("Transmuter", [(8, 1, 8)], {"s": "d8_gate", "upto": 4, "then": then})
+            m.roll("Transmuter", [(8, 1, 8)], Frame("d8_gate", {"upto": 4, "then": then}))
     elif "magic_stump" in hooks:
         m.roll(
-            "Magic Stump", [(8, 1, 8)], {"s": "d8_gate", "upto": 4, "then": {"s": "stump_destroys", "card": p["card"]}}
+            "Magic Stump",
+            [(8, 1, 8)],
+            Frame("d8_gate", {"upto": 4, "then": Frame("stump_destroys", {"card": p["card"]})}),
         )
 
 

@@ -65,7 +65,7 @@ def edge_square(seat: int, index: int) -> Pos:
 
 def place_2d20(m: SBMatch, what: str, then: Frame) -> None:
     """Rolls the red and blue d20 for ``what`` and schedules ``then`` with ``then["pos"]`` set."""
-    m.roll(f"place {what}", [(20, 1, 20), (20, 1, 20)], {"s": "placed_2d20", "then": then, "what": what})
+    m.roll(f"place {what}", [(20, 1, 20), (20, 1, 20)], Frame("placed_2d20", {"then": then, "what": what}))
 
 
 @step("placed_2d20")
@@ -104,7 +104,7 @@ def destroy_orbs_near(m: SBMatch, pos: Pos) -> None:
 
 def place_portal(m: SBMatch, pid: str) -> None:
     """Schedules the 2d20 placement of portal ``pid`` (re-rolled onto an orb or portal)."""
-    place_2d20(m, f"portal {pid}", {"s": "portal_lands", "pid": pid})
+    place_2d20(m, f"portal {pid}", Frame("portal_lands", {"pid": pid}))
 
 
 @step("portal_lands")
@@ -141,7 +141,7 @@ def draw_orb(m: SBMatch) -> str | None:
 
 def place_new_orb(m: SBMatch, name: str) -> None:
     """Schedules the 2d20 placement of orb ``name``."""
-    place_2d20(m, name, {"s": "orb_lands", "orb": name})
+    place_2d20(m, name, Frame("orb_lands", {"orb": name}))
 
 
 @step("orb_lands")
@@ -197,7 +197,7 @@ def loose_orb(m: SBMatch, name: str, origin: Pos) -> None:
     if cid is not None and cid in m.creatures:
         m.creatures[cid].orb = None
     m.orbs.pop(name, None)
-    m.roll(f"loose {name}", [(8, 1, 8)], {"s": "loose_lands", "orb": name, "origin": list(origin)})
+    m.roll(f"loose {name}", [(8, 1, 8)], Frame("loose_lands", {"orb": name, "origin": list(origin)}))
 
 
 @step("loose_lands")
@@ -207,7 +207,7 @@ def _loose_lands(m: SBMatch, f: Frame) -> None:
     pos = (origin[0] + off[0], origin[1] + off[1])
     if not on_board(pos) or m.loose_orb_at(pos) is not None:
         m.emit("reroll", {"detail": f"{name} would leave the Arena or land on an orb", "row": pos[0], "col": pos[1]})
-        m.roll(f"loose {name}", [(8, 1, 8)], {"s": "loose_lands", "orb": name, "origin": list(origin)})
+        m.roll(f"loose {name}", [(8, 1, 8)], Frame("loose_lands", {"orb": name, "origin": list(origin)}))
         return
     m.emit("orb_loose", {"orb": name, "row": pos[0], "col": pos[1], "from_row": origin[0], "from_col": origin[1]})
     portal = m.portal_at(pos)

@@ -128,7 +128,7 @@ def _still_playable(m: SBMatch, seat: int, kind: str, params: dict[str, object],
         return params["target"] in enchantments_in_play(m)
     if kind == "alter":
         ref = data["ref"]
-        assert isinstance(ref, dict) and isinstance(params["die"], int) and isinstance(params["delta"], int)
+        assert isinstance(ref, Frame) and isinstance(params["die"], int) and isinstance(params["delta"], int)
         lo, hi = ref["bounds"][params["die"]]
         return bool(lo <= ref["dice"][params["die"]] + params["delta"] <= hi)
     if kind == "fumble":
@@ -282,7 +282,7 @@ def play_alter(m: SBMatch, seat: int, params: dict[str, object], data: dict[str,
     card, i, delta = str(params["card"]), params["die"], params["delta"]
     assert isinstance(i, int) and isinstance(delta, int)
     ref = data["ref"]
-    assert isinstance(ref, dict)
+    assert isinstance(ref, Frame)
     play_from_hand(m, seat, card)
     m.discard.append(card)
     ref["dice"][i] += delta
@@ -418,7 +418,7 @@ def _instant_event(m: SBMatch, f: Frame) -> None:
     m.emit("event", {"seat": f["seat"], "card": card, "name": ev.name})
     if len(ev.effects) == 8:
         # The d8 of a multi-option card may not be altered (section 1.5.3).
-        m.roll(f"{ev.name} option", [(8, 1, 8)], {"s": "instant_chosen", "card": card}, alterable=False)
+        m.roll(f"{ev.name} option", [(8, 1, 8)], Frame("instant_chosen", {"card": card}), alterable=False)
         return
     m.push("instant_dispel", card=card, effect=ev.effects[0])
 
@@ -468,7 +468,7 @@ def _chaos(m: SBMatch, f: Frame) -> None:
     for orb in orbs:
         del m.orbs[orb]
     for c in reversed(creatures):
-        place_2d20(m, c.name, {"s": "creature_lands", "cid": c.id, "seat": c.owner, "entered": c.entered})
+        place_2d20(m, c.name, Frame("creature_lands", {"cid": c.id, "seat": c.owner, "entered": c.entered}))
     for orb in reversed(orbs):
         place_new_orb(m, orb)
     # "roll new locations for each portal": in Last Man Standing too (each keeps its owner).
@@ -483,7 +483,9 @@ def _earthquake(m: SBMatch, f: Frame) -> None:
         (c for c in m.creatures.values() if not has(m, c, "flying")), key=lambda c: (order.get(c.owner, 9), c.id)
     )
     for c in reversed(victims):
-        m.roll(f"Earthquake {c.name}", [(8, 1, 8)], {"s": "doom_check", "cid": c.id, "upto": 4, "cause": "earthquake"})
+        m.roll(
+            f"Earthquake {c.name}", [(8, 1, 8)], Frame("doom_check", {"cid": c.id, "upto": 4, "cause": "earthquake"})
+        )
 
 
 @step("doom_check")
@@ -494,7 +496,7 @@ def _doom_check(m: SBMatch, f: Frame) -> None:
 
 def _fissure(m: SBMatch, f: Frame) -> None:
     m.emit("effect", {"name": "fissure", "detail": f["cause"]})
-    place_2d20(m, "Fissure", {"s": "fissure_hit"})
+    place_2d20(m, "Fissure", Frame("fissure_hit"))
 
 
 @step("fissure_hit")
@@ -532,7 +534,7 @@ def _wipe(m: SBMatch, cids: list[str], orbs: list[str], pids: list[str], cause: 
 def _hailstorm(m: SBMatch, f: Frame) -> None:
     m.emit("effect", {"name": "hailstorm", "detail": f["cause"]})
     for card in reversed(enchantments_in_play(m)):
-        m.roll(f"Hailstorm {m.card_names[card]}", [(8, 1, 8)], {"s": "hail_check", "card": card})
+        m.roll(f"Hailstorm {m.card_names[card]}", [(8, 1, 8)], Frame("hail_check", {"card": card}))
 
 
 @step("hail_check")
@@ -543,13 +545,13 @@ def _hail_check(m: SBMatch, f: Frame) -> None:
 
 def _lightning(m: SBMatch, f: Frame) -> None:
     m.emit("effect", {"name": "lightning_storm", "detail": f["cause"]})
-    m.roll("Lightning Storm strikes", [(8, 1, 8)], {"s": "strikes"})
+    m.roll("Lightning Storm strikes", [(8, 1, 8)], Frame("strikes"))
 
 
 @step("strikes")
 def _strikes(m: SBMatch, f: Frame) -> None:
     for _ in range(f["dice"][0]):
-        place_2d20(m, "lightning strike", {"s": "strike_square"})
+        place_2d20(m, "lightning strike", Frame("strike_square"))
 
 
 @step("strike_square")
@@ -594,7 +596,7 @@ def _gypsy(m: SBMatch, f: Frame) -> None:
 
 def _orbstorm(m: SBMatch, f: Frame) -> None:
     m.emit("effect", {"name": "orbstorm", "detail": f["cause"]})
-    m.roll("Orbstorm", [(8, 1, 8)], {"s": "orbstorm_n"})
+    m.roll("Orbstorm", [(8, 1, 8)], Frame("orbstorm_n"))
 
 
 @step("orbstorm_n")

@@ -188,9 +188,9 @@ def declare(
         aggr_ok=aggressive_ok,
     )
     if has(m, x, "frenzy"):
-        m.roll("Frenzied Attack", [(8, 1, 8)], {"s": "frenzy", "e": e})
+        m.roll("Frenzied Attack", [(8, 1, 8)], Frame("frenzy", {"e": e}))
     if spec(x).variable_attacks:
-        m.roll(f"{x.name} attacks", [(8, 1, 8)], {"s": "variable_attacks", "e": e, "table": spec(x).variable_attacks})
+        m.roll(f"{x.name} attacks", [(8, 1, 8)], Frame("variable_attacks", {"e": e, "table": spec(x).variable_attacks}))
 
 
 @step("variable_attacks")
@@ -236,7 +236,7 @@ def _engage(m: SBMatch, e: Frame) -> None:
         # An Aggressive creature attacked (also by a counterattack) may strike first; a first strike is
         # not itself answered by a first strike, so two Aggressive creatures cannot ping-pong.
         if "aggressive" in spec(t).keywords and e["aggr_ok"]:
-            m.roll(f"{t.name} is Aggressive", [(8, 1, 8)], {"s": "aggressive", "tid": t.id, "att": x.id, "e": e})
+            m.roll(f"{t.name} is Aggressive", [(8, 1, 8)], Frame("aggressive", {"tid": t.id, "att": x.id, "e": e}))
         if "gargoyle_stone" in spec(t).hooks and not is_stone(m, t):
             m.push("stone", seat=t.owner, cid=t.id, prompt="turn the Gargoyle to stone?")
 
@@ -318,7 +318,7 @@ def _strike(m: SBMatch, f: Frame) -> None:
     x, t = m.creatures.get(f["att"]), m.creatures.get(f["tid"])
     if x is None or t is None:
         return
-    m.push("strike_dice", **{k: v for k, v in f.items() if k != "s"})
+    m.push("strike_dice", **f.args)
     open_anytime(m, f"before {x.name} strikes {t.name}")
 
 
@@ -330,7 +330,7 @@ def _strike_dice(m: SBMatch, f: Frame) -> None:
     dice: list[tuple[int, int, int | None]] = [(20, 1, None), (20, 1, None)]
     if "leprechaun_luck" in spec(t).hooks:
         dice.append((8, 1, 8))
-    m.roll("attack", dice, {"s": "strike_resolve", "att": x.id, "tid": t.id, "mode": f["mode"], "e": f["e"]})
+    m.roll("attack", dice, Frame("strike_resolve", {"att": x.id, "tid": t.id, "mode": f["mode"], "e": f["e"]}))
 
 
 @step("strike_resolve")
@@ -489,7 +489,7 @@ def _counter(m: SBMatch, f: Frame, opt: Option) -> None:
 def contest(m: SBMatch, x: Creature, t: Creature, then: Frame) -> None:
     """A standard combat roll of ``x`` against ``t`` for a magic ability; ``then["hit"]`` tells the result."""
     m.roll(
-        "magic combat roll", [(20, 1, None), (20, 1, None)], {"s": "contest", "att": x.id, "tid": t.id, "then": then}
+        "magic combat roll", [(20, 1, None), (20, 1, None)], Frame("contest", {"att": x.id, "tid": t.id, "then": then})
     )
 
 

@@ -132,7 +132,7 @@ def summon(m: SBMatch, card: str, seat: int, entered: int | None = None) -> None
     place_2d20(
         m,
         m.card_names[card],
-        {"s": "creature_lands", "cid": card, "seat": seat, "entered": m.turn if entered is None else entered},
+        Frame("creature_lands", {"cid": card, "seat": seat, "entered": m.turn if entered is None else entered}),
     )
 
 
@@ -147,11 +147,11 @@ def _creature_lands(m: SBMatch, f: Frame) -> None:
         other = None
     if carried is not None and (m.loose_orb_at(pos) is not None):
         m.emit("reroll", {"detail": "a carrier onto an orb", "row": pos[0], "col": pos[1]})
-        place_2d20(m, m.card_names[cid], dict(f))
+        place_2d20(m, m.card_names[cid], f.copy())
         return
     if other is not None:
         m.emit("crushed", {"creature": other.id, "name": other.name, "row": pos[0], "col": pos[1]})
-        m.push("creature_lands_after", **{k: v for k, v in f.items() if k != "s"})
+        m.push("creature_lands_after", **f.args)
         m.push("destroy", cid=other.id, killer=None, cause="placement")
         return
     _land(m, f, pos)
@@ -218,7 +218,7 @@ def _damage(m: SBMatch, f: Frame) -> None:
     if cursed and src is not None:
         damage(m, src.id, c.id, "curse")
     if f["cause"] == "combat" and "troll_regenerate" in spec(c).hooks:
-        m.roll("Troll regenerates", [(8, 1, 8)], {"s": "troll_check", "cid": c.id, "source": f["source"]})
+        m.roll("Troll regenerates", [(8, 1, 8)], Frame("troll_check", {"cid": c.id, "source": f["source"]}))
         return
     m.push("destroy", cid=c.id, killer=f["source"], cause=f["cause"])
 
@@ -240,9 +240,11 @@ def _destroy(m: SBMatch, f: Frame) -> None:
     if f["cause"] not in ("sacrifice", "lms"):
         for druid in sorted(m.creatures.values(), key=lambda d: d.id):
             if druid.id != c.id and "druid_save" in spec(druid).hooks and m.friendly(druid.owner, c.owner):
-                m.roll("Druid saves", [(8, 1, 8)], {"s": "druid_check", "cid": c.id, "druid": druid.id, "f": dict(f)})
+                m.roll(
+                    "Druid saves", [(8, 1, 8)], Frame("druid_check", {"cid": c.id, "druid": druid.id, "f": f.copy()})
+                )
                 return
-    m.push("destroy_final", **{k: v for k, v in f.items() if k != "s"})
+    m.push("destroy_final", **f.args)
 
 
 @step("druid_check")
@@ -252,10 +254,10 @@ def _druid_check(m: SBMatch, f: Frame) -> None:
         return
     if f["dice"][0] <= 4 and druid is not None:
         m.emit("ability", {"creature": druid.id, "name": "Druid", "target": c.id, "detail": "saves the creature"})
-        m.roll("Druid placement", [(8, 1, 8)], {"s": "druid_place", "cid": c.id, "druid": druid.id, "tries": 0})
+        m.roll("Druid placement", [(8, 1, 8)], Frame("druid_place", {"cid": c.id, "druid": druid.id, "tries": 0}))
         return
-    inner = dict(f["f"])
-    m.push("destroy_final", **{k: v for k, v in inner.items() if k != "s"})
+    inner = f["f"].copy()
+    m.push("destroy_final", **inner.args)
 
 
 @step("druid_place")
@@ -274,7 +276,7 @@ def _druid_place(m: SBMatch, f: Frame) -> None:
         m.roll(
             "Druid placement",
             [(8, 1, 8)],
-            {"s": "druid_place", "cid": c.id, "druid": druid.id, "tries": f["tries"] + 1},
+            Frame("druid_place", {"cid": c.id, "druid": druid.id, "tries": f["tries"] + 1}),
         )
         return
     old = c.pos
@@ -327,9 +329,9 @@ def _destroy_final(m: SBMatch, f: Frame) -> None:
         m.carrier.pop(orb, None)
         if orb == "Crystal Orb":
             m.emit("orb_shatters", {"orb": orb})
-            follow.append({"s": "relocate_orb", "orb": orb})
+            follow.append(Frame("relocate_orb", {"orb": orb}))
         else:
-            follow.append({"s": "drop_orb", "orb": orb, "origin": list(c.pos)})
+            follow.append(Frame("drop_orb", {"orb": orb, "origin": list(c.pos)}))
     # Whether the creature stays dead is known only after the Necromancers roll: a raised creature
     # did not die, so the killer's reward (skin, the Revenant's chip, Mordrock's extra turn) and the
     # victim's Revenant window wait for the ``combat_reward`` step below.
@@ -337,23 +339,23 @@ def _destroy_final(m: SBMatch, f: Frame) -> None:
     if cause in ("sacrifice", "lms"):
         hooks = frozenset()
     if "nork_explodes" in hooks:
-        follow.append({"s": "nork_explodes", "pos": list(c.pos), "cid": c.id})
+        follow.append(Frame("nork_explodes", {"pos": list(c.pos), "cid": c.id}))
     if "imp_storm" in hooks:
-        follow.append({"s": "event_effect", "effect": "lightning_storm", "cause": "Lightning Imp"})
+        follow.append(Frame("event_effect", {"effect": "lightning_storm", "cause": "Lightning Imp"}))
     if "stump_chaos" in hooks:
-        follow.append({"s": "stump_roll"})
+        follow.append(Frame("stump_roll"))
     if cause in ("sacrifice", "lms"):
         pass  # plain removal (FAQ B5.8): no return, no rebirth, no Necromancer
     elif "revenant" in hooks:
-        follow.append({"s": "revenant_return", "cid": c.id, "seat": c.owner, "fate": fate})
+        follow.append(Frame("revenant_return", {"cid": c.id, "seat": c.owner, "fate": fate}))
     elif "phoenix_rebirth" in hooks:
-        follow.append({"s": "phoenix_roll", "cid": c.id, "seat": c.owner, "fate": fate})
+        follow.append(Frame("phoenix_roll", {"cid": c.id, "seat": c.owner, "fate": fate}))
     else:
-        follow.append({"s": "necromancer_check", "cid": c.id, "seats": m.order_from(m.active), "fate": fate})
+        follow.append(Frame("necromancer_check", {"cid": c.id, "seats": m.order_from(m.active), "fate": fate}))
     if cause == "combat":
         # The killer as it is now: it may itself be gone when the reward is paid (Aura of Cursing).
         by = None if killer is None else {"id": killer.id, "seat": killer.owner, "name": killer.name}
-        follow.append({"s": "combat_reward", "name": c.name, "owner": c.owner, "killer": by, "fate": fate})
+        follow.append(Frame("combat_reward", {"name": c.name, "owner": c.owner, "killer": by, "fate": fate}))
     for frame in reversed(follow):
         m.stack.append(frame)
 
@@ -429,7 +431,7 @@ def _nork(m: SBMatch, f: Frame) -> None:
 
 @step("stump_roll")
 def _stump_roll(m: SBMatch, f: Frame) -> None:
-    m.roll("Magic Stump chaos", [(8, 1, 8)], {"s": "stump_chaos"})
+    m.roll("Magic Stump chaos", [(8, 1, 8)], Frame("stump_chaos"))
 
 
 @step("stump_chaos")
@@ -442,7 +444,7 @@ def _stump_chaos(m: SBMatch, f: Frame) -> None:
 
 @step("phoenix_roll")
 def _phoenix_roll(m: SBMatch, f: Frame) -> None:
-    then = {"s": "phoenix_check", "cid": f["cid"], "seat": f["seat"], "fate": f.get("fate", {})}
+    then = Frame("phoenix_check", {"cid": f["cid"], "seat": f["seat"], "fate": f.get("fate", {})})
     m.roll("Phoenix rebirth", [(8, 1, 8)], then)
 
 
@@ -481,7 +483,7 @@ def _necromancer_check(m: SBMatch, f: Frame) -> None:
             m.roll(
                 "Necromancer raises",
                 [(8, 1, 8)],
-                {"s": "necromancer_raise", "cid": cid, "seat": seat, "fate": f.get("fate", {})},
+                Frame("necromancer_raise", {"cid": cid, "seat": seat, "fate": f.get("fate", {})}),
             )
             return
 
@@ -498,13 +500,13 @@ def _necromancer_raise(m: SBMatch, f: Frame) -> None:
         f.get("fate", {})["raised"] = True
         summon(m, cid, f["seat"])
         # Only one Necromancer can raise the same creature.
-        while m.stack and m.stack[-1]["s"] == "necromancer_check":
+        while m.stack and m.stack[-1].name == "necromancer_check":
             m.stack.pop()
 
 
 def relocate_creature(m: SBMatch, c: Creature) -> None:
     """Schedules a random relocation (2d20) of ``c``; a carrier keeps its orb."""
-    place_2d20(m, c.name, {"s": "creature_lands", "cid": c.id, "seat": c.owner, "entered": c.entered})
+    place_2d20(m, c.name, Frame("creature_lands", {"cid": c.id, "seat": c.owner, "entered": c.entered}))
 
 
 def describe(m: SBMatch, c: Creature) -> str:

@@ -1,10 +1,11 @@
-"""The ScrumBrawl match: state, the step interpreter and the seven verbs of the contract.
+"""The ScrumBrawl match: its state and its registry of steps and decisions.
 
-Play is a stack of frames (plain dicts). A frame names a registered *step* (run once and popped)
-or a registered *decision* (it stays on top until a seat answers). Rules modules register their
-steps and decisions by name with :func:`step` and :func:`decision`; this module only runs them.
-Because frames are data, a match deep-copies cleanly for :meth:`SBMatch.determinize`, and the
-order of dice never depends on anything but the decisions taken.
+Play runs on the shared step interpreter (:mod:`referee.core.steps`): a stack of typed frames, each
+naming a *step* (run once and popped) or a standing *decision* (it stays on top until a seat
+answers). Rules modules register theirs by name with :func:`step` and :func:`decision`; the
+interpreter runs them and writes the contract's verbs. Because frames are data, a match deep-copies
+cleanly for :meth:`SBMatch.determinize`, and the order of dice never depends on anything but the
+decisions taken.
 
 This module holds no rule of the game itself: see ``turn``, ``movement``, ``orbs``, ``combat``,
 ``creatures``, ``cards`` and ``scoring``.
@@ -13,73 +14,27 @@ This module holds no rule of the game itself: see ``turn``, ``movement``, ``orbs
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from referee.core.chance import Chance
-from referee.core.contract import (
-    EVERYONE,
-    Decision,
-    Event,
-    GameInfo,
-    JSONDict,
-    Match,
-    Option,
-    Outcome,
-    visible_events,
-)
-from referee.core.errors import IllegalOptionError, MatchOverError
+from referee.core.contract import GameInfo, JSONDict, Outcome
 from referee.core.ids import Seat
+from referee.core.steps import Frame, Rules, StepMatch
 
 INFO = GameInfo("scrumbrawl", "ScrumBrawl", "3", min_seats=2, max_seats=4)
 
-Frame = dict[str, Any]
 Pos = tuple[int, int]
-StepFn = Callable[["SBMatch", Frame], None]
-OptionsFn = Callable[["SBMatch", Frame], list[Option]]
-ApplyFn = Callable[["SBMatch", Frame, Option], None]
 
+RULES = Rules("scrumbrawl")
+"""Every step and decision of the game, registered by the rules modules on import."""
+step = RULES.action
+"""Registers ``fn(match, frame)`` as a step by name."""
+decision = RULES.decision
+"""Registers a standing decision by name with its option generator; decorates its apply function."""
 
-@dataclass(frozen=True, slots=True)
-class DecisionSpec:
-    """A registered decision: who decides, its options, what an answer does, the default."""
-
-    name: str
-    kind: str
-    options: OptionsFn
-    apply: ApplyFn
-    default: str
-    """``"pass"``, ``"end"``, ``"first"`` or another option id applied on a late answer."""
-    window: bool
-    """A window walks ``frame["queue"]`` of seats; a seat with no legal option is skipped. A window
-    frame with a ``wid`` holds its answers until it closes (see ``cards.open_window``)."""
-
-
-STEPS: dict[str, StepFn] = {}
-DECISIONS: dict[str, DecisionSpec] = {}
-
-
-def step(name: str) -> Callable[[StepFn], StepFn]:
-    """Registers a step function under ``name``."""
-
-    def wrap(fn: StepFn) -> StepFn:
-        STEPS[name] = fn
-        return fn
-
-    return wrap
-
-
-def decision(
-    name: str, kind: str, options: OptionsFn, default: str = "pass", window: bool = False
-) -> Callable[[ApplyFn], ApplyFn]:
-    """Registers a decision under ``name`` with its option generator; decorates the apply function."""
-
-    def wrap(fn: ApplyFn) -> ApplyFn:
-        DECISIONS[name] = DecisionSpec(name, kind, options, fn, default, window)
-        return fn
-
-    return wrap
+__all__ = ["INFO", "RULES", "Creature", "Frame", "Pos", "SBMatch", "decision", "step"]
 
 
 @dataclass
@@ -108,12 +63,15 @@ class Creature:
     """Mordrock: it destroyed an opponent's creature and takes another turn when its attacks end."""
 
 
-class SBMatch(Match):
+class SBMatch(StepMatch):
     """One ScrumBrawl match. Build it with :class:`referee.games.scrumbrawl.ScrumBrawl`."""
 
     info = INFO
+    rules = RULES
+    shared_on_copy = frozenset({"chance"})
 
     def __init__(self, config: Mapping[str, Any], seats: int, chance: Chance) -> None:
+        self.start_steps()
         self.config = dict(config)
         self.seats = seats
         self.chance: Chance = chance
@@ -163,24 +121,8 @@ class SBMatch(Match):
         self.transmuted = False
         self.window_seq = 0
         """Numbers the out-of-turn windows (the ``window`` id of their decisions)."""
-        self.stack: list[Frame] = []
-        self._events: list[Event] = []
-        self._outcome: Outcome | None = None
-        self._options: list[Option] | None = None
-        self._by_id: dict[str, Option] = {}
 
     # -- plumbing used by the rules modules ---------------------------------------------------
-
-    def push(self, name: str, **data: Any) -> Frame:
-        """Pushes a frame named ``name``; it runs before everything already on the stack."""
-        frame: Frame = {"s": name, **data}
-        self.stack.append(frame)
-        return frame
-
-    def emit(self, kind: str, data: JSONDict, to: Sequence[int] | None = None) -> None:
-        """Appends an event; ``to`` lists the seats of a private event."""
-        vis = None if to is None else frozenset(Seat(s) for s in to)
-        self._events.append(Event(len(self._events), kind, data, vis))
 
     def team_of(self, seat: int) -> int:
         """Returns the team (chip pool) of ``seat``: the seat itself, or seat % 2 in team play."""
@@ -253,11 +195,9 @@ class SBMatch(Match):
         )
 
     def finish(self, outcome: Outcome) -> None:
-        """Ends the match with ``outcome``."""
-        if self._outcome is None:
-            self._outcome = outcome
+        """Ends the match with ``outcome`` (once)."""
+        if self.end(outcome):
             self.emit("end", {"ranks": list(outcome.ranks), "detail": outcome.reason, "values": list(outcome.scores)})
-            self.stack.clear()
 
     def do_roll(self, f: Frame) -> None:
         """Runs a ``do_roll`` frame: draws the dice, then opens the Alter Reality window."""
@@ -272,117 +212,13 @@ class SBMatch(Match):
             # ``cards`` opens it (a held window for every live seat, see ``cards._alter_open``).
             self.push("alter_open", ref=then, purpose=f["purpose"], prompt="alter the roll?")
 
-    def run(self) -> None:
-        """Runs steps until a decision with legal options is on top, or the match ends."""
-        self._options = None
-        while self._outcome is None:
-            if not self.stack:
-                raise RuntimeError("scrumbrawl: the step stack ran empty before the match ended")
-            top = self.stack[-1]
-            spec = DECISIONS.get(top["s"])
-            if spec is None:
-                self.stack.pop()
-                if top["s"] == "do_roll":
-                    self.do_roll(top)
-                else:
-                    STEPS[top["s"]](self, top)
-                continue
-            opts = spec.options(self, top)
-            if opts:
-                self._options = opts
-                self._by_id = {o.id: o for o in opts}
-                return
-            if spec.window and len(top["queue"]) > 1:
-                top["queue"].pop(0)
-            else:
-                self.stack.pop()
-
-    def decider(self, frame: Frame) -> int:
-        """Returns the seat deciding ``frame``."""
-        spec = DECISIONS[frame["s"]]
-        return int(frame["queue"][0]) if spec.window else int(frame["seat"])
-
-    # -- the contract --------------------------------------------------------------------------
-
-    def to_move(self) -> Decision | None:
-        """Returns the pending decision, or ``None`` when the match is over."""
-        if self._outcome is not None or self._options is None:
-            return None
-        top = self.stack[-1]
-        spec = DECISIONS[top["s"]]
-        default = spec.default
-        if default == "first" or default not in self._by_id:
-            default = self._options[0].id
-        return Decision(Seat(self.decider(top)), spec.kind, top.get("prompt", spec.kind), default, top.get("wid"))
-
-    def window_decisions(self) -> list[tuple[Decision, Sequence[Option]]]:
-        """Returns every decision of the pending held window, in order, without copying the match.
-
-        A held window's options depend only on the match and the seat asked (``queue[0]``), never on
-        the answers held so far, so each later seat's options are those of the frame with the queue
-        starting at it; a seat with none is skipped, as :meth:`run` skips it. Agrees with the
-        contract's generic walk (``tests/referee/test_windows.py`` checks it on random games).
-        """
-        first = self.to_move()
-        if first is None:
-            return []
-        out: list[tuple[Decision, Sequence[Option]]] = [(first, tuple(self.legal_options()))]
-        if first.window is None:
-            return out
-        top = self.stack[-1]
-        spec = DECISIONS[top["s"]]
-        queue = list(top["queue"])
-        for i in range(1, len(queue)):
-            view = {**top, "queue": queue[i:]}
-            opts = spec.options(self, view)
-            if not opts:
-                continue
-            default = spec.default
-            if default == "first" or default not in {o.id for o in opts}:
-                default = opts[0].id
-            out.append(
-                (Decision(Seat(queue[i]), spec.kind, top.get("prompt", spec.kind), default, first.window), tuple(opts))
-            )
-        return out
-
-    def legal_options(self) -> Sequence[Option]:
-        """Returns the options of the pending decision."""
-        if self._outcome is not None or self._options is None:
-            return ()
-        return self._options
-
-    def apply(self, option_id: str) -> Sequence[Event]:
-        """Applies ``option_id`` for the deciding seat and runs until the next decision.
-
-        Raises:
-            IllegalOptionError: ``option_id`` is not legal now.
-            MatchOverError: the match is over.
-        """
-        if self._outcome is not None:
-            raise MatchOverError("the scrumbrawl match is over; no option can be taken")
-        opt = self._by_id.get(option_id)
-        if opt is None or self._options is None:
-            self.option(option_id)
-            raise IllegalOptionError(f"{option_id!r} is not legal")
-        start = len(self._events)
-        top = self.stack[-1]
-        DECISIONS[top["s"]].apply(self, top, opt)
-        self.run()
-        return self._events[start:]
+    # -- the contract (the other verbs are the interpreter's) ---------------------------------
 
     def observe(self, viewer: Seat | None) -> JSONDict:
         """Returns what ``viewer`` may see (see ``observation``)."""
         from referee.games.scrumbrawl.observation import observe
 
         return observe(self, viewer)
-
-    def events(self, since: int = 0, viewer: Any = EVERYONE) -> list[Event]:
-        """Returns the events from ``since`` that ``viewer`` may see."""
-        return visible_events(self._events, since, viewer)
-
-    def outcome(self) -> Outcome | None:
-        """Returns the outcome once the match is over."""
-        return self._outcome
 
     def determinize(self, viewer: Seat | None, chance: Chance) -> SBMatch:
         """Returns a copy with every card hidden from ``viewer`` dealt anew.
@@ -407,14 +243,7 @@ class SBMatch(Match):
             chance.shuffle(other.personal[s])
         return other
 
-    def __deepcopy__(self, memo: dict[int, Any]) -> SBMatch:
-        other = type(self).__new__(type(self))
-        memo[id(self)] = other
-        for key, value in self.__dict__.items():
-            if key == "chance":
-                other.__dict__[key] = value
-            elif key == "_events":
-                other.__dict__[key] = list(value)
-            else:
-                other.__dict__[key] = copy.deepcopy(value, memo)
-        return other
+
+@step("do_roll")
+def _do_roll(m: SBMatch, f: Frame) -> None:
+    m.do_roll(f)

@@ -115,7 +115,7 @@ def _gaze(m: SBMatch, f: Frame) -> None:
     if c is None or c.gazed:
         return
     c.gazed = True
-    m.roll("Basilisk gaze", [(8, 1, 8)], {"s": "gaze_check", "cid": c.id})
+    m.roll("Basilisk gaze", [(8, 1, 8)], Frame("gaze_check", {"cid": c.id}))
 
 
 @step("gaze_check")

@@ -50,7 +50,9 @@ def _gain_orb(m: SBMatch, f: Frame) -> None:
     if orb == "Slippery Orb":
         # 2.4 "On attempted pickup ... roll d8": also when the orb lands on the creature (placement,
         # loose-orb roll), not only when it moves onto the orb.
-        m.roll("Slippery Orb pick up", [(8, 1, 8)], {"s": "slippery_pickup", "cid": c.id, "orb": orb, "how": f["how"]})
+        m.roll(
+            "Slippery Orb pick up", [(8, 1, 8)], Frame("slippery_pickup", {"cid": c.id, "orb": orb, "how": f["how"]})
+        )
         return
     take_orb(m, c, orb, f["how"])
 
@@ -132,7 +134,7 @@ def start_throw(m: SBMatch, c: Creature, target: Creature) -> None:
     m.emit("throw", {"creature": c.id, "target": target.id, "orb": c.orb or ""})
     m.push("throw_roll", cid=c.id, tid=target.id)
     if c.orb == "Slippery Orb":
-        m.roll("Slippery Orb throw", [(8, 1, 8)], {"s": "slippery_gate", "cid": c.id})
+        m.roll("Slippery Orb throw", [(8, 1, 8)], Frame("slippery_gate", {"cid": c.id}))
     open_fumble_window(m, c.id, "before the throw")
 
 
@@ -152,7 +154,7 @@ def _throw_roll(m: SBMatch, f: Frame) -> None:
         m.push("fumble", cid=c.id, why="no receiver")
         return
     need = stat(m, c, "T") + stat(m, t, "C") + (4 if spec(c).color == spec(t).color else 0)
-    m.roll("catch", [(20, 1, None)], {"s": "catch", "cid": c.id, "tid": t.id, "need": need})
+    m.roll("catch", [(20, 1, None)], Frame("catch", {"cid": c.id, "tid": t.id, "need": need}))
 
 
 @step("catch")
@@ -193,7 +195,7 @@ def _catch(m: SBMatch, f: Frame) -> None:
 def _slippery_catch(m: SBMatch, f: Frame) -> None:
     t = m.creatures.get(f["cid"])
     if t is not None and t.orb == "Slippery Orb":
-        m.roll("Slippery Orb catch", [(8, 1, 8)], {"s": "slippery_gate", "cid": t.id})
+        m.roll("Slippery Orb catch", [(8, 1, 8)], Frame("slippery_gate", {"cid": t.id}))
 
 
 def _receive(m: SBMatch, t: Creature, orb: str, how: str) -> None:
@@ -219,7 +221,7 @@ def handoff(m: SBMatch, c: Creature, t: Creature) -> None:
     m.emit("handoff", {"creature": c.id, "target": t.id, "orb": orb})
     if orb == "Slippery Orb":
         m.push("handoff_go", cid=c.id, tid=t.id)
-        m.roll("Slippery Orb handoff", [(8, 1, 8)], {"s": "slippery_gate", "cid": c.id})
+        m.roll("Slippery Orb handoff", [(8, 1, 8)], Frame("slippery_gate", {"cid": c.id}))
         return
     c.orb = None
     del m.carrier[orb]
@@ -245,7 +247,7 @@ def shoot(m: SBMatch, c: Creature, pid: str) -> None:
     m.emit("shot", {"creature": c.id, "portal": pid, "orb": c.orb or ""})
     m.push("shot_roll", cid=c.id, pid=pid)
     if c.orb == "Slippery Orb":
-        m.roll("Slippery Orb throw", [(8, 1, 8)], {"s": "slippery_gate", "cid": c.id})
+        m.roll("Slippery Orb throw", [(8, 1, 8)], Frame("slippery_gate", {"cid": c.id}))
     open_fumble_window(m, c.id, "before the throw")
 
 
@@ -254,7 +256,9 @@ def _shot_roll(m: SBMatch, f: Frame) -> None:
     c = m.creatures.get(f["cid"])
     if c is None or c.orb is None or f["pid"] not in m.portals:
         return
-    m.roll("throw at portal", [(20, 1, None)], {"s": "shot", "cid": c.id, "pid": f["pid"], "need": stat(m, c, "T") + 2})
+    m.roll(
+        "throw at portal", [(20, 1, None)], Frame("shot", {"cid": c.id, "pid": f["pid"], "need": stat(m, c, "T") + 2})
+    )
 
 
 @step("shot")
@@ -332,7 +336,7 @@ def _orb_turn_end(m: SBMatch, f: Frame) -> None:
             m.emit("ability", {"creature": c.id, "orb": "Killer Orb", "detail": "destroys its carrier"})
             m.push("destroy", cid=c.id, killer=None, cause="killer_orb")
         elif c.orb == "Unstable Orb":
-            m.roll("Unstable Orb", [(8, 1, 8)], {"s": "unstable", "cid": c.id})
+            m.roll("Unstable Orb", [(8, 1, 8)], Frame("unstable", {"cid": c.id}))
 
 
 @step("unstable")

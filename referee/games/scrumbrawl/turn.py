@@ -61,7 +61,7 @@ def _start_checks(m: SBMatch, f: Frame) -> None:
     mine = sorted((c for c in m.creatures.values() if c.owner == m.active), key=lambda c: c.id, reverse=True)
     for c in mine:
         if "chicken_peck" in spec(c).hooks:
-            m.roll("Chicken pecks", [(8, 1, 8)], {"s": "peck", "cid": c.id})
+            m.roll("Chicken pecks", [(8, 1, 8)], Frame("peck", {"cid": c.id}))
         if c.pos in movement.gaze_squares(m, c):
             m.push("gaze", cid=c.id)
 
@@ -487,7 +487,7 @@ def _discard(m: SBMatch, f: Frame, opt: Option) -> None:
 @step("end_active_turn")
 def _end_active_turn(m: SBMatch, f: Frame) -> None:
     """Ends the active player's turn at once (the Magic Stump's Chaos): skips to its discard phase."""
-    while m.stack and m.stack[-1]["s"] not in ("discard", "advance"):
+    while m.stack and m.stack[-1].name not in ("discard", "advance"):
         m.stack.pop()
 
 

@@ -24,7 +24,7 @@ from referee.games.superfantasybrawl.state import (
     occupied,
     team,
 )
-from referee.games.superfantasybrawl.steps import Pending, Step, opt, step
+from referee.games.superfantasybrawl.steps import Frame, Pending, Step, opt, step
 
 if TYPE_CHECKING:
     from referee.games.superfantasybrawl.content import AttackSpec, Card, Effect
@@ -222,12 +222,12 @@ def _attack_declare(m: BrawlMatch, st: Step, choice: str | None) -> Pending | No
         for s in m.order_from(m.active)
         if team(m, s) != team(m, attacker.seat) and any(team(m, d) == team(m, s) for d in defenders)
     ]
-    m.push(
+    m.push_all(
         [
-            {"op": "reaction_window", "seats": seats},
-            {"op": "attack_damage"},
-            {"op": "reaction_effects"},
-            {"op": "attack_post"},
+            Frame("reaction_window", {"seats": seats}),
+            Frame("attack_damage"),
+            Frame("reaction_effects"),
+            Frame("attack_post"),
         ]
     )
     return None
@@ -271,7 +271,7 @@ def _reaction_window(m: BrawlMatch, st: Step, choice: str | None) -> Pending | N
     if choice == "react:pass":
         # Private: that a window opened at all reveals a reaction card in hand.
         m.emit("reaction_passed", {"seat": seat}, frozenset({seat}))
-        m.push([st])
+        m.push_all([st])
         return None
     _, cid, champ = choice.split(":")
     card = m.content.cards[cid]
@@ -308,12 +308,12 @@ def _attack_damage(m: BrawlMatch, st: Step, choice: str | None) -> Pending | Non
             m.emit("attack_roll", {"champion": t, "strength": strength, "defence": shield, "amount": amount})
             hits.append((t, amount))
         dealt = deal(m, hits, attacker.id)
-        if m.outcome_value is not None:
+        if m._outcome is not None:
             return None
         if spec.poison:
             poison = [(t, spec.poison) for t, n in dealt.items() if n > 0 and m.champs[t].hex is not None]
             deal(m, poison, attacker.id)
-            if m.outcome_value is not None:
+            if m._outcome is not None:
                 return None
         if spec.lifesteal and attacker.hex is not None:
             total = sum(dealt.values())
@@ -332,7 +332,7 @@ def _reaction_effects(m: BrawlMatch, st: Step, choice: str | None) -> Pending | 
     if reactor.hex is None:
         return None  # step 8 only if the defender was not taken out of action
     card = m.content.cards[a["reaction"]]
-    m.push(
+    m.push_all(
         [effect_step(e, reactor.id, a["reaction_seat"], _who(m, e, reactor.id, a["attacker"])) for e in card.effects]
     )
     return None
@@ -358,9 +358,9 @@ def _attack_post(m: BrawlMatch, st: Step, choice: str | None) -> Pending | None:
             # Seed-it: "l'attacco deve essere effettuato e poi il giocatore sceglie se applicare l'abilità o
             # meno": each post-attack ability is the attacker's choice, asked per champion it would affect.
             steps.append(
-                effect if e.kw in POST_OPTIONAL_BY_ITSELF else {"op": "post_choice", "card": card.id, "effect": effect}
+                effect if e.kw in POST_OPTIONAL_BY_ITSELF else Frame("post_choice", {"card": card.id, "effect": effect})
             )
-    m.push(steps)
+    m.push_all(steps)
     return None
 
 
@@ -382,7 +382,7 @@ def _post_choice(m: BrawlMatch, st: Step, choice: str | None) -> Pending | None:
         ]
         return Pending(effect["player"], "post_attack", f"apply {what} to {c.id}?", options, "post:decline", st)
     if choice == "post:apply":
-        m.push([effect])
+        m.push_all([effect])
     else:
         m.emit("post_attack_declined", {"champion": c.id, "card": card.id, "keyword": kw})
     return None
@@ -394,18 +394,20 @@ def _who(m: BrawlMatch, e: Effect, me: str, attacker: str) -> str:
 
 def effect_step(e: Effect, source: str, seat: int, champ: str) -> Step:
     """Builds the step that applies keyword effect ``e`` from ``source`` (played by ``seat``) to ``champ``."""
-    return {
-        "op": "effect",
-        "kw": e.kw,
-        "value": e.value,
-        "range": e.range,
-        "near": e.near,
-        "relation": e.relation,
-        "element": e.element,
-        "champ": champ,
-        "source": source,
-        "player": seat,
-    }
+    return Frame(
+        "effect",
+        {
+            "kw": e.kw,
+            "value": e.value,
+            "range": e.range,
+            "near": e.near,
+            "relation": e.relation,
+            "element": e.element,
+            "champ": champ,
+            "source": source,
+            "player": seat,
+        },
+    )
 
 
 @step("deal")

@@ -19,7 +19,7 @@ from referee.games.superfantasybrawl.content import COLOURS, Card, Effect
 from referee.games.superfantasybrawl.hexes import distance, hex_id, row_direction
 from referee.games.superfantasybrawl.movement import move_destinations, walk_step
 from referee.games.superfantasybrawl.state import ChampState, is_ally, is_enemy, side, team
-from referee.games.superfantasybrawl.steps import Pending, Step, opt, step
+from referee.games.superfantasybrawl.steps import Frame, Pending, Step, opt, step
 
 if TYPE_CHECKING:
     from referee.games.superfantasybrawl.match import BrawlMatch
@@ -76,7 +76,7 @@ def _activation(m: BrawlMatch, st: Step, choice: str | None) -> Pending | None:
     if choice == "end":
         m.emit("activation_ended", {"seat": m.active})
         return None
-    m.push([*action_steps(m, m.active, choice), {"op": "action_end"}, st])
+    m.push_all([*action_steps(m, m.active, choice), Frame("action_end"), st])
     return None
 
 
@@ -95,13 +95,13 @@ def action_steps(m: BrawlMatch, seat: int, choice: str) -> list[Step]:
     m.spend(seat, core)
     m.std_used.append(action)
     m.emit("standard_action", {"seat": seat, "action": action, "champion": champ, "core": core})
-    steps: list[Step] = [{"op": "card_move", "champ": champ, "value": 2 if action == "move2" else 1}]
+    steps: list[Step] = [Frame("card_move", {"champ": champ, "value": 2 if action == "move2" else 1})]
     if action == "blue":
         steps.append(effect_step(Effect("plan", "self", 1), champ, seat, champ))
     elif action == "yellow":
         steps.append(effect_step(Effect("heal", "self", 1), champ, seat, champ))
     elif action == "red":
-        steps.append({"op": "strike", "champ": champ})
+        steps.append(Frame("strike", {"champ": champ}))
     return steps
 
 
@@ -110,12 +110,12 @@ def card_steps(m: BrawlMatch, seat: int, card: Card) -> list[Step]:
     champ = card.champion
     steps: list[Step] = []
     if card.move:
-        steps.append({"op": "card_move", "champ": champ, "value": card.move})
+        steps.append(Frame("card_move", {"champ": champ, "value": card.move}))
     if card.type == "attack":
         steps += [effect_step(e, champ, seat, champ) for e in card.pre]
-        steps.append({"op": "attack_declare", "champ": champ, "card": card.id})
+        steps.append(Frame("attack_declare", {"champ": champ, "card": card.id}))
     else:
-        steps.append({"op": "skill", "champ": champ, "card": card.id})
+        steps.append(Frame("skill", {"champ": champ, "card": card.id}))
     return steps
 
 
@@ -136,7 +136,7 @@ def _card_move(m: BrawlMatch, st: Step, choice: str | None) -> Pending | None:
     if choice == "move:stay":
         return None
     path = [(p[0], p[1]) for p in st["dests"][choice[5:]]]
-    m.push([walk_step(c.id, path, "move", c.id)])
+    m.push_all([walk_step(c.id, path, "move", c.id)])
     return None
 
 
@@ -205,7 +205,7 @@ def _skill(m: BrawlMatch, st: Step, choice: str | None) -> Pending | None:
         return None
     target = choice.split(":", 1)[1] if choice.startswith("target:") else c.id
     m.emit("skill", {"champion": c.id, "card": card.id, "target": target})
-    m.push([effect_step(e, c.id, c.seat, target if e.who == "target" else c.id) for e in card.effects])
+    m.push_all([effect_step(e, c.id, c.seat, target if e.who == "target" else c.id) for e in card.effects])
     return None
 
 

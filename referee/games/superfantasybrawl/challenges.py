@@ -134,7 +134,7 @@ def _scoreboard(m: BrawlMatch, st: Step, choice: str | None) -> Pending | None:
             {"seat": m.active, "team": side, "challenge": cid, "slot": slot, "amount": value, "vps": list(m.vp)},
         )
         m.check_victory()
-        if m.outcome_value is not None:
+        if m._outcome is not None:
             return None
     return None
 

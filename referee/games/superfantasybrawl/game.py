@@ -19,6 +19,7 @@ from typing import Any
 from referee.core.chance import Chance
 from referee.core.contract import Game, JSONDict
 from referee.core.errors import ConfigError
+from referee.core.steps import Frame
 from referee.games.superfantasybrawl.content import Content, load_default
 from referee.games.superfantasybrawl.match import INFO, BrawlMatch
 from referee.games.superfantasybrawl.phases import SETUP
@@ -106,6 +107,6 @@ class SuperFantasyBrawl(Game):
         """
         full = self.parse_config(config, seats)
         match = BrawlMatch(self.content, full, seats, chance)
-        match.push([{"op": name} for name in SETUP])
+        match.push_all([Frame(name) for name in SETUP])
         match.run()
         return match

@@ -87,7 +87,7 @@ def _destination_choice(
     if st.get("relation"):
         dests = _relative(m, st, c, dests, quiet=True)
     source = c.id if mode == "move" else st["source"]
-    m.push([walk_step(c.id, dests[dest], mode if mode != "move" else "move", source)])
+    m.push_all([walk_step(c.id, dests[dest], mode if mode != "move" else "move", source)])
     return None
 
 
@@ -195,7 +195,7 @@ def _straight(m: BrawlMatch, st: Step, c: ChampState, away: bool) -> None:
         return
     path, blocked = straight_displacement(m, src.hex, c, st["value"], away=away)
     if path:
-        m.push([walk_step(c.id, path, "displace", src.id, then_damage=blocked, straight=True)])
+        m.push_all([walk_step(c.id, path, "displace", src.id, then_damage=blocked, straight=True)])
     elif blocked:
         deal(m, [(c.id, blocked)], src.id)
 
@@ -290,5 +290,5 @@ def _plan(m: BrawlMatch, st: Step, c: ChampState, choice: str | None) -> Pending
     m.known_top[seat] += 1
     m.emit("planned", {"seat": seat, "count": 1})
     m.emit("planned_card", {"seat": seat, "card": card}, frozenset({seat}))
-    m.push([{**st, "left": int(st["left"] if "left" in st else st["value"]) - 1}])
+    m.push_all([st.but(left=int(st["left"] if "left" in st else st["value"]) - 1)])
     return None

@@ -1,32 +1,19 @@
 """One match of Super Fantasy Brawl behind the game contract.
 
-:class:`BrawlMatch` holds the state and runs the step queue (:mod:`.steps`): it pops steps and
-calls their handlers until one waits for a decision or the match ends. The seven contract verbs
-are thin: ``to_move`` and ``legal_options`` read the pending decision, ``apply`` hands the chosen
-id back to the waiting step. It is not the rules themselves; those are in the concept modules.
+:class:`BrawlMatch` holds the state; the shared step interpreter (:class:`referee.core.steps.StepMatch`)
+runs its frames (registered in :mod:`.steps`) until one waits for a decision or the match ends, and
+writes the contract's verbs. It is not the rules themselves; those are in the concept modules.
 """
 
 from __future__ import annotations
 
-import copy
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from referee.core.chance import Chance
-from referee.core.contract import (
-    EVERYONE,
-    Decision,
-    Event,
-    GameInfo,
-    JSONDict,
-    Match,
-    Option,
-    Outcome,
-    Termination,
-    visible_events,
-)
-from referee.core.errors import IllegalOptionError, MatchOverError
+from referee.core.contract import GameInfo, JSONDict, Outcome, Termination
 from referee.core.ids import Seat
+from referee.core.steps import StepMatch
 
 # The concept modules register their steps and hooks on import.
 from referee.games.superfantasybrawl import (  # noqa: F401
@@ -41,17 +28,21 @@ from referee.games.superfantasybrawl import (  # noqa: F401
 from referee.games.superfantasybrawl.content import COLOURS, Content
 from referee.games.superfantasybrawl.hexes import Hex
 from referee.games.superfantasybrawl.state import ChampState, team
-from referee.games.superfantasybrawl.steps import STEPS, Pending, Step
+from referee.games.superfantasybrawl.steps import RULES
 
 INFO = GameInfo("superfantasybrawl", "Super Fantasy Brawl", "2", min_seats=2, max_seats=4)
 
 
-class BrawlMatch(Match):
+class BrawlMatch(StepMatch):
     """A match in progress. Build one with :meth:`SuperFantasyBrawl.new_match` or :mod:`.scenario`."""
 
     info = INFO
+    rules = RULES
+    shared_on_copy = frozenset({"content"})
+    """The content is immutable; the chance source is copied (a copy rolls its own dice)."""
 
     def __init__(self, content: Content, config: Mapping[str, Any], seats: int, chance: Chance) -> None:
+        self.start_steps()
         self.content = content
         self.config = dict(config)
         self.seats = seats
@@ -84,30 +75,6 @@ class BrawlMatch(Match):
         self.phase = "setup"
         self.attack: dict[str, Any] = {}
         self.levelups: list[str] = []
-        self.queue: list[Step] = []
-        self.pending: Pending | None = None
-        self._events: list[Event] = []
-        self.outcome_value: Outcome | None = None
-
-    # --- the step machine ---------------------------------------------------------------------
-
-    def push(self, steps: Sequence[Step]) -> None:
-        """Puts ``steps`` at the front of the queue, in order."""
-        self.queue[:0] = list(steps)
-
-    def run(self) -> None:
-        """Runs steps until one waits for a decision or the match ends."""
-        while self.pending is None and self.outcome_value is None:
-            if not self.queue:
-                raise RuntimeError("the step queue ran dry before the match ended")
-            st = self.queue.pop(0)
-            self.pending = STEPS[st["op"]](self, st, None)
-
-    def emit(self, kind: str, data: JSONDict, to: frozenset[Seat] | frozenset[int] | None = None) -> None:
-        """Appends an event; ``to`` names the seats of a private event (an empty set: the log only)."""
-        self._events.append(
-            Event(len(self._events), kind, data, frozenset(Seat(s) for s in to) if to is not None else None)
-        )
 
     # --- helpers the rules call ------------------------------------------------------------------
 
@@ -146,7 +113,7 @@ class BrawlMatch(Match):
 
     def check_victory(self) -> None:
         """Ends the match when a team has reached the VP target (A5), with the simultaneous-kill rule."""
-        if self.outcome_value is not None:
+        if self._outcome is not None:
             return
         winners = [t for t in (0, 1) if self.vp[t] >= self.vp_to_win]
         if not winners:
@@ -171,45 +138,10 @@ class BrawlMatch(Match):
     def _finish(self, win: int | None, how: Termination, reason: str) -> None:
         ranks = tuple(1 if win is None or team(self, s) == win else 2 for s in range(self.seats))
         scores = tuple(self.vp[team(self, s)] for s in range(self.seats))
-        self.outcome_value = Outcome(ranks, how, reason, scores)
-        self.pending = None
+        self.end(Outcome(ranks, how, reason, scores))
         self.emit("match_over", {"ranks": list(ranks), "reason": reason, "vps": list(self.vp)})
 
-    # --- the contract --------------------------------------------------------------------------
-
-    def to_move(self) -> Decision | None:
-        """Returns the pending decision, or ``None`` once the match is over."""
-        if self.outcome_value is not None or self.pending is None:
-            return None
-        p = self.pending
-        return Decision(Seat(p.seat), p.kind, p.prompt, p.default)
-
-    def legal_options(self) -> Sequence[Option]:
-        """Returns the options of the pending decision."""
-        if self.outcome_value is not None or self.pending is None:
-            return ()
-        return tuple(self.pending.options)
-
-    def apply(self, option_id: str) -> Sequence[Event]:
-        """Takes option ``option_id``.
-
-        Raises:
-            MatchOverError: the match is over.
-            IllegalOptionError: ``option_id`` is not legal now.
-        """
-        if self.outcome_value is not None or self.pending is None:
-            raise MatchOverError("the match is over; no option can be taken")
-        p = self.pending
-        if not any(o.id == option_id for o in p.options):
-            raise IllegalOptionError(
-                f"{option_id!r} is not a legal option for seat {p.seat} ({p.kind}); "
-                f"legal: {[o.id for o in p.options][:20]!r}"
-            )
-        start = len(self._events)
-        self.pending = None
-        self.pending = STEPS[p.step["op"]](self, p.step, option_id)
-        self.run()
-        return self._events[start:]
+    # --- the contract (the other verbs are the interpreter's) -----------------------------------
 
     def observe(self, viewer: Seat | None) -> JSONDict:
         """Returns what ``viewer`` may see (see :mod:`.observation`)."""
@@ -217,26 +149,8 @@ class BrawlMatch(Match):
 
         return observe(self, viewer)
 
-    def events(self, since: int = 0, viewer: Any = EVERYONE) -> list[Event]:
-        """Returns the events from ``since`` that ``viewer`` may see."""
-        return visible_events(self._events, since, viewer)
-
-    def outcome(self) -> Outcome | None:
-        """Returns the outcome once the match is over."""
-        return self.outcome_value
-
     def determinize(self, viewer: Seat | None, chance: Chance) -> BrawlMatch:
         """Returns a copy with everything hidden from ``viewer`` dealt anew (see :mod:`.observation`)."""
         from referee.games.superfantasybrawl.observation import determinize
 
         return determinize(self, viewer, chance)
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> BrawlMatch:
-        other = copy.copy(self)
-        for name, value in self.__dict__.items():
-            # Content and the outcome are immutable; events are frozen (the list is copied below).
-            if name in ("content", "_events", "outcome_value"):
-                continue
-            setattr(other, name, copy.deepcopy(value, memo))
-        other._events = list(self._events)
-        return other

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from referee.games.superfantasybrawl.hexes import DIRECTIONS, Hex, add, distance, row_direction
 from referee.games.superfantasybrawl.state import ChampState, occupied, team
-from referee.games.superfantasybrawl.steps import Pending, Step, step
+from referee.games.superfantasybrawl.steps import Frame, Pending, Step, step
 
 if TYPE_CHECKING:
     from referee.games.superfantasybrawl.match import BrawlMatch
@@ -223,16 +223,18 @@ def walk_step(
 ) -> Step:
     """Builds a ``walk`` step: ``mode`` is ``move`` (traps on every hex entered), ``leap`` (Jump,
     Swoop, Place: only the last hex) or ``displace`` (Push, Pull, Fear, Force)."""
-    return {
-        "op": "walk",
-        "champ": champ,
-        "path": [list(h) for h in path],
-        "mode": mode,
-        "source": source,
-        "i": 0,
-        "then_damage": then_damage,
-        "straight": straight,
-    }
+    return Frame(
+        "walk",
+        {
+            "champ": champ,
+            "path": [list(h) for h in path],
+            "mode": mode,
+            "source": source,
+            "i": 0,
+            "then_damage": then_damage,
+            "straight": straight,
+        },
+    )
 
 
 @step("walk")
@@ -266,7 +268,7 @@ def _walk(m: BrawlMatch, st: Step, choice: str | None) -> Pending | None:
                 "moved",
                 {"champion": c.id, "from_hex": _hid(start), "path": [_hid(x) for x in walked], "mode": st["mode"]},
             )
-            m.push([*trigger_steps(m, c, h, st["source"]), {**st, "path": st["path"], "i": i}])
+            m.push_all([*trigger_steps(m, c, h, st["source"]), st.but(path=st["path"], i=i)])
             interrupted = True
             break
     if interrupted:
@@ -276,7 +278,7 @@ def _walk(m: BrawlMatch, st: Step, choice: str | None) -> Pending | None:
             "moved", {"champion": c.id, "from_hex": _hid(start), "path": [_hid(x) for x in walked], "mode": st["mode"]}
         )
     if st["then_damage"] and c.hex is not None:
-        m.push([{"op": "deal", "champ": c.id, "amount": st["then_damage"], "source": st["source"]}])
+        m.push_all([Frame("deal", {"champ": c.id, "amount": st["then_damage"], "source": st["source"]})])
     return None
 
 

@@ -18,7 +18,7 @@ from referee.games.superfantasybrawl.content import COLOURS
 from referee.games.superfantasybrawl.hexes import hex_id, parse_hex
 from referee.games.superfantasybrawl.movement import endable
 from referee.games.superfantasybrawl.state import team
-from referee.games.superfantasybrawl.steps import Pending, Step, opt, step
+from referee.games.superfantasybrawl.steps import Frame, Pending, Step, opt, step
 
 if TYPE_CHECKING:
     from referee.games.superfantasybrawl.match import BrawlMatch
@@ -92,7 +92,7 @@ def _selection(m: BrawlMatch, st: Step, choice: str | None) -> Pending | None:
         st["banned"].append(choice[4:])
         st["bans"].pop(0)
         m.emit("banned", {"seat": seat, "champion": choice[4:]})
-        m.push([st])
+        m.push_all([st])
         return None
     if not st["picks"]:
         return None
@@ -110,7 +110,7 @@ def _selection(m: BrawlMatch, st: Step, choice: str | None) -> Pending | None:
     m.add_champion(choice[5:], seat)
     m.emit("picked", {"seat": seat, "champion": choice[5:]})
     st["picks"].pop(0)
-    m.push([st])
+    m.push_all([st])
     return None
 
 
@@ -130,7 +130,7 @@ def _setup_traps(m: BrawlMatch, st: Step, choice: str | None) -> Pending | None:
     per = m.content.traps_on_board // len(order)
     extra = m.content.traps_on_board - per * len(order)
     seats = [s for s in order for _ in range(per)] + order[:extra]
-    m.push([{"op": "trap_replace", "seat": s, "exclude": None, "kind": "setup_trap"} for s in seats])
+    m.push_all([Frame("trap_replace", {"seat": s, "exclude": None, "kind": "setup_trap"}) for s in seats])
     return None
 
 
@@ -178,7 +178,7 @@ def _mulligans(m: BrawlMatch, st: Step, choice: str | None) -> Pending | None:
     st["seats"].pop(0)
     if st["seats"]:
         m.draw(st["seats"][0], m.hand_size)
-        m.push([st])
+        m.push_all([st])
     return None
 
 
@@ -201,7 +201,7 @@ def _deployments(m: BrawlMatch, st: Step, choice: str | None) -> Pending | None:
     c.deployed = True
     m.emit("deployed", {"champion": c.id, "hex": hex_id(c.hex), "seat": c.seat})
     st["queue"].pop(0)
-    m.push([st])
+    m.push_all([st])
     return None
 
 
@@ -209,7 +209,7 @@ def _deployments(m: BrawlMatch, st: Step, choice: str | None) -> Pending | None:
 def _first_turn(m: BrawlMatch, st: Step, choice: str | None) -> Pending | None:
     m.round = 1
     m.phase = "play"
-    m.push([{"op": "turn_start", "seat": m.first}])
+    m.push_all([Frame("turn_start", {"seat": m.first})])
     return None
 
 
@@ -218,7 +218,7 @@ def _turn_start(m: BrawlMatch, st: Step, choice: str | None) -> Pending | None:
     m.active = st["seat"]
     m.std_used = []
     m.emit("turn", {"seat": m.active, "round": m.round})
-    m.push([{"op": name} for name in TURN])
+    m.push_all([Frame(name) for name in TURN])
     return None
 
 
@@ -243,9 +243,9 @@ def _turn_end(m: BrawlMatch, st: Step, choice: str | None) -> Pending | None:
     order = m.order_from(m.first)
     nxt = order[(order.index(m.active) + 1) % len(order)]
     if nxt == m.first:
-        m.push([{"op": "advance_track"}, {"op": "round_end", "seat": nxt}])
+        m.push_all([Frame("advance_track"), Frame("round_end", {"seat": nxt})])
     else:
-        m.push([{"op": "turn_start", "seat": nxt}])
+        m.push_all([Frame("turn_start", {"seat": nxt})])
     return None
 
 
@@ -255,5 +255,5 @@ def _round_end(m: BrawlMatch, st: Step, choice: str | None) -> Pending | None:
         m.end_by_round_cap()
         return None
     m.round += 1
-    m.push([{"op": "turn_start", "seat": st["seat"]}])
+    m.push_all([Frame("turn_start", {"seat": st["seat"]})])
     return None

@@ -13,14 +13,15 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from referee.core.chance import Chance, ScriptedChance
+from referee.core.steps import Frame
 from referee.games.superfantasybrawl.content import COLOURS, Content
 from referee.games.superfantasybrawl.game import CONTENT, SuperFantasyBrawl
 from referee.games.superfantasybrawl.hexes import Hex
 from referee.games.superfantasybrawl.match import BrawlMatch
 
-START: dict[str, list[dict[str, Any]]] = {
-    "turn": [{"op": "turn_start"}],
-    "activation": [{"op": "activation"}, {"op": "upkeep"}, {"op": "turn_end"}],
+START: dict[str, list[Frame]] = {
+    "turn": [Frame("turn_start")],
+    "activation": [Frame("activation"), Frame("upkeep"), Frame("turn_end")],
 }
 
 
@@ -91,10 +92,10 @@ def build(
     m.phase = "play"
     if start not in START:
         raise ValueError(f"start must be one of {sorted(START)!r}, got {start!r}")
-    steps = [dict(s) for s in START[start]]
+    steps = [s.copy() for s in START[start]]
     if start == "turn":
         steps[0]["seat"] = active
-    m.push(steps)
+    m.push_all(steps)
     m.run()
     return m
 

@@ -1,51 +1,29 @@
-"""The step machine: the rules as a queue of named steps, each a plain-data dict.
+"""Super Fantasy Brawl's registry of steps, on the shared step interpreter (:mod:`referee.core.steps`).
 
-Everything that happens in a match (a phase, a card, a keyword, a trap) is a step ``{"op": name,
-...}`` in the match's queue. A step handler is registered by name with :func:`step` and is
-called as ``handler(match, step, choice)``: first with ``choice=None``; if it needs a decision it
-returns a :class:`Pending`, and is called again with the chosen option id. Handlers push further
-steps to the front of the queue. Because steps are plain data, a match deep-copies cleanly (for
-``determinize``) and resumes anywhere. This module is only the machinery, not any rule.
+Everything that happens in a match (a phase, a card, a keyword, a trap) is a :class:`Frame` on the
+match's stack. A step handler is registered by name with :func:`step` and is called as
+``handler(match, frame, choice)``: first with ``choice=None``; if it needs a decision it returns a
+:class:`Pending`, and is called again with the chosen option id. Handlers schedule further frames
+with ``match.push_all``. This module is only the registry and a helper, not any rule.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from referee.core.contract import Option
+from referee.core.steps import Frame, Pending, Rules, StepHandler
 
-if TYPE_CHECKING:
-    from referee.games.superfantasybrawl.match import BrawlMatch
+__all__ = ["RULES", "Frame", "Handler", "Pending", "Step", "opt", "step"]
 
-Step = dict[str, Any]
-Handler = Callable[["BrawlMatch", Step, "str | None"], "Pending | None"]
+Step = Frame
+"""A scheduled step (the shared interpreter's frame)."""
+Handler = StepHandler
 
-STEPS: dict[str, Handler] = {}
-"""Every step handler, by name."""
-
-
-@dataclass
-class Pending:
-    """A decision a step waits for."""
-
-    seat: int
-    kind: str
-    prompt: str
-    options: list[Option]
-    default: str
-    step: Step = field(default_factory=dict)
-
-
-def step(name: str) -> Callable[[Handler], Handler]:
-    """Registers a step handler under ``name``."""
-
-    def register(fn: Handler) -> Handler:
-        STEPS[name] = fn
-        return fn
-
-    return register
+RULES = Rules("superfantasybrawl")
+"""Every step handler, by name; filled by the concept modules on import."""
+step = RULES.step
+"""Registers ``handler(match, frame, choice)`` as a step by name."""
 
 
 def opt(oid: str, kind: str, label: str, **params: Any) -> Option:

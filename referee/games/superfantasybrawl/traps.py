@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from referee.games.superfantasybrawl.attacks import deal
 from referee.games.superfantasybrawl.hexes import Hex, hex_id, neighbours, parse_hex
 from referee.games.superfantasybrawl.state import ChampState, occupied
-from referee.games.superfantasybrawl.steps import Pending, Step, opt, step
+from referee.games.superfantasybrawl.steps import Frame, Pending, Step, opt, step
 
 if TYPE_CHECKING:
     from referee.games.superfantasybrawl.match import BrawlMatch
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 def trigger_steps(m: BrawlMatch, c: ChampState, h: Hex, source: str | None) -> list[Step]:
     """The steps that resolve the trap on ``h`` entered by ``c``; ``source`` gets the credit (A9)."""
-    return [{"op": "trap_trigger", "champ": c.id, "hex": list(h), "source": source or c.id}]
+    return [Frame("trap_trigger", {"champ": c.id, "hex": list(h), "source": source or c.id})]
 
 
 def free_trap_hexes(m: BrawlMatch, exclude: Hex | None) -> list[Hex]:
@@ -59,7 +59,7 @@ def _trap_trigger(m: BrawlMatch, st: Step, choice: str | None) -> Pending | None
     m.emit(
         "trap_sprung", {"champion": c.id, "hex": hex_id(h), "trap_kind": kind, "amount": value, "source": st["source"]}
     )
-    then: list[Step] = [{"op": "trap_replace", "seat": c.seat, "exclude": list(h)}]
+    then: list[Step] = [Frame("trap_replace", {"seat": c.seat, "exclude": list(h)})]
     if kind == "damage":
         deal(m, [(c.id, value)], st["source"])
     elif kind == "root":
@@ -68,18 +68,20 @@ def _trap_trigger(m: BrawlMatch, st: Step, choice: str | None) -> Pending | None
     else:
         then.insert(
             0,
-            {
-                "op": "effect",
-                "kw": "stun",
-                "value": 0,
-                "range": 0,
-                "near": "",
-                "champ": c.id,
-                "source": st["source"],
-                "player": c.seat,
-            },
+            Frame(
+                "effect",
+                {
+                    "kw": "stun",
+                    "value": 0,
+                    "range": 0,
+                    "near": "",
+                    "champ": c.id,
+                    "source": st["source"],
+                    "player": c.seat,
+                },
+            ),
         )
-    m.push(then)
+    m.push_all(then)
     return None
 
 

@@ -13,7 +13,7 @@ from referee.core.chance import ScriptedChance
 from referee.core.contract import Event
 from referee.games.scrumbrawl import ScrumBrawl
 from referee.games.scrumbrawl.content import CONTENT
-from referee.games.scrumbrawl.engine import DECISIONS, Creature, SBMatch
+from referee.games.scrumbrawl.engine import Creature, SBMatch
 from referee.games.scrumbrawl.turn import PHASES
 
 Pos = tuple[int, int]
@@ -40,8 +40,8 @@ class AutoPassMatch(SBMatch):
                 return
             if [o.id for o in self.legal_options()] != ["pass"]:
                 return
-            top = self.stack[-1]
-            DECISIONS[top["s"]].apply(self, top, self._by_id["pass"])
+            assert self.pending is not None
+            self.answer(self.pending, "pass")
 
 
 def build(
