@@ -114,12 +114,11 @@ def record_staged(match_id: int) -> str:
         match = Match.objects.select_for_update().filter(pk=match_id).first()
         if match is None or match.is_final:
             return "final"
-        raw = match.replay_bytes()
-        if raw is None:
+        if not match.has_replay:
             return "not-staged"
         try:
-            replay = Replay.decode(raw)
-        except ReplayError as exc:
+            replay = Replay.decode(match.replay_bytes() or b"")
+        except ReplayError as exc:  # corrupt bytes: retrying cannot help
             match_services.do_fail_match(match_id, f"the staged replay cannot be read: {exc}")
             return "unreadable"
         outcome = replay.outcome

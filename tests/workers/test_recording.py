@@ -119,6 +119,14 @@ def test_a_replay_that_does_not_fit_the_match_fails_it_visibly() -> None:
     assert not RatingHistory.objects.exists()
 
 
+def test_a_corrupt_staged_replay_fails_the_match_with_the_reason() -> None:
+    match = running_match()
+    Match.objects.filter(pk=match.pk).update(replay_gz=b"\x1f\x8b" + b"\x00" * 20)
+    assert record_staged(match.pk) == "unreadable"
+    match.refresh_from_db()
+    assert match.status == MatchStatus.FAILED and "corrupt" in match.failure
+
+
 def test_replacing_a_lost_match_leaves_staged_and_finished_ones_alone() -> None:
     lost = running_match()
     replacement = replace_lost(lost.pk, "referee does not know the match")

@@ -10,7 +10,6 @@ refuses a match that is already final. Rows are written by ``matches.services`` 
 
 from __future__ import annotations
 
-import gzip
 import json
 import uuid
 from typing import Any
@@ -19,6 +18,7 @@ from django.conf import settings
 from django.db import models
 
 from referee.core.fairness import seed_commitment
+from referee.core.replay import decompress
 from webapp import refs
 
 
@@ -178,10 +178,10 @@ class Match(models.Model):
     def replay_bytes(self) -> bytes | None:
         """Returns the replay JSON text as bytes, or ``None`` when none is stored."""
         if self.replay_gz is not None:
-            return gzip.decompress(bytes(self.replay_gz))
+            return decompress(bytes(self.replay_gz))
         if self.replay_path:
             raw = (settings.REPLAY_DIR / self.replay_path).read_bytes()
-            return gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw
+            return decompress(raw)
         return None
 
     def replay_data(self) -> dict[str, Any] | None:
