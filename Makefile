@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test test-slow soak lint typecheck proto proto-check bench clean
+.PHONY: run test test-slow soak lint typecheck proto proto-check bench clean screenshots
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -27,6 +27,13 @@ test-slow: $(STAMP)
 ## soak: brawl run with 12 extra bots for 30 minutes (BRAWL_SOAK_MINUTES to change), figures printed
 soak: $(STAMP)
 	$(PY) -m pytest tests/run/test_soak.py -m slow -q -s -p no:cacheprovider
+
+## screenshots: refresh docs/screenshots/ from the browser tests (real services and Chromium, one file at a time)
+screenshots: $(STAMP)
+	bash -c '. scripts/services.sh && brawl_services_start && trap brawl_services_stop EXIT && \
+	  for f in tests/webapp/test_browser.py tests/webapp/test_browser_flows.py tests/webapp/test_viewer_browser.py \
+	    "tests/webapp/test_webhooks.py::test_author_registers_a_webhook_and_receives_a_signed_delivery"; do \
+	    BRAWL_SCREENSHOTS=docs $(PY) -m pytest -q -p no:cacheprovider "$$f" || exit 1; done'
 
 ## lint: the same static checks as make test (ruff, format, mypy, generated code)
 lint: $(STAMP)

@@ -3,7 +3,8 @@
 They load the real pages from pytest-django's ``live_server`` and check what a person sees: the
 leaderboard chart, the replay viewer stepping through real Super Fantasy Brawl and ScrumBrawl
 matches, live mode picking up a match when it finishes, a double-elimination bracket, and an
-author creating a bot and seeing its token once. Screenshots go to ``test-output/screenshots/``.
+author creating a bot and seeing its token once. Screenshots go to ``test-output/screenshots/``; the ones
+the docs show (:func:`docs_shot`) to ``docs/screenshots/`` under ``make screenshots``.
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
 CHROMIUM = "/usr/bin/chromium"
 SHOTS = Path(__file__).resolve().parents[2] / "test-output" / "screenshots"
+DOCS_SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+"""Where ``make screenshots`` (BRAWL_SCREENSHOTS=docs) has :func:`docs_shot` write the screenshots the docs show."""
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
@@ -67,6 +70,14 @@ def page(browser: Browser) -> Iterator[Page]:
 def shot(page: Page, name: str) -> None:
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / name), full_page=True)
+
+
+def docs_shot(page: Page, name: str) -> None:
+    """A screenshot the docs show: into docs/screenshots/ under ``make screenshots`` (BRAWL_SCREENSHOTS=docs),
+    else into test-output/screenshots/ like the others, so an ordinary test run leaves the docs as committed."""
+    folder = DOCS_SHOTS if os.environ.get("BRAWL_SCREENSHOTS") == "docs" else SHOTS
+    folder.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(folder / name), full_page=True)
 
 
 def real_match(game: str, seed: int, make_bot, owner_a: User, owner_b: User) -> Match:
@@ -110,7 +121,7 @@ def test_leaderboard_renders_with_chart(live_server, page: Page, make_bot, autho
     shot(page, "leaderboard.png")
     page.goto(f"{live_server.url}/bots/{bots[0].pk}/")
     page.wait_for_selector("svg.rating-chart circle.peak")
-    shot(page, "bot.png")
+    docs_shot(page, "bot-page.png")
 
 
 @pytest.mark.parametrize(("game", "piece"), [("superfantasybrawl", "circle.champion"), ("scrumbrawl", "rect.creature")])
@@ -171,7 +182,7 @@ def test_double_elimination_bracket_renders(live_server, page: Page, make_bot, o
     assert (
         page.locator("table.standings tr >> nth=1").locator("td >> nth=-1").text_content() or ""
     ).strip() == "champion"
-    shot(page, "bracket-double-elim.png")
+    docs_shot(page, "bracket-double-elim.png")
     page.click("svg#bracket g.series >> nth=0")
     page.wait_for_selector("#viewer")
 
@@ -189,7 +200,7 @@ def test_author_signs_up_creates_a_bot_and_sees_the_token_once(live_server, page
     page.click("#create-bot-form button[type=submit]")
     token = page.inner_text("#bot-token").strip()
     assert token.startswith("brawl_") and len(token) > 40
-    shot(page, "token-once.png")
+    shot(page, "token-once-signup.png")
     bot = Bot.objects.get(name="FirstBot")
     page.goto(f"{live_server.url}/me/bots/")
     assert token not in page.content() and bot.tokens.get().prefix in page.content()

@@ -3,7 +3,8 @@
 The organizer is a user with the organizer role (the ``organizers`` group), staff like the demo's
 organizer and not a superuser; every step is a click on the site's own pages. Results come in the
 way a referee delivers them (``matches.services.do_finish_match``), between page actions.
-Screenshots of each step are written to docs/screenshots/ so the docs show what the tests saw.
+Screenshots of each step are written to docs/screenshots/ under ``make screenshots`` (else test-output/), so
+the docs show what the tests saw.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ import argparse
 import os
 import shlex
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from django.contrib.auth.models import User
@@ -21,6 +21,7 @@ from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
 from referee.sdk import cli as sdk_cli
 from referee.sdk.client import load_object
 from tests.webapp.conftest import GAME
+from tests.webapp.test_browser import docs_shot
 from tests.webapp.test_tournaments import play_out
 from webapp.matches import services as match_services
 from webapp.matches.models import Match, MatchStatus
@@ -30,7 +31,6 @@ from webapp.tournaments.roles import is_organizer, make_organizer
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
 CHROMIUM = os.environ.get("BRAWL_CHROMIUM", "/usr/bin/chromium")
-DOCS_SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 PASSWORD = "correct horse battery"
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -47,8 +47,8 @@ def browser() -> Iterator[Browser]:
 
 
 def shot(page: Page, name: str) -> None:
-    DOCS_SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(DOCS_SHOTS / name), full_page=True)
+    """A screenshot the docs show (see ``tests.webapp.test_browser.docs_shot``)."""
+    docs_shot(page, name)
 
 
 def logged_in(browser: Browser, base: str, username: str, errors: list[str]) -> tuple[BrowserContext, Page]:

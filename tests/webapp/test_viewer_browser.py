@@ -6,7 +6,7 @@ computed when the result is recorded). Issue 15, finding 3: the log reads in pla
 pieces' names under the decision that caused them, the counter counts decisions, the page never
 scrolls by itself, a result banner ends the replay, keys, buttons and swipes step, the board keeps
 its size on a phone, and the Super Fantasy Brawl "On gate:" caption overlaps no label. The
-screenshots in docs/screenshots/ are refreshed by these tests.
+screenshots in docs/screenshots/ are refreshed by these tests under ``make screenshots``.
 """
 
 from __future__ import annotations
@@ -14,17 +14,15 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, Page
 
-from tests.webapp.test_browser import browser, real_match  # noqa: F401 (a fixture, used by name)
+from tests.webapp.test_browser import browser, docs_shot, real_match  # noqa: F401 (a fixture, used by name)
 
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
-DOCS_SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 pytestmark = pytest.mark.django_db(transaction=True)
 
 VIEWPORTS = {
@@ -47,6 +45,45 @@ def device(request: pytest.FixtureRequest, browser: Browser) -> Iterator[tuple[s
     yield request.param, pg
     context.close()
     assert not errors, f"JavaScript errors: {errors}"
+
+
+OPENS = 5
+"""How many fresh opens of a replay the open time is the median of."""
+
+
+def open_replay(chromium: Browser, kind: str, url: str) -> tuple[int, int, int, int, int, int, str]:
+    """Opens ``url`` in a fresh context; returns the ms after navigation when the first frame was drawn (from
+    the page's embedded head), when every frame was loaded and the viewer stepped, when the frames were asked
+    and received, their bytes and decoded bytes, and the viewer's timing. The page's preload and the viewer's
+    fetch make one frames request."""
+    context = chromium.new_context(**VIEWPORTS[kind])
+    try:
+        pg = context.new_page()
+        pg.goto(url)
+        pg.wait_for_selector("#viewer[data-loaded='1']")
+        fetched = pg.evaluate(
+            "() => performance.getEntriesByType('resource').filter(e => e.name.includes('/frames/'))"
+            ".map(e => [Math.round(e.startTime), Math.round(e.responseEnd), e.encodedBodySize, e.decodedBodySize])"
+        )
+        assert len(fetched) == 1, fetched  # the preloaded response is the one the viewer reads
+        drawn = int(pg.get_attribute("#viewer", "data-drawn-ms") or 0)
+        ready = int(pg.get_attribute("#viewer", "data-ready-ms") or 0)
+        assert 0 < drawn <= ready
+        return (drawn, ready, *fetched[0], pg.get_attribute("#viewer", "data-timing") or "")
+    finally:
+        context.close()
+
+
+def open_floor(chromium: Browser, kind: str, url: str) -> int:
+    """Opens ``url`` (a page of the site with no script) in a fresh context; ms from navigation to its
+    DOMContentLoaded: the floor the replay's open time is compared with, measured in the same run."""
+    context = chromium.new_context(**VIEWPORTS[kind])
+    try:
+        pg = context.new_page()
+        pg.goto(url)
+        return int(pg.evaluate("() => performance.getEntriesByType('navigation')[0].domContentLoadedEventEnd"))
+    finally:
+        context.close()
 
 
 def frame(page: Page) -> int:
@@ -98,26 +135,35 @@ def gate_caption_overlaps(page: Page) -> tuple[int, int]:
 
 @pytest.mark.parametrize("game", ["superfantasybrawl", "scrumbrawl"])
 def test_spectator_steps_a_replay_to_its_result_banner(
-    live_server, device: tuple[str, Page], make_bot, author, other, game: str
+    live_server,
+    browser: Browser,  # noqa: F811
+    device: tuple[str, Page],
+    make_bot,
+    author,
+    other,
+    game: str,
 ) -> None:
     kind, page = device
     match = real_match(game, 5, make_bot, author, other)
     seats = [s.bot_version.bot.name for s in match.seats.select_related("bot_version__bot").order_by("seat")]
-    # Opened twice: the first request of a fresh test server also pays its start-up (templates, imports,
-    # the database connection); the figure printed is the second, as a spectator of a running site sees it.
-    for _ in range(2):
-        page.goto(f"{live_server.url}/matches/{match.pk}/")
-        page.wait_for_selector("#viewer[data-loaded='1']")
-    ready_ms = int(page.get_attribute("#viewer", "data-ready-ms") or 0)
+    # Opened first to warm the test server (its first request also pays start-up: templates, imports, the
+    # database connection), then OPENS times, each in a fresh browser context (an empty cache), as a new
+    # spectator of a running site sees it; the median is printed (docs/benchmarks.md, "Replay viewer").
+    page.goto(f"{live_server.url}/matches/{match.pk}/")
+    page.wait_for_selector("#viewer[data-loaded='1']")
+    opens, floors = [], []
+    for _ in range(OPENS):
+        opens.append(open_replay(browser, kind, f"{live_server.url}/matches/{match.pk}/"))
+        floors.append(open_floor(browser, kind, f"{live_server.url}/accounts/login/"))
+    floor = sorted(floors)[OPENS // 2]
+    drawn, ready, asked, received = (sorted(o[i] for o in opens)[OPENS // 2] for i in range(4))
     last = int(page.get_attribute("#seek", "max") or 0)
-    fetched = page.evaluate(
-        "() => performance.getEntriesByType('resource').filter(e => e.name.includes('/frames/'))"
-        ".map(e => [Math.round(e.startTime), Math.round(e.responseEnd), e.encodedBodySize, e.decodedBodySize])[0]"
-    )
     print(
-        f"\n{game} {kind}: {last} decisions, first frame drawn {ready_ms} ms after navigation"
-        f" (frames asked at {fetched[0]} ms, received at {fetched[1]} ms, {fetched[2]} bytes for {fetched[3]};"
-        f" then {page.get_attribute('#viewer', 'data-timing')})"
+        f"\n{game} {kind}: {last} decisions; medians of {OPENS} fresh opens, ms after navigation: first frame"
+        f" drawn {drawn} {sorted(o[0] for o in opens)}, every frame loaded {ready} {sorted(o[1] for o in opens)};"
+        f" frames asked at {asked}, received at {received} ({opens[0][4]} bytes for {opens[0][5]}); {opens[0][6]};"
+        f" floor (the sign-in page, no script) {floor} {sorted(floors)}: drawn {drawn / floor:.1f}x,"
+        f" loaded {ready / floor:.1f}x"
     )
 
     # The counter counts decisions, and says the same as the message under the viewer.
@@ -198,9 +244,8 @@ def test_spectator_steps_a_replay_to_its_result_banner(
     else:
         assert board["width"] >= 600
 
-    DOCS_SHOTS.mkdir(parents=True, exist_ok=True)
     suffix = "" if kind == "desktop" else "-phone"
-    page.screenshot(path=str(DOCS_SHOTS / f"replay-{game}{suffix}.png"), full_page=True)
+    docs_shot(page, f"replay-{game}{suffix}.png")
 
     if game == "superfantasybrawl" and kind == "desktop":
         shown, overlaps = gate_caption_overlaps(page)
@@ -239,6 +284,5 @@ def test_leaderboard_marks_provisional_bots_and_explains_itself(
     assert [rows.nth(i).locator("td").first.inner_text() for i in range(2)] == ["1", "2"]
     assert page.locator("thead abbr[title]").count() >= 4
     assert f"fewer than {PROVISIONAL_GAMES} rated games" in page.inner_text("#leaderboard-legend")
-    DOCS_SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(DOCS_SHOTS / "leaderboard.png"), full_page=True)
+    docs_shot(page, "leaderboard.png")
     context.close()

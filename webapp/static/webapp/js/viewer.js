@@ -383,56 +383,76 @@
     return seatName(dec.seat) + " chose " + words(dec.label || dec.option_id);
   }
 
-  // The log is built once per load: one item per decision, with the events it caused nested under
-  // it. Stepping only shows or hides items, so a long match steps as fast as a short one, and only
-  // the log's own box scrolls (never the page, which would hide the score table and the result).
-  var logItems = [];
-  function buildLog() {
+  // The log: one item per decision, with the events it caused nested under it. Items are built
+  // once, lazily, the first time stepping reaches them (so opening a 1,500-decision replay builds
+  // one item, and End builds the rest once); stepping then only shows or hides items, and only the
+  // log's own box scrolls (never the page, which would hide the score table and the result).
+  var logItems = [], builtUpTo = -1;
+  function resetLog() {
     log.innerHTML = "";
     logItems = [];
+    builtUpTo = -1;
     names = {};
-    data.frames.forEach(function (f) { learnNames(f.observation || {}); f.events.forEach(function (e) { var d = e.data || {}; if (d.creature && d.name && /placed|summon|transmute/.test(e.kind)) names[d.creature] = names[d.creature] || d.name; }); });
+    shownUpTo = -1;
+    currentLi = null;
+  }
+  // Piece names are learned frame by frame: a creature's name as of the decision that mentions it.
+  function learnFrame(f, overwrite) {
+    f.events.forEach(function (e) { var d = e.data || {}; if (d.creature && d.name && /placed|summon|transmute/.test(e.kind)) names[d.creature] = names[d.creature] || d.name; });
+    ((f.observation || {}).creatures || []).forEach(function (c) { if (c.id && c.name && (overwrite || !names[c.id])) names[c.id] = c.name; });
+  }
+  function logItem(f, i) {
+    var li = document.createElement("li");
+    li.setAttribute("data-frame", i);
+    if (f.decision) {
+      var dec = f.decision, head = document.createElement("div");
+      head.className = "decision";
+      head.innerHTML = "<span class='step'>" + esc(i) + ".</span> " + esc(decisionText(dec)) +
+        (dec.source !== "bot" ? " <em>[" + esc(dec.source) + "]</em>" : "") +
+        (dec.note ? " <span class='note'>“" + esc(dec.note) + "”</span>" : "") +
+        (dec.think_ms !== undefined ? " <small>" + esc(dec.think_ms) + " ms</small>" : "");
+      li.appendChild(head);
+    } else {
+      var start = document.createElement("div");
+      start.className = "decision";
+      start.textContent = "Start of the game";
+      li.appendChild(start);
+    }
+    if (f.events.length) {
+      var ul = document.createElement("ul");
+      ul.className = "caused";
+      f.events.forEach(function (e) {
+        var ev = document.createElement("li");
+        ev.className = "event ev-" + e.kind;
+        ev.textContent = eventText(e);
+        ev.title = e.kind;
+        ul.appendChild(ev);
+      });
+      li.appendChild(ul);
+    }
+    return li;
+  }
+  // Builds the items of frames builtUpTo + 1 .. upTo (hidden; renderLog shows them).
+  function buildLog(upTo) {
+    if (upTo <= builtUpTo) return;
     var frag = document.createDocumentFragment();
-    data.frames.forEach(function (f, i) {
-      if (!f.decision && !f.events.length) { logItems.push(null); return; }
-      var li = document.createElement("li");
-      li.setAttribute("data-frame", i);
-      if (f.decision) {
-        var dec = f.decision, head = document.createElement("div");
-        head.className = "decision";
-        head.innerHTML = "<span class='step'>" + esc(i) + ".</span> " + esc(decisionText(dec)) +
-          (dec.source !== "bot" ? " <em>[" + esc(dec.source) + "]</em>" : "") +
-          (dec.note ? " <span class='note'>“" + esc(dec.note) + "”</span>" : "") +
-          (dec.think_ms !== undefined ? " <small>" + esc(dec.think_ms) + " ms</small>" : "");
-        li.appendChild(head);
-      } else {
-        var start = document.createElement("div");
-        start.className = "decision";
-        start.textContent = "Start of the game";
-        li.appendChild(start);
-      }
-      if (f.events.length) {
-        var ul = document.createElement("ul");
-        ul.className = "caused";
-        f.events.forEach(function (e) {
-          var ev = document.createElement("li");
-          ev.className = "event ev-" + e.kind;
-          ev.textContent = eventText(e);
-          ev.title = e.kind;
-          ul.appendChild(ev);
-        });
-        li.appendChild(ul);
-      }
+    for (var i = builtUpTo + 1; i <= upTo; i++) {
+      var f = data.frames[i];
+      learnFrame(f, false);
+      if (!f.decision && !f.events.length) { logItems.push(null); learnFrame(f, true); continue; }
+      var li = logItem(f, i);
+      learnFrame(f, true);
       li.hidden = true;
       frag.appendChild(li);
       logItems.push(li);
-    });
+    }
+    builtUpTo = upTo;
     log.appendChild(frag);
-    shownUpTo = -1;
   }
   var shownUpTo = -1, currentLi = null;
   function renderLog(upTo) {
     var i;
+    buildLog(upTo);
     if (upTo > shownUpTo) { for (i = shownUpTo + 1; i <= upTo; i++) if (logItems[i]) logItems[i].hidden = false; }
     else { for (i = upTo + 1; i <= shownUpTo; i++) if (logItems[i]) logItems[i].hidden = true; }
     shownUpTo = upTo;
@@ -468,10 +488,12 @@
     box.hidden = false;
   }
 
+  // The last frame's index: of the whole replay, even while only its first frame has arrived.
+  function lastFrame() { return (data.partial ? data.total : data.frames.length) - 1; }
   function show(n) {
     if (!data || !data.frames.length) return;
     current = Math.max(0, Math.min(n, data.frames.length - 1));
-    var frame = data.frames[current], last = data.frames.length - 1;
+    var frame = data.frames[current], last = lastFrame();
     board.innerHTML = "";
     var svg = el("svg", { "class": "board-svg", "data-frame": current, preserveAspectRatio: "xMidYMid meet" }, board);
     (RENDERERS[data.game] || generic)(frame.observation || {}, svg);
@@ -497,8 +519,10 @@
   }
   function restartTimer() { if (timer) { play(); play(); } }
 
+  var pending = null;
   function act(what) {
     if (!data) return;
+    if (data.partial) { pending = what; return; }  // done when the frames have arrived
     if (what === "play") play();
     else if (what === "forward") show(current + 1);
     else if (what === "back") show(current - 1);
@@ -555,26 +579,42 @@
     return body;
   }
 
+  // The first screen: the page embeds frame 0 with the frame count and the result (#replay-head),
+  // so the start of the match is drawn, with its counter, before the whole list of frames arrives.
+  function first(head) {
+    data = { partial: true, total: head.total, game: head.game, seats: head.seats, board: head.board, outcome: head.outcome, frames: head.frames.slice(0, 1) };
+    resetLog();
+    seek.max = head.total - 1;
+    message.textContent = (head.total - 1) + " decisions.";
+    show(0);
+    root.setAttribute("data-drawn-ms", Math.round(performance.now()));
+  }
+
+  // The frames request: the page's <link rel="preload"> started it while the page was still
+  // loading, and this fetch (same URL, same mode, no extra headers) picks up that response.
   function load(atEnd) {
-    message.textContent = "Loading frames…";
-    fetch(root.getAttribute("data-frames-url") + "?form=patch", { headers: { Accept: "application/json" } })
+    if (!data || !data.partial) message.textContent = "Loading frames…";
+    fetch(root.getAttribute("data-frames-url") + "?form=patch")
       .then(function (r) { return r.json().then(function (body) { return { ok: r.ok, body: body }; }); })
       .then(function (res) {
         if (!res.ok) { message.textContent = "Cannot show this replay: " + (res.body.detail || "error"); return; }
-        data = unpatch(res.body);
         var parsed = performance.now();
+        var at = data && data.partial ? current : (atEnd ? Infinity : 0);
+        data = unpatch(res.body);
+        var rebuilt = performance.now();
+        resetLog();
         seek.max = data.frames.length - 1;
-        buildLog();
-        var built = performance.now();
         message.textContent = (data.frames.length - 1) + " decisions.";
-        root.setAttribute("data-loaded", "1");
         root.removeAttribute("data-live");
-        show(atEnd ? data.frames.length - 1 : 0);
-        // Milliseconds from the start of navigation until the first frame is drawn, and until the
-        // frames were parsed and the log built (the browser tests report where the time goes).
+        show(at);
+        if (!root.getAttribute("data-drawn-ms")) root.setAttribute("data-drawn-ms", Math.round(performance.now()));
+        root.setAttribute("data-loaded", "1");
+        // Milliseconds from the start of navigation until every frame is loaded and the viewer
+        // steps, and where they went (the browser tests report them with data-drawn-ms).
         var now = performance.now();
         root.setAttribute("data-ready-ms", Math.round(now));
-        root.setAttribute("data-timing", JSON.stringify({ parsed: Math.round(parsed), log_ms: Math.round(built - parsed), draw_ms: Math.round(now - built) }));
+        root.setAttribute("data-timing", JSON.stringify({ parsed: Math.round(parsed), unpatch_ms: Math.round(rebuilt - parsed), draw_ms: Math.round(now - rebuilt) }));
+        if (pending) { var p = pending; pending = null; act(p); }
       })
       .catch(function (err) { message.textContent = "Cannot load frames: " + err; });
   }
@@ -601,11 +641,12 @@
         if (!b.live) { liveOn = false; poll(); return; }
         if (!data || !data.live) {
           data = { live: true, game: b.game, board: b.board, seats: b.seats, frames: [], outcome: null };
+          resetLog();
           root.setAttribute("data-live", "1");
         }
         var following = current >= data.frames.length - 1;
         b.frames.forEach(function (f) { data.frames.push(f); });
-        if (b.frames.length) { liveLast = b.last; buildLog(); }
+        if (b.frames.length) liveLast = b.last;
         if (b.outcome) data.outcome = b.outcome;
         if (data.frames.length) {
           seek.max = data.frames.length - 1;
@@ -641,5 +682,9 @@
       .catch(function () { setTimeout(poll, 5000); });
   }
 
-  if (root.getAttribute("data-has-replay") === "1") load(false); else poll();
+  if (root.getAttribute("data-has-replay") === "1") {
+    var head = document.getElementById("replay-head");
+    if (head) { try { first(JSON.parse(head.textContent)); } catch (e) { data = null; } }
+    load(false);
+  } else poll();
 })();
