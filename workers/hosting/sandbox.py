@@ -165,7 +165,7 @@ def _dirs_for(paths: list[str]) -> list[str]:
 
 
 def build_command(
-    bot_dir: Path, socket_dir: Path, command: BotCommand, *, slot: int, limits: Limits
+    bot_dir: Path, socket_dir: Path, command: BotCommand, *, slot: int, limits: Limits, seccomp_fd: int | None = None
 ) -> tuple[list[str], dict[str, str]]:
     """Returns the argv that runs ``command`` in a sandbox, and the environment given to bubblewrap.
 
@@ -175,6 +175,8 @@ def build_command(
         command: what to run.
         slot: the running bot's slot number; its uid is ``UID_BASE + slot``.
         limits: the limits (the rlimits are set by :func:`launcher`, the tmpfs size here).
+        seccomp_fd: a file descriptor holding the system-call filter (:mod:`workers.hosting.seccomp`),
+            which bubblewrap installs just before it runs the command.
     """
     uid = UID_BASE + slot
     binds = _python_paths()
@@ -208,6 +210,8 @@ def build_command(
     args += ["--ro-bind", str(bot_dir), BOT_DIR, "--bind", str(socket_dir), SOCKET_DIR]
     args += ["--proc", "/proc", "--dev", "/dev", "--size", str(limits.tmp_bytes), "--tmpfs", "/tmp"]
     args += ["--chdir", BOT_DIR]
+    if seccomp_fd is not None:
+        args += ["--seccomp", str(seccomp_fd)]
     server = f"unix:{SOCKET_DIR}/{SOCKET_NAME}"
     env = {
         "HOME": "/tmp",
@@ -307,6 +311,10 @@ class BoundedLog:
         return bytes(self.head + middle + self.tail).decode("utf-8", "replace")
 
 
+FORBIDDEN_SYSCALL = "forbidden system call (killed by the syscall filter)"
+"""The verdict of a bot the seccomp filter killed (:mod:`workers.hosting.seccomp`)."""
+
+
 def verdict(returncode: int | None, log: str, *, stopped: bool) -> str:
     """Names how a sandboxed run ended, from its exit status and the end of its log.
 
@@ -320,6 +328,9 @@ def verdict(returncode: int | None, log: str, *, stopped: bool) -> str:
     # host (its SDK caught the MemoryError and played on) is named by the limit, not by the stop.
     if returncode == -signal.SIGXCPU or (returncode == -signal.SIGKILL and "CPU" in end):
         return "CPU limit reached (killed)"
+    if returncode in (-signal.SIGSYS, 128 + signal.SIGSYS):
+        # bubblewrap exits with 128 + N when the bot died of signal N; SIGSYS is the filter's kill.
+        return FORBIDDEN_SYSCALL
     if "MemoryError" in log or "std::bad_alloc" in end or "Cannot allocate memory" in end:
         return "out of memory (memory limit reached)"
     if ("BlockingIOError" in log and "Errno 11" in log) or "pthread_create failed" in end:
@@ -576,6 +587,20 @@ class SandboxRun:
             self.cgroups = None
 
 
+def _filter_fd() -> int | None:
+    """A memory file holding the seccomp filter, read by bubblewrap; ``None`` where none is defined."""
+    from workers.hosting import seccomp
+
+    try:
+        program = seccomp.program()
+    except seccomp.FilterUnavailable:
+        return None
+    fd = os.memfd_create("brawl-seccomp")
+    os.write(fd, program)
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
+
+
 async def start(
     bot_dir: Path,
     socket_dir: Path,
@@ -585,27 +610,36 @@ async def start(
     limits: Limits | None = None,
     log_limit: int = LOG_LIMIT,
     use_cgroups: bool = True,
+    syscall_filter: bool = True,
 ) -> SandboxRun:
     """Starts ``command`` in a sandbox; stdout and stderr go to one bounded log.
 
     With ``use_cgroups`` the run also gets cgroup limits where the host may create cgroups
-    (:class:`Cgroups`); ``run.cgroups`` is ``None`` where it may not.
+    (:class:`Cgroups`); ``run.cgroups`` is ``None`` where it may not. With ``syscall_filter`` the
+    bot runs under the seccomp filter of :mod:`workers.hosting.seccomp` (where the architecture has
+    one: x86-64 and AArch64).
     """
     check_available()
     limits = limits or Limits()
-    argv, env = build_command(bot_dir, socket_dir, command, slot=slot, limits=limits)
+    seccomp_fd = _filter_fd() if syscall_filter else None
+    argv, env = build_command(bot_dir, socket_dir, command, slot=slot, limits=limits, seccomp_fd=seccomp_fd)
     # A fresh group per run, named after the host: a starting host sweeps the groups of dead ones.
     cgroups = Cgroups.create(group_name(slot), limits) if use_cgroups else None
     prefix, launch_env = launcher(limits, cgroups)
-    process = await asyncio.create_subprocess_exec(
-        *prefix,
-        *argv,
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT,
-        env={**env, **launch_env},
-        start_new_session=True,
-    )
+    try:
+        process = await asyncio.create_subprocess_exec(
+            *prefix,
+            *argv,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+            env={**env, **launch_env},
+            start_new_session=True,
+            pass_fds=() if seccomp_fd is None else (seccomp_fd,),
+        )
+    finally:
+        if seccomp_fd is not None:
+            os.close(seccomp_fd)
     run = SandboxRun(process, BoundedLog(log_limit), cgroups=cgroups)
 
     async def read() -> None:

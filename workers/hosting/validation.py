@@ -96,6 +96,10 @@ async def validate(
         incidents = [i for i in (runner.replay.incidents if runner.replay else []) if int(i.seat) == 0]
         verdict = run.verdict()
         log = run.log.text() + f"\n[sandbox: {verdict}]"
+        # How the sandbox ended the bot comes first: a crash, a limit or the syscall filter named
+        # is clearer to the author than the forfeit it caused.
+        if verdict not in ("stopped by the host", "exited normally"):
+            return ValidationResult(False, f"the bot's run ended: {verdict}", log)
         if runner.state is not MatchState.SUCCEEDED or outcome is None:
             return ValidationResult(False, f"the match failed ({runner.error or runner.state})", log)
         if outcome.termination in (Termination.FORFEIT, Termination.CANCELLED):
@@ -104,8 +108,6 @@ async def validate(
             return ValidationResult(
                 False, f"incidents on the bot's seat: {'; '.join(f'{i.kind} {i.detail}' for i in incidents[:3])}", log
             )
-        if verdict not in ("stopped by the host", "exited normally"):
-            return ValidationResult(False, f"the bot {verdict}", log)
         return ValidationResult(True, f"finished a {game} match ({outcome.termination.value})", log)
     finally:
         await run.stop()

@@ -111,3 +111,28 @@ class SnoopBot(_Base):
             report(f"read {path}", lambda p=path: open(p).read()[:100] if os.path.exists(p) else False)  # noqa: SIM115
         print("ENVIRONMENT " + " ".join(f"{k}={v}" for k, v in sorted(os.environ.items())), flush=True)
         report("read /proc/1/environ", lambda: open("/proc/1/environ").read() or False)  # noqa: SIM115
+
+
+class SyscallBot(_Base):
+    """Calls what the system-call filter forbids: ptrace (attach to itself as a tracee) first."""
+
+    def attempt(self):
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        names = targets() or ["ptrace"]
+        import platform
+
+        numbers = {
+            "x86_64": {"ptrace": 101, "unshare": 272, "keyctl": 250, "bpf": 321, "perf_event_open": 298, "setns": 308},
+            "aarch64": {"ptrace": 117, "unshare": 97, "keyctl": 219, "bpf": 280, "perf_event_open": 241, "setns": 268},
+        }[platform.machine()]
+        for name in names:
+            print(f"TRYING {name}", flush=True)
+            if name == "ptrace":
+                result = libc.syscall(numbers[name], 0, 0, 0, 0)  # PTRACE_TRACEME
+            elif name == "unshare":
+                result = libc.syscall(numbers[name], 0x10000000)  # CLONE_NEWUSER
+            else:
+                result = libc.syscall(numbers[name], 0, 0, 0, 0, 0)
+            print(f"ESCAPED {name}: returned {result} errno {ctypes.get_errno()}", flush=True)
