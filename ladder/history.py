@@ -386,8 +386,11 @@ def _opponents(
 
 
 @dataclass(slots=True)
-class Replay:
-    """The outcome of :func:`replay`: final ratings by version and the full history."""
+class ReplayedRatings:
+    """The outcome of :func:`replay`: final ratings by version and the full history.
+
+    (Not a match replay: that is ``referee.core.replay.Replay``, a match's decision log.)
+    """
 
     ratings: dict[BotVersionId, VersionRating]
     """Every version that played, with its current rating."""
@@ -400,7 +403,7 @@ def replay(
     parents: Mapping[BotVersionId, BotVersionId] | None = None,
     config: RatingConfig = RatingConfig(),
     start: Mapping[BotVersionId, VersionRating] | None = None,
-) -> Replay:
+) -> ReplayedRatings:
     """Recomputes ratings by folding :func:`rate_game` over ``results`` in the given order.
 
     Args:
@@ -426,7 +429,7 @@ def replay(
         for rating in rated.ratings:
             ratings[rating.version] = rating
         entries.extend(rated.entries)
-    return Replay(ratings, entries)
+    return ReplayedRatings(ratings, entries)
 
 
 def ratings_from_history(entries: Iterable[HistoryEntry]) -> dict[BotVersionId, VersionRating]:

@@ -35,7 +35,7 @@ from webapp.bots import services as bot_services
 from webapp.bots.models import Bot, BotVersion
 from webapp.matches import services as match_services
 from webapp.matches.models import Match
-from webapp.rankings import cli
+from webapp.rankings import cli, mapping
 from webapp.rankings import services as rankings
 from webapp.rankings.models import Rating, RatingHistory
 
@@ -99,12 +99,12 @@ class Ladder:
 
 
 def stored_entries(game: str = GAME) -> list[Any]:
-    return [rankings.history_entry(r) for r in RatingHistory.objects.filter(game=game).order_by("id")]
+    return [mapping.history_entry(r) for r in RatingHistory.objects.filter(game=game).order_by("id")]
 
 
 def stored_ratings(game: str = GAME) -> dict[BotVersionId, Any]:
     return {
-        BotVersionId(str(r.bot_version_id)): rankings.version_rating(r)
+        BotVersionId(str(r.bot_version_id)): mapping.version_rating(r)
         for r in Rating.objects.filter(game=game, games__gt=0)
     }
 
@@ -221,14 +221,14 @@ def test_verify_reports_a_rated_match_without_history(season: Ladder, capsys: py
 
 
 def test_recording_the_same_match_twice_changes_nothing(season: Ladder) -> None:
-    before_history = [rankings.history_entry(r) for r in RatingHistory.objects.order_by("id")]
+    before_history = [mapping.history_entry(r) for r in RatingHistory.objects.order_by("id")]
     before_ratings = list(Rating.objects.order_by("id").values())
     match = Match.objects.get(pk=int(season.results[-1].match_id))
     with pytest.raises(match_services.MatchAlreadyFinal):
         match_services.do_finish_match(match.pk, Replay.loads(match.replay_bytes() or b""))
     with pytest.raises(rankings.AlreadyRated):
         rankings.do_apply_rated_match(match, list(match.seats.all()))
-    assert [rankings.history_entry(r) for r in RatingHistory.objects.order_by("id")] == before_history
+    assert [mapping.history_entry(r) for r in RatingHistory.objects.order_by("id")] == before_history
     assert list(Rating.objects.order_by("id").values()) == before_ratings
 
 

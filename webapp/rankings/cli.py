@@ -49,7 +49,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     """Prints one line per game; exits 1 at the first game whose stored ratings differ."""
     _setup()
     from webapp.api import DomainError
-    from webapp.rankings.services import first_difference
+    from webapp.rankings.audit import first_difference
 
     for game in _games(args.game):
         try:

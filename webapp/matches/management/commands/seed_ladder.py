@@ -27,8 +27,8 @@ from ladder.ids import BotVersionId
 from referee.core.registry import shipped_game_names
 from webapp.bots.models import Bot, BotVersion
 from webapp.matches.models import Match, MatchSeat, MatchStatus, new_request_id
+from webapp.rankings.mapping import CONFIG, apply_entry, game_result, history_row, parents_of
 from webapp.rankings.models import Rating, RatingHistory
-from webapp.rankings.services import CONFIG, apply_entry, game_result, history_row, parents_of
 
 GAMES = shipped_game_names()
 BATCH = 5000
