@@ -20,11 +20,12 @@ from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
 
 from referee.sdk import cli as sdk_cli
 from referee.sdk.client import load_object
-from tests.webapp.conftest import GAME
+from tests.webapp.conftest import GAME, forced_replay
 from tests.webapp.test_browser import docs_shot
 from tests.webapp.test_tournaments import play_out
 from webapp.matches import services as match_services
 from webapp.matches.models import Match, MatchStatus
+from webapp.tournaments import services as t_services
 from webapp.tournaments.models import Tournament, TournamentStatus
 from webapp.tournaments.roles import is_organizer, make_organizer
 
@@ -135,6 +136,13 @@ def test_organizer_runs_a_tournament_of_eight_from_the_console(
         org.click("#start")
         assert org.inner_text("#t-status") == "running"
         assert Match.objects.filter(tournament=tour, status=MatchStatus.QUEUED).count() == 4
+        # Pause and resume from the console; the lifecycle strip says where the tournament is.
+        org.click("#pause")
+        assert org.inner_text("#t-status") == "paused" and org.inner_text("#lifecycle li.now") == "paused"
+        assert Tournament.objects.get(pk=tour.pk).status == TournamentStatus.PAUSED
+        org.click("#resume")
+        assert org.inner_text("#t-status") == "running" and org.inner_text("#lifecycle li.now") == "running"
+        assert org.locator("#lifecycle li.done").all_inner_texts() == ["draft", "registration"]
         org.wait_for_selector("#console-matches")
         shot(org, f"console-running-{fmt}.png")
 
@@ -163,8 +171,10 @@ def test_organizer_runs_a_tournament_of_eight_from_the_console(
         assert org.get_attribute("#bracket-area", "data-live") == "0"
         finished = Match.objects.filter(tournament=tour, status=MatchStatus.FINISHED).count()
         assert f"{finished} finished" in org.inner_text("#match-counts")
+        # The buttons followed the state: no pause or finish for a finished tournament.
+        assert org.inner_text("#lifecycle li.now") == "finished" and org.locator("#finish, #pause").count() == 0
         org.click("#publish")
-        assert org.inner_text("#t-status") == "published"
+        assert org.inner_text("#t-status") == "published" and org.inner_text("#lifecycle li.now") == "published"
         shot(org, f"console-published-{fmt}.png")
         assert Tournament.objects.get(pk=tour.pk).published
     finally:
@@ -181,6 +191,42 @@ def test_organizer_runs_a_tournament_of_eight_from_the_console(
         assert anon.locator("details.round-standings").count() == 3
     shot(anon, f"tournament-published-{fmt}.png")
     anon.context.close()
+    assert not errors, f"JavaScript errors: {errors}"
+
+
+def test_organizer_finishes_a_swiss_early_from_the_console(
+    live_server, browser: Browser, demo_organizer: User, make_bot
+) -> None:
+    """Finish now: after the first round the organizer ends a 4-round Swiss; the games still queued are
+    cancelled with the reason typed, the standings stay, and publishing is the next step."""
+    house = User.objects.create_user("house")
+    bots = [make_bot(house, f"house-{i}", house=True) for i in range(4)]
+    tour = t_services.do_create_tournament(demo_organizer, name="Cut short", game=GAME, format="swiss", rounds=4)
+    for b in bots:
+        t_services.do_add_entrant(tour, b.latest_version)
+    t_services.do_start_tournament(tour)
+    first, second = Match.objects.filter(tournament=tour).order_by("id")
+    match_services.do_finish_match(first.pk, forced_replay(first, (1, 2)))
+    errors: list[str] = []
+    ctx, org = logged_in(browser, live_server.url, "organizer", errors)
+    try:
+        org.goto(f"{live_server.url}/organize/tournaments/{tour.pk}/")
+        dialogs: list[str] = []
+        org.on("dialog", lambda d: (dialogs.append(d.message), d.accept()))
+        org.fill("#finish-form input[name=reason]", "the venue closes")
+        org.click("#finish")
+        org.wait_for_selector("ul.messages li")
+        assert dialogs and "cancelled" in dialogs[0]
+        assert org.inner_text("#t-status") == "finished" and org.locator("#finish").count() == 0
+        assert "Finished:" in org.inner_text("ul.messages")
+        second.refresh_from_db()
+        assert second.status == MatchStatus.CANCELLED and second.failure == "the venue closes"
+        assert org.locator("#console-matches .status.cancelled").count() == 1
+        shot(org, "console-finished-early.png")
+        org.click("#publish")
+        assert org.inner_text("#t-status") == "published"
+    finally:
+        ctx.close()
     assert not errors, f"JavaScript errors: {errors}"
 
 

@@ -1,5 +1,5 @@
 // Keeps a running tournament's bracket current: every few seconds the page is fetched again and
-// #bracket-area (and the status) replaced, so results appear as matches end without losing a
+// #bracket-area (and the status, the lifecycle strip and the buttons when the state changed) replaced, so results appear as matches end without losing a
 // half-filled form. It stops once the tournament is no longer running.
 (function () {
   "use strict";
@@ -14,7 +14,12 @@
         var doc = new DOMParser().parseFromString(html, "text/html");
         var fresh = doc.getElementById("bracket-area");
         if (fresh) area.innerHTML = fresh.innerHTML;
-        ["t-status", "match-counts"].forEach(function (id) {
+        // When the state moves on (the last result finished it), the lifecycle strip and the buttons
+        // follow; otherwise they are left alone, so a half-typed reason is not lost.
+        var ids = ["match-counts"], before = document.getElementById("t-status"), after = doc.getElementById("t-status");
+        if (before && after && before.textContent !== after.textContent) ids.push("lifecycle", "console-actions");
+        ids.push("t-status");
+        ids.forEach(function (id) {
           var mine = document.getElementById(id), theirs = doc.getElementById(id);
           if (mine && theirs) mine.innerHTML = theirs.innerHTML;
         });
