@@ -1,4 +1,6 @@
-"""The cache of the embedded defaults: one store shared by every process of the machine.
+"""The cache of the embedded defaults, and the helpers that cache pieces of pages under keys naming their data.
+
+One store shared by every process of the machine.
 
 Throttle counters and computed replay frames must be shared by all web processes (gunicorn runs
 several), or each process counts on its own and a limit of 600 lets thousands through. With
@@ -14,8 +16,16 @@ shared). The directory can then overshoot ``MAX_ENTRIES`` by at most a hundred w
 from __future__ import annotations
 
 import random
+import time
+from collections.abc import Callable
+from typing import TypeVar, cast
 
+from django.core.cache import cache
 from django.core.cache.backends.filebased import FileBasedCache
+from django.db import transaction
+
+T = TypeVar("T")
+MISSING = object()
 
 CULL_EVERY = 100
 """On average one write in this many checks whether the cache is over ``MAX_ENTRIES``."""
@@ -28,3 +38,43 @@ class SharedFileCache(FileBasedCache):
         # Which write culls does not matter, only that it happens now and then: not a secret, not a seed.
         if random.random() < 1 / CULL_EVERY:
             super()._cull()
+
+
+PAGE_CACHE_SECONDS = 300
+"""How long a cached piece of a page lives at most (its key changes as soon as its data does; this bounds the rest)."""
+
+
+def cached(key: str, compute: Callable[[], T], timeout: int = PAGE_CACHE_SECONDS) -> T:
+    """Returns the value cached under ``key``, computing and storing it on a miss.
+
+    The key must name the data's state (a revision or the highest id of the rows it was computed
+    from, read *before* the data): a result recorded later changes the key, so a stale value is
+    never read again rather than having to be deleted. Values must pickle.
+    """
+    hit = cache.get(key, MISSING)
+    if hit is not MISSING:
+        return cast(T, hit)
+    value = compute()
+    cache.set(key, value, timeout)
+    return value
+
+
+BOTS_GENERATION_KEY = "brawl:bots-generation"
+"""Cache key of a counter that every change to a bot (name, activity, new version) increments."""
+
+
+def bots_generation() -> int:
+    """Returns the current bots generation (0 until a bot changes); part of the keys of leaderboard pieces."""
+    return int(cache.get(BOTS_GENERATION_KEY, 0))
+
+
+def bump_bots_generation() -> None:
+    """Invalidates every cached piece that shows bots, once the current transaction commits."""
+
+    def bump() -> None:
+        try:
+            cache.incr(BOTS_GENERATION_KEY)
+        except ValueError:  # not set yet (or evicted): any value other than the last one read will do
+            cache.set(BOTS_GENERATION_KEY, int(time.time() * 1000), None)
+
+    transaction.on_commit(bump)

@@ -20,6 +20,7 @@ from django.utils import timezone
 from referee.core.registry import game_names
 from webapp.api import DomainError, InvalidInput
 from webapp.bots.models import DESCRIPTION_MAX_CHARS, NOTES_MAX_CHARS, Bot, BotToken, BotVersion
+from webapp.cache import bump_bots_generation
 
 TOKEN_PREFIX = "brawl_"
 """Every bot token starts with this, so a leaked one is easy to recognise and scan for."""
@@ -164,6 +165,7 @@ def do_update_bot(bot: Bot, *, description: str | None = None, active: bool | No
         fields.append("active")
     if fields:
         bot.save(update_fields=fields)
+        bump_bots_generation()  # leaderboards list active bots only
     return bot
 
 
@@ -184,6 +186,7 @@ def do_create_version(bot: Bot, notes: str = "") -> BotVersion:
     from webapp.rankings.services import ratings_for  # rankings depends on bots, not the reverse
 
     ratings_for(bot.game, [version.pk])
+    bump_bots_generation()  # leaderboards and bot pages show the latest version
     return version
 
 

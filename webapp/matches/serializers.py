@@ -5,6 +5,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from rest_framework import serializers
 
 from webapp.matches.models import Match, MatchSeat
@@ -122,3 +124,90 @@ class FramesSerializer(serializers.Serializer):
     outcome = serializers.DictField(allow_null=True)
     incidents = serializers.ListField(child=serializers.DictField())
     board = serializers.DictField(allow_null=True, help_text="Fixed board layout (arena, statues, zones) or null.")
+
+
+LIST_FIELDS = (
+    "id",
+    "game",
+    "status",
+    "rated",
+    "tournament_id",
+    "tournament_round",
+    "tournament_slot",
+    "game_in_series",
+    "created",
+    "started_at",
+    "finished_at",
+    "outcome",
+    "seed_commitment",
+    "secrets_open",
+    "replay_stored",
+)
+"""Columns (and annotations of ``views.match_queryset``) a listed match is built from by :func:`match_list_rows`."""
+SEAT_FIELDS = (
+    "match_id",
+    "seat",
+    "bot_version__bot_id",
+    "bot_version__bot__name",
+    "bot_version__bot__owner__username",
+    "bot_version__number",
+    "bot_version_id",
+    "rank",
+    "score",
+    "strikes",
+    "timeouts",
+    "illegal_answers",
+    "mean_latency_ms",
+)
+"""Columns of a seat as listed."""
+
+
+def match_list_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Returns exactly what :class:`MatchSerializer` makes of these matches, from ``.values(*LIST_FIELDS)`` rows.
+
+    Builds plain dictionaries in one query for all the seats, without model instances or a
+    serializer per field: a page of 50 matches took about 17 ms through ``MatchSerializer`` and
+    takes about 1 ms this way (``tests/webapp/test_pagination.py`` checks the two agree).
+    """
+    if not rows:
+        return []
+    when = serializers.DateTimeField().to_representation
+    seats: dict[int, list[dict[str, Any]]] = {r["id"]: [] for r in rows}
+    for s in MatchSeat.objects.filter(match_id__in=seats).order_by("match_id", "seat").values_list(*SEAT_FIELDS):
+        seats[s[0]].append(
+            {
+                "seat": s[1],
+                "bot_id": s[2],
+                "bot": s[3],
+                "owner": s[4],
+                "version": s[5],
+                "bot_version": s[6],
+                "rank": s[7],
+                "score": s[8],
+                "strikes": s[9],
+                "timeouts": s[10],
+                "illegal_answers": s[11],
+                "mean_latency_ms": s[12],
+            }
+        )
+    return [
+        {
+            "id": r["id"],
+            "game": r["game"],
+            "status": r["status"],
+            "rated": r["rated"],
+            "tournament": r["tournament_id"],
+            "tournament_round": r["tournament_round"],
+            "tournament_slot": r["tournament_slot"],
+            "game_in_series": r["game_in_series"],
+            "created": when(r["created"]) if r["created"] else None,
+            "started_at": when(r["started_at"]) if r["started_at"] else None,
+            "finished_at": when(r["finished_at"]) if r["finished_at"] else None,
+            "outcome": r["outcome"],
+            "seats": seats[r["id"]],
+            # The rule of MatchSerializer.get_has_replay: stored, and the match's secrets revealed.
+            "has_replay": bool(r["secrets_open"]) and bool(r["replay_stored"]),
+            "seed_commitment": r["seed_commitment"],
+        }
+        for r in rows
+    ]

@@ -29,7 +29,14 @@ from webapp.api import BadParameter, bounded_int, query_id
 from webapp.matches.framestore import frames_gz, patched_frames_gz
 from webapp.matches.live import MAX_WAIT_SECONDS, live_frames
 from webapp.matches.models import Match, MatchSeat, MatchStatus, with_secrets_state
-from webapp.matches.serializers import FramesSerializer, MatchDetailSerializer, MatchSerializer
+from webapp.matches.pagination import MatchCursorPagination
+from webapp.matches.serializers import (
+    LIST_FIELDS,
+    FramesSerializer,
+    MatchDetailSerializer,
+    MatchSerializer,
+    match_list_rows,
+)
 
 
 def match_queryset() -> QuerySet[Match]:
@@ -186,18 +193,33 @@ class FramesThrottle(SimpleRateThrottle):
     ]
 )
 class MatchViewSet(viewsets.ReadOnlyModelViewSet):
-    """Matches: public reads; matches are created by challenges, the matchmaker and tournaments."""
+    """Matches: public reads; matches are created by challenges, the matchmaker and tournaments.
+
+    The list is newest first (by id) in pages of a keyset: follow ``next`` (see ``matches.pagination``).
+    """
 
     permission_classes = [permissions.AllowAny]
+    pagination_class = MatchCursorPagination
 
     def get_queryset(self) -> QuerySet[Match]:
         qs = visible_matches(self.request.user)
         if self.action == "list":
             qs = filter_matches(qs, self.request.query_params)
-        return qs.order_by("-created", "-id")
+        return qs.order_by("-id")
 
     def get_serializer_class(self) -> type[MatchSerializer]:
         return MatchDetailSerializer if self.action == "retrieve" else MatchSerializer
+
+    def list(self, request: Request, *args: object, **kwargs: object) -> Response:
+        """Matches newest first, in keyset pages (``next``/``previous`` links); ``?page=N`` for numbered pages.
+
+        The rows are read as plain values and shaped like :class:`MatchSerializer` by
+        :func:`match_list_rows` (same fields, same values), without a model or a serializer per row.
+        """
+        rows = self.get_queryset().prefetch_related(None).values(*LIST_FIELDS)
+        page = self.paginate_queryset(rows)
+        assert page is not None  # the list always paginates
+        return self.get_paginated_response(match_list_rows(page))
 
     @extend_schema(responses={(200, "application/json"): OpenApiTypes.OBJECT})
     @action(detail=True, methods=["get"], throttle_classes=[ReplayThrottle])

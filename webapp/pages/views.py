@@ -9,7 +9,6 @@ from __future__ import annotations
 import io
 import math
 import zipfile
-from collections import defaultdict
 from typing import Any, cast
 
 from django.conf import settings
@@ -17,35 +16,32 @@ from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
-from django.core.cache import cache
 from django.core.exceptions import NON_FIELD_ERRORS
 from django.core.paginator import Paginator
-from django.db.models import F, Q, Window
-from django.db.models.functions import RowNumber
+from django.db.models import Q
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 from rest_framework.exceptions import APIException
 from rest_framework.throttling import SimpleRateThrottle
 
-from referee.core.errors import EngineError
-from referee.core.registry import UnknownGameError, game_names
-from referee.core.replay import Replay, ReplayError
+from referee.core.registry import game_names
 from webapp.api import DomainError, query_id
 from webapp.bots import services as bot_services
 from webapp.bots.models import Bot
 from webapp.errors import error_response
 from webapp.games import all_games, game_info
-from webapp.matches import frames
 from webapp.matches import services as match_services
-from webapp.matches.framestore import replay_digest
-from webapp.matches.models import Match, MatchSeat, MatchStatus, with_secrets_state
+from webapp.matches.models import Match, MatchStatus, with_secrets_state
+from webapp.matches.pagination import keyset_page, page_cursor
 from webapp.matches.views import filter_matches, match_queryset, visible_matches
 from webapp.notifications import services as notify
 from webapp.notifications.models import Delivery, EventKind, Webhook
 from webapp.pages.forms import BotForm, LockoutAuthenticationForm, SignUpForm
-from webapp.rankings.models import Rating, RatingHistory
+from webapp.rankings.models import Rating
 from webapp.rankings.views import PROVISIONAL_GAMES, leaderboard
+from webapp.rankings.views_pages import bot_profile
+from webapp.rankings.views_pages import leaderboard_page as cached_leaderboard_page
 from webapp.tournaments import services as t_services
 from webapp.tournaments.bracket import bracket_data
 from webapp.tournaments.console import lifecycle_state
@@ -55,40 +51,6 @@ from webapp.tournaments.views import visible_tournaments
 
 MAX_ZIP_IDS = 500
 """Ids read from ``/me/replays.zip?ids=`` (the archive holds at most 500 replays anyway)."""
-TREND_POINTS = 12
-"""Rating history points in each leaderboard sparkline."""
-CHART_BOTS = 8
-"""Bots drawn on a leaderboard's rating chart."""
-CHART_POINTS = 200
-"""History points per bot on a leaderboard chart."""
-
-
-def recent_history(version_ids: list[int], per_version: int) -> dict[int, list[dict[str, Any]]]:
-    """Returns the last ``per_version`` rating changes of each version, oldest first, in one query."""
-    if not version_ids:
-        return {}
-    rows = (
-        RatingHistory.objects.filter(bot_version_id__in=version_ids)
-        .annotate(n=Window(RowNumber(), partition_by=[F("bot_version_id")], order_by=[F("id").desc()]))
-        .filter(n__lte=per_version)
-        .values("bot_version_id", "id", "match_id", "elo_after", "rd_after", "created")
-    )
-    out: dict[int, list[dict[str, Any]]] = defaultdict(list)
-    for r in sorted(rows, key=lambda r: r["id"]):
-        out[r["bot_version_id"]].append(r)
-    return out
-
-
-def sparkline(points: list[float], width: int = 80, height: int = 18) -> str:
-    """Returns the SVG polyline points of a small trend line."""
-    if len(points) < 2:
-        return ""
-    lo, hi = min(points), max(points)
-    span = (hi - lo) or 1.0
-    step = width / (len(points) - 1)
-    return " ".join(f"{i * step:.1f},{height - (p - lo) / span * (height - 2) - 1:.1f}" for i, p in enumerate(points))
-
-
 def home(request: HttpRequest) -> HttpResponse:
     """Games, the top of each leaderboard, matches running now, tournaments in progress."""
     games = all_games()
@@ -104,29 +66,13 @@ def home(request: HttpRequest) -> HttpResponse:
 
 
 def leaderboard_page(request: HttpRequest, game: str) -> HttpResponse:
-    """One game's leaderboard with trends and a rating-history chart of the leaders."""
+    """One game's leaderboard with trends and a rating-history chart of the leaders (cached: rankings.views_pages)."""
     if game not in game_names():
         raise Http404(f"unknown game {game!r}")
     active_param = request.GET.get("active", "true")
     active = {"true": True, "false": False, "all": None}.get(active_param, True)
-    page = Paginator(leaderboard(game, active=active), 50).get_page(request.GET.get("page"))
-    rows = list(page.object_list)
-    history = recent_history([r.bot_version_id for r in rows], TREND_POINTS)
-    for r in rows:
-        points = [h["elo_after"] for h in history.get(r.bot_version_id, [])]
-        r.trend_points = sparkline(points)
-        r.trend_delta = (points[-1] - points[0]) if len(points) >= 2 else 0.0
-    leaders = rows[:CHART_BOTS]
-    chart_history = recent_history([r.bot_version_id for r in leaders], CHART_POINTS)
-    chart = [
-        {
-            "name": r.bot_version.bot.name,
-            "points": [
-                [h["created"].isoformat(), round(h["elo_after"], 1)] for h in chart_history.get(r.bot_version_id, [])
-            ],
-        }
-        for r in leaders
-    ]
+    board = cached_leaderboard_page(game, active, request.GET.get("page"))
+    page, rows, chart, stamp = board["page"], board["rows"], board["chart"], board["stamp"]
     return render(
         request,
         "pages/leaderboard.html",
@@ -137,65 +83,25 @@ def leaderboard_page(request: HttpRequest, game: str) -> HttpResponse:
             "chart": chart,
             "active": active_param,
             "provisional_games": PROVISIONAL_GAMES,
+            "stamp": stamp,
         },
     )
 
 
-def head_to_head(bot: Bot, limit: int = 5000) -> list[dict[str, Any]]:
-    """Returns wins, losses and draws of ``bot`` against each opponent bot, over its last finished matches."""
-    match_ids = list(
-        MatchSeat.objects.filter(bot_version__bot=bot, match__status=MatchStatus.FINISHED)
-        .order_by("-match_id")
-        .values_list("match_id", flat=True)[:limit]
-    )
-    rows = MatchSeat.objects.filter(match_id__in=match_ids).values(
-        "match_id", "rank", "bot_version__bot_id", "bot_version__bot__name"
-    )
-    by_match: dict[int, list[dict[str, Any]]] = defaultdict(list)
-    for r in rows:
-        by_match[r["match_id"]].append(r)
-    table: dict[int, dict[str, Any]] = {}
-    for seats in by_match.values():
-        mine = [s for s in seats if s["bot_version__bot_id"] == bot.pk]
-        if not mine or mine[0]["rank"] is None:
-            continue
-        my_rank = mine[0]["rank"]
-        for s in seats:
-            if s["bot_version__bot_id"] == bot.pk or s["rank"] is None:
-                continue
-            row = table.setdefault(
-                s["bot_version__bot_id"],
-                {"bot_id": s["bot_version__bot_id"], "name": s["bot_version__bot__name"], "w": 0, "l": 0, "d": 0},
-            )
-            row["w" if my_rank < s["rank"] else "l" if my_rank > s["rank"] else "d"] += 1
-    return sorted(table.values(), key=lambda r: (-(r["w"] + r["l"] + r["d"]), r["name"]))
-
-
 def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
-    """A bot: versions and ratings, rating-history chart with peak, recent matches, head to head."""
-    bot = get_object_or_404(Bot.objects.select_related("owner", "latest_version"), pk=bot_id)
-    ratings = list(
-        Rating.objects.filter(bot_version__bot=bot).select_related("bot_version").order_by("-bot_version__number")
-    )
-    history = list(
-        RatingHistory.objects.filter(bot_version__bot=bot).select_related("bot_version").order_by("-id")[:1000]
-    )
-    history.reverse()
-    chart = [
-        {
-            "name": f"{bot.name}",
-            "points": [
-                [h.created.isoformat(), round(h.elo_after, 1), h.bot_version.number, h.match_id] for h in history
-            ],
-        }
-    ]
-    peak = max(ratings, key=lambda r: r.peak_elo, default=None)
+    """A bot: versions and ratings, rating-history chart with peak, recent matches, head to head.
+
+    Everything but the matches comes from precomputed rows through the cache (rankings.views_pages);
+    the matches are a keyset page (matches.pagination), newest first.
+    """
+    bot = get_object_or_404(Bot.objects.select_related("owner", "latest_version", "stats"), pk=bot_id)
+    profile = bot_profile(bot)
+    ratings, chart, peak, h2h = profile["ratings"], profile["chart"], profile["peak"], profile["h2h"]
     params = {k: request.GET.get(k, "") for k in ("opponent", "rated", "result")}
     query = {k: v for k, v in params.items() if v}
     query["bot"] = str(bot.pk)
-    matches_qs = filter_matches(visible_matches(request.user), query).order_by("-created", "-id")
-    page = Paginator(matches_qs, 25).get_page(request.GET.get("page"))
-    h2h = head_to_head(bot)
+    matches_qs = filter_matches(visible_matches(request.user), query)
+    page = keyset_page(matches_qs, page_cursor(request.GET.get("cursor")), 25)
     return render(
         request,
         "pages/bot.html",
@@ -208,6 +114,8 @@ def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
             "page": page,
             "params": params,
             "h2h": h2h,
+            "profile_key": profile["key"],
+            "stats": profile["stats"],
             "is_owner": request.user.is_authenticated and request.user.pk == bot.owner_id,
         },
     )
@@ -217,32 +125,10 @@ REPLAY_HEAD_CACHE_SECONDS = 7 * 24 * 3600
 """How long the viewer's first screen of a replay (:func:`replay_head`) stays in the cache."""
 
 
-def replay_head(match: Match) -> dict[str, Any] | None:
-    """Frame 0 of ``match``'s replay with its frame count and result, for the page to embed; None if none.
-
-    Only called once the match's secrets are revealed (the same rule as the frames endpoint). Kept
-    in the cache under the replay's digest; a replay the engine cannot simulate has no head (the
-    viewer then waits for the frames endpoint, which reports the error).
-    """
-    raw = Match.objects.only("replay_gz", "replay_path").get(pk=match.pk).replay_bytes()
-    if raw is None:
-        return None
-    key = f"frames:head:{match.pk}:{replay_digest(raw)[:16]}"
-    head = cache.get(key)
-    if head is None:
-        try:
-            head = frames.replay_head(Replay.loads(raw))
-        except (ReplayError, EngineError, UnknownGameError, ImportError):
-            return None
-        cache.set(key, head, timeout=REPLAY_HEAD_CACHE_SECONDS)
-    return cast(dict[str, Any], head)
-
-
 def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
     """A match: seats and results, the referee's record, and the replay viewer (live while running)."""
     match = get_object_or_404(visible_matches(request.user), pk=match_id)
     revealed = match.secrets_revealed()
-    replay_public = revealed and bool(match.replay_stored)
     return render(
         request,
         "pages/match.html",
@@ -252,8 +138,7 @@ def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
             "seats": list(match.seats.all()),
             # The template never reads match.seed: only this, None until Match.secrets_revealed().
             "seed": match.seed if revealed else None,
-            "replay_public": replay_public,
-            "replay_head": replay_head(match) if replay_public else None,
+            "replay_public": revealed and bool(match.replay_stored),
         },
     )
 
@@ -261,10 +146,8 @@ def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
 def matches_page(request: HttpRequest) -> HttpResponse:
     """Recent matches, filtered by game and status."""
     params = {k: request.GET.get(k, "") for k in ("game", "status", "rated")}
-    qs = filter_matches(visible_matches(request.user), {k: v for k, v in params.items() if v}).order_by(
-        "-created", "-id"
-    )
-    page = Paginator(qs, 50).get_page(request.GET.get("page"))
+    qs = filter_matches(visible_matches(request.user), {k: v for k, v in params.items() if v})
+    page = keyset_page(qs, page_cursor(request.GET.get("cursor")), 50)
     return render(request, "pages/matches.html", {"page": page, "params": params, "statuses": MatchStatus.values})
 
 

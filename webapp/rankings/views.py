@@ -5,12 +5,18 @@
 
 from __future__ import annotations
 
+from typing import Any
+from urllib.parse import urlencode
+
 from django.db.models import BooleanField, Case, F, QuerySet, Value, When, Window
 from django.db.models.functions import RowNumber
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import permissions, viewsets
+from rest_framework.request import Request
+from rest_framework.response import Response
 
 from webapp.api import query_id
+from webapp.cache import cached
 from webapp.rankings.models import Rating, RatingHistory
 from webapp.rankings.serializers import RatingHistorySerializer, RatingSerializer
 from webapp.rankings.services import CONFIG
@@ -75,6 +81,18 @@ class RatingViewSet(viewsets.ReadOnlyModelViewSet):
         p = self.request.query_params
         active = {"true": True, "false": False, "all": None}.get(p.get("active", "true"), True)
         return leaderboard(p.get("game"), active=active, latest_only=p.get("versions", "latest") != "all")
+
+    def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        """The leaderboard, cached until the next rated result or bot change (see ``views_pages.leaderboard_stamp``).
+
+        The answer is the same for every caller, so it is cached per query string and host (the
+        ``next`` and ``previous`` links are absolute).
+        """
+        from webapp.rankings.views_pages import leaderboard_stamp
+
+        query = urlencode(sorted(request.query_params.items()))
+        key = f"ratings-api:v1:{leaderboard_stamp()}:{request.get_host()}:{request.is_secure()}:{query}"
+        return Response(cached(key, lambda: super(RatingViewSet, self).list(request, *args, **kwargs).data))
 
 
 @extend_schema(

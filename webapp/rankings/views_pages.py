@@ -1,0 +1,209 @@
+"""The expensive parts of the leaderboard page and the bot page, read from precomputed rows and cached.
+
+Both are cached under keys that name the state of the data they were computed from, read before
+the data, so a key changes as soon as the data does and nothing has to be deleted (``webapp.cache``).
+
+**Leaderboard**: the rows of one page with their trend lines, and the chart of the leaders, under
+the highest rating-history id (every rated result, and a recompute, writes new history rows) and
+the bots generation (a bot's activity, name or new version). The window query over the leaders'
+whole history (15 ms at 100,000 matches) runs once per rated result, not once per request.
+
+**Bot page**: the page used to count the bot's last 5,000 finished matches for its head-to-head table and load a
+thousand rating changes as models on every request (at 100,000 matches: 90-210 ms). Now the
+head to head comes from ``BotOpponentStats`` (kept by ``matches.stats`` as results are recorded)
+and the whole profile is cached under a key that names the bot's state: its ``BotStats.revision``
+(which every recorded result of the bot raises, in the transaction that records it), its latest
+version and the bots generation (``webapp.cache``). A new result therefore changes the key, and
+the next request computes the profile afresh; nothing has to be deleted.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Any
+
+from django.core.paginator import Paginator
+from django.db.models import F, Window
+from django.db.models.functions import RowNumber
+
+from webapp.bots.models import Bot, BotOpponentStats, BotStats
+from webapp.cache import bots_generation, cached
+from webapp.rankings.models import Rating, RatingHistory
+from webapp.rankings.views import leaderboard
+
+CHART_POINTS = 1000
+"""Rating changes drawn on the bot's chart (the latest)."""
+
+
+def profile_key(bot: Bot, stats: BotStats | None) -> str:
+    """The cache key of ``bot``'s profile in its current state."""
+    revision = stats.revision if stats is not None else 0
+    return f"bot-profile:v1:{bot.pk}:{revision}:{bot.latest_version_id}:{bots_generation()}"
+
+
+def bot_stats(bot: Bot) -> BotStats | None:
+    """The bot's counts, or ``None`` before its first finished match (from ``select_related("stats")`` if done)."""
+    try:
+        return bot.stats  # type: ignore[no-any-return]
+    except BotStats.DoesNotExist:
+        return None
+
+
+def head_to_head(bot: Bot) -> list[dict[str, Any]]:
+    """The bot's wins, draws and losses against each opponent, most played first, in one query."""
+    rows = BotOpponentStats.objects.filter(bot=bot).values_list(
+        "opponent_id", "opponent__name", "wins", "draws", "losses"
+    )
+    table = [{"bot_id": o, "name": name, "w": w, "d": d, "l": lo} for o, name, w, d, lo in rows]
+    return sorted(table, key=lambda r: (-(r["w"] + r["l"] + r["d"]), r["name"]))
+
+
+def compute_profile(bot: Bot) -> dict[str, Any]:
+    """Ratings per version, the rating chart, the peak and the head to head of ``bot``, uncached."""
+    ratings = list(
+        Rating.objects.filter(bot_version__bot=bot).select_related("bot_version").order_by("-bot_version__number")
+    )
+    history = list(
+        RatingHistory.objects.filter(bot_version__bot=bot)
+        .order_by("-id")
+        .values_list("created", "elo_after", "bot_version__number", "match_id")[:CHART_POINTS]
+    )
+    history.reverse()
+    chart = [
+        {
+            "name": bot.name,
+            "points": [
+                [created.isoformat(), round(elo, 1), number, match_id] for created, elo, number, match_id in history
+            ],
+        }
+    ]
+    return {
+        "ratings": ratings,
+        "chart": chart,
+        "peak": max(ratings, key=lambda r: r.peak_elo, default=None),
+        "h2h": head_to_head(bot),
+    }
+
+
+def bot_profile(bot: Bot) -> dict[str, Any]:
+    """:func:`compute_profile` of ``bot``, from the cache while the bot's state is unchanged.
+
+    Adds ``stats`` (the bot's counts) and ``key`` (the cache key: templates key their cached fragments on it).
+    """
+    stats = bot_stats(bot)
+    key = profile_key(bot, stats)
+    return {**cached(key, lambda: compute_profile(bot)), "stats": stats, "key": key}
+
+
+LEADERBOARD_PAGE_SIZE = 50
+"""Rows per leaderboard page."""
+TREND_POINTS = 12
+"""Rating history points in each leaderboard sparkline."""
+CHART_BOTS = 8
+"""Bots drawn on a leaderboard's rating chart."""
+LEADER_CHART_POINTS = 200
+"""History points per bot on a leaderboard chart."""
+
+
+@dataclass(frozen=True)
+class PageInfo:
+    """What the pager template reads of a Django ``Page``, as plain values that cache well."""
+
+    number: int
+    """This page's number, from 1."""
+    num_pages: int
+    """How many pages there are."""
+
+    @property
+    def paginator(self) -> PageInfo:
+        return self  # the template says page.paginator.num_pages
+
+    @property
+    def has_previous(self) -> bool:
+        return self.number > 1
+
+    @property
+    def has_next(self) -> bool:
+        return self.number < self.num_pages
+
+    @property
+    def has_other_pages(self) -> bool:
+        return self.num_pages > 1
+
+    def previous_page_number(self) -> int:
+        return self.number - 1
+
+    def next_page_number(self) -> int:
+        return self.number + 1
+
+
+def recent_history(version_ids: list[int], per_version: int) -> dict[int, list[dict[str, Any]]]:
+    """Returns the last ``per_version`` rating changes of each version, oldest first, in one query."""
+    if not version_ids:
+        return {}
+    rows = (
+        RatingHistory.objects.filter(bot_version_id__in=version_ids)
+        .annotate(n=Window(RowNumber(), partition_by=[F("bot_version_id")], order_by=[F("id").desc()]))
+        .filter(n__lte=per_version)
+        .values("bot_version_id", "id", "match_id", "elo_after", "rd_after", "created")
+    )
+    out: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    for r in sorted(rows, key=lambda r: r["id"]):
+        out[r["bot_version_id"]].append(r)
+    return out
+
+
+def sparkline(points: list[float], width: int = 80, height: int = 18) -> str:
+    """Returns the SVG polyline points of a small trend line."""
+    if len(points) < 2:
+        return ""
+    lo, hi = min(points), max(points)
+    span = (hi - lo) or 1.0
+    step = width / (len(points) - 1)
+    return " ".join(f"{i * step:.1f},{height - (p - lo) / span * (height - 2) - 1:.1f}" for i, p in enumerate(points))
+
+
+def leaderboard_stamp() -> str:
+    """The state of every leaderboard: the highest rating-history id and the bots generation (one index read)."""
+    top = RatingHistory.objects.order_by("-id").values_list("id", flat=True).first() or 0
+    return f"{top}:{bots_generation()}"
+
+
+def compute_leaderboard_page(game: str, active: bool | None, page: int) -> dict[str, Any]:
+    """One page of ``game``'s leaderboard with trend lines, and the chart of its first rows, uncached."""
+    paged = Paginator(leaderboard(game, active=active), LEADERBOARD_PAGE_SIZE).get_page(page)
+    rows = list(paged.object_list)
+    history = recent_history([r.bot_version_id for r in rows], TREND_POINTS)
+    for r in rows:
+        points = [h["elo_after"] for h in history.get(r.bot_version_id, [])]
+        r.trend_points = sparkline(points)  # type: ignore[attr-defined]
+        r.trend_delta = (points[-1] - points[0]) if len(points) >= 2 else 0.0  # type: ignore[attr-defined]
+    leaders = rows[:CHART_BOTS]
+    chart_history = recent_history([r.bot_version_id for r in leaders], LEADER_CHART_POINTS)
+    chart = [
+        {
+            "name": r.bot_version.bot.name,
+            "points": [
+                [h["created"].isoformat(), round(h["elo_after"], 1)] for h in chart_history.get(r.bot_version_id, [])
+            ],
+        }
+        for r in leaders
+    ]
+    return {"page": PageInfo(paged.number, paged.paginator.num_pages), "rows": rows, "chart": chart}
+
+
+def leaderboard_page(game: str, active: bool | None, raw_page: str | None) -> dict[str, Any]:
+    """:func:`compute_leaderboard_page` (``page``, ``rows``, ``chart``), cached while no rated result or bot changed.
+
+    Adds ``stamp`` (:func:`leaderboard_stamp`: templates key their cached fragments on it).
+    """
+    try:
+        page = max(1, int(raw_page or 1))
+    except ValueError:
+        page = 1
+    stamp = leaderboard_stamp()
+    board = cached(
+        f"leaderboard:v1:{game}:{active}:{page}:{stamp}", lambda: compute_leaderboard_page(game, active, page)
+    )
+    return {**board, "stamp": stamp}
