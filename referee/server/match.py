@@ -38,6 +38,7 @@ from brawl.referee.v1 import referee_pb2
 from google.protobuf.duration_pb2 import Duration
 from google.protobuf.timestamp_pb2 import Timestamp
 
+from referee import logsetup
 from referee.core.contract import Decision, Game, Option, Outcome, Termination
 from referee.core.errors import EngineError
 from referee.core.ids import BotId, MatchId, Seat
@@ -462,6 +463,10 @@ class MatchRunner:
 
     async def run(self) -> Replay | None:
         """Plays the match to its end and records it; returns the replay (``None`` if it failed)."""
+        with logsetup.bind(match_id=str(self.match_id)):  # on every record of this match's task
+            return await self._run()
+
+    async def _run(self) -> Replay | None:
         try:
             if self.journal is not None and not await self._open_journal():
                 return await self._drop()

@@ -156,3 +156,30 @@ def test_bound_ids_are_on_every_record_of_the_block_whoever_logs_it(monkeypatch:
     assert (first["match_id"], first["bot_ids"], first["logger"]) == (7, "3,4", "webapp.matches.services")
     assert (second["match_id"], second["tournament_id"]) == (8, 2)  # an explicit extra wins
     assert "match_id" not in after and "bot_ids" not in after
+
+
+def test_the_bound_match_id_follows_the_result_hand_off_into_its_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The referee binds a match's id for its task; the sink's publish runs in a thread and keeps it."""
+    import asyncio
+
+    from referee.core.conformance import random_playout
+    from referee.server.sinks import HandOffResultSink
+    from tests.conformance.tinygame import TinyGame
+
+    monkeypatch.setenv(logsetup.FORMAT_ENV, "json")
+    stream = io.StringIO()
+    logsetup.configure("referee", stream=stream, log_dir="")
+    replay = random_playout(TinyGame(), 2, seed=1).finish()
+
+    def send(match_id: str, data: bytes) -> str:
+        logging.getLogger("workers.refhost").info("result sent", extra={"replay_bytes": len(data)})
+        return f"sent:{match_id}"
+
+    async def finish() -> str:
+        with logsetup.bind(match_id="m-42"):
+            return await HandOffResultSink(send).record("m-42", replay)  # type: ignore[arg-type]
+
+    assert asyncio.run(finish()) == "sent:m-42"
+    (line,) = _ours(stream)
+    record = json.loads(line)
+    assert record["match_id"] == "m-42" and record["replay_bytes"] == len(replay.encode())
