@@ -32,6 +32,7 @@ from webapp.bots.models import Bot, BotVersion
 from webapp.matches import dispatch
 from webapp.matches.models import Match, MatchSeat, MatchStatus
 from webapp.matches.signals import match_failed, match_finished
+from webapp.matches.stats import recount_bots
 
 log = logging.getLogger(__name__)
 
@@ -363,10 +364,13 @@ def do_reschedule_match(match_id: int, reason: str) -> Match:
         if replacement is not None:
             return replacement
     versions = [s.bot_version for s in old.seats.select_related("bot_version").order_by("seat")]
+    was_finished = old.status == MatchStatus.FINISHED
     old.status = MatchStatus.RESCHEDULED
     old.failure = reason
     old.finished_at = old.finished_at or timezone.now()
     old.save(update_fields=["status", "failure", "finished_at"])
+    if was_finished:  # its result stops counting for its bots (bot page, leaderboard W-D-L)
+        recount_bots({v.bot_id for v in versions})
     return do_queue_match(
         old.game,
         versions,

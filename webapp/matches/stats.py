@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from django.db import transaction
-from django.db.models import Case, F, IntegerField, Q, Value, When
+from django.db.models import BigIntegerField, Case, DateTimeField, F, IntegerField, Q, Value, When
 
 from webapp.bots.models import BotOpponentStats, BotStats, BotVersion
 from webapp.matches.models import Match, MatchSeat, MatchStatus
@@ -103,13 +103,14 @@ def add_result(match_id: int, finished_at: datetime, seats: Sequence[tuple[int, 
     BotStats.objects.bulk_create([BotStats(bot_id=b) for b in bots], ignore_conflicts=True)
     by_outcome = {k: [b for b in bots if own[b] == k] for k in ("win", "draw", "loss")}
     newer = Q(last_match__isnull=True) | Q(last_match_id__lt=match_id)
+    as_id, as_time = BigIntegerField(), DateTimeField()
     BotStats.objects.filter(bot_id__in=bots).update(
         games=F("games") + 1,
         wins=F("wins") + _plus_one_if(Q(bot_id__in=by_outcome["win"]) if by_outcome["win"] else None),
         draws=F("draws") + _plus_one_if(Q(bot_id__in=by_outcome["draw"]) if by_outcome["draw"] else None),
         losses=F("losses") + _plus_one_if(Q(bot_id__in=by_outcome["loss"]) if by_outcome["loss"] else None),
-        last_match_id=Case(When(newer, then=Value(match_id)), default=F("last_match_id")),
-        last_played=Case(When(newer, then=Value(finished_at)), default=F("last_played")),
+        last_match_id=Case(When(newer, then=Value(match_id)), default=F("last_match_id"), output_field=as_id),
+        last_played=Case(When(newer, then=Value(finished_at)), default=F("last_played"), output_field=as_time),
         revision=F("revision") + 1,
     )
     if not pairs:
