@@ -57,6 +57,9 @@ Fields = dict[str, str | bytes]
 PRESENCE_TTL = 10
 """Seconds a presence entry lives without a refresh."""
 
+STOP_TIMEOUT = 2.0
+"""Seconds :meth:`RedisRelay.stop` waits for its tasks to end."""
+
 
 def lease_seconds() -> float:
     """The referees' lease TTL: ``BRAWL_REFEREE_LEASE`` seconds (default 10, at least 1).
@@ -124,7 +127,9 @@ class RedisRelay:
         """Host side: the origin's boot id when it claimed each hosted seat."""
         self._claims: dict[str, asyncio.Future[dict[str, str]]] = {}
         self._claiming: set[tuple[MatchId, Seat]] = set()
-        self._outbox: asyncio.Queue[tuple[str, Fields]] = asyncio.Queue()
+        self._outbox: asyncio.Queue[tuple[str, Fields] | None] = asyncio.Queue()
+        """Entries for the writer task; ``None`` wakes it to stop."""
+        self._closing = False
         self._tasks: list[asyncio.Task[None]] = []
         self._leased = False
 
@@ -140,12 +145,22 @@ class RedisRelay:
         ]
 
     async def stop(self) -> None:
-        """Stops the tasks and removes this referee's presence."""
+        """Stops the tasks and removes this referee's presence.
+
+        The loops also stop on ``_closing``: redis-py may swallow the cancellation of a command in
+        flight (or turn it into an exception a loop's ``except Exception`` logs and goes on from);
+        the writer then waited on its empty outbox forever, and ``stop`` with it (the hang of the
+        shared-port test). So each loop checks the flag, the writer gets a wake-up entry, and
+        ``stop`` waits for the tasks a bounded time.
+        """
+        self._closing = True
+        self._outbox.put_nowait(None)
         for task in self._tasks:
             task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+        if self._tasks:
+            _, stuck = await asyncio.wait(self._tasks, timeout=STOP_TIMEOUT)
+            for task in stuck:
+                log.error("relay: task %s did not stop within %g s", task.get_name(), STOP_TIMEOUT)
         with contextlib.suppress(Exception):
             keys = [k async for k in self.redis.scan_iter(f"{self.prefix}:presence:*:{self.id}")]
             keys.append(f"{self.prefix}:referee:{self.id}".encode())
@@ -159,12 +174,17 @@ class RedisRelay:
         self._outbox.put_nowait((referee_id, fields))
 
     async def _write(self) -> None:
-        while True:
-            target, fields = await self._outbox.get()
+        while not self._closing:
+            item = await self._outbox.get()
+            if item is None:
+                return
+            target, fields = item
             try:
                 entry: Any = fields
                 await self.redis.xadd(f"{self.prefix}:relay:{target}", entry, maxlen=10_000, approximate=True)
             except Exception:
+                if self._closing:
+                    return
                 log.exception("relay: cannot post to %s", target)
 
     # ----- presence ----------------------------------------------------------------------
@@ -202,13 +222,15 @@ class RedisRelay:
         return lost
 
     async def _presence_loop(self) -> None:
-        while True:
+        while not self._closing:
             try:
                 await self.publish_presence()
                 await self.free_seats_of_lost_origins()
                 await self.detach_seats_of_lost_hosts()
                 await self.take_over_orphans()
             except Exception:
+                if self._closing:
+                    return
                 log.exception("relay: presence update failed")
             await asyncio.sleep(min(2.0, self.lease_ttl / 5))
 
@@ -400,12 +422,14 @@ class RedisRelay:
 
     async def _read(self) -> None:
         last = "$"
-        while True:
+        while not self._closing:
             try:
                 batches: Any = await self.redis.xread({self.stream: last}, block=1000, count=100)
             except asyncio.CancelledError:
                 raise
             except Exception:
+                if self._closing:
+                    return
                 log.exception("relay: read failed")
                 await asyncio.sleep(0.5)
                 continue

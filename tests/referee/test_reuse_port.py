@@ -54,13 +54,15 @@ def test_a_bot_port_is_shared_only_when_asked() -> None:
     asyncio.run(scenario())
 
 
-@pytest.mark.slow  # hangs after the other referee tests (cause not found, see the docstring); alone it passes
 def test_matches_finish_whichever_process_each_bot_lands_on() -> None:
     """Six bots connect to one shared port served by two relayed referees; every match finishes.
 
-    Played in a fresh process, and in the slow suite: run after the other referee tests the
-    scenario hangs, even in its own process (seen three times; alone it passes in about a second;
-    the cause is not found yet, and the closing note of this change says so).
+    Played in a fresh process, so no listener an earlier test left in this one (gRPC closes them
+    lazily) can share the port. It used to hang in about a third of the runs, whatever ran
+    before: at ``stop`` redis-py swallowed the cancellation of the relay writer's ``XADD`` in
+    flight (or made it an exception the loop logged), the writer went back to its empty outbox,
+    and ``stop`` waited for that task forever
+    (``RedisRelay.stop`` now also stops the loops by a flag and waits a bounded time).
     """
     proc = subprocess.run(
         [
