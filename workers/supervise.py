@@ -39,6 +39,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from referee import settings
+
 Probe = Callable[[], bool]
 
 TAIL_LINES = 20
@@ -426,8 +428,8 @@ def cmd_run(args: argparse.Namespace) -> int:
             # The bot host validates uploads and runs hosted versions (the demo's hosted house bots).
             services.append(Service("host", [*brawl, "host", "--server", args.referee]))
     supervisor = Supervisor(services, grace=15.0, status_path=var / "supervisor.json")
-    database = os.environ.get("DATABASE_URL") or f"sqlite {var / 'brawl.sqlite3'}"
-    broker = os.environ.get("REDIS_URL") or f"embedded filesystem broker {var / 'broker'}"
+    database = settings.env("DATABASE_URL", str) or f"sqlite {var / 'brawl.sqlite3'}"
+    broker = settings.current().redis_url or f"embedded filesystem broker {var / 'broker'}"
 
     def banner() -> None:
         print(
@@ -463,7 +465,7 @@ def referee_count(asked: int | None, environ: Mapping[str, str]) -> int:
     Raises:
         ValueError: ``asked`` is below 1, or above 1 without ``REDIS_URL``.
     """
-    redis = bool(environ.get("REDIS_URL"))
+    redis = bool(settings.env("REDIS_URL", str, environ=environ))
     if asked is None:
         return max(1, os.cpu_count() or 1) if redis else 1
     if asked < 1:
