@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from referee import settings
 from referee.core.ids import BotId
 
 TOKEN_PREFIX = "brawl_"
@@ -192,7 +193,7 @@ class InternalTokenError(RuntimeError):
 
 
 def _var_dir(env: Mapping[str, str]) -> Path:
-    return Path(env.get("BRAWL_VAR_DIR") or Path.cwd() / "var")
+    return settings.var_dir(env)
 
 
 def _token_file(path: Path) -> str:
