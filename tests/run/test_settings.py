@@ -1,0 +1,113 @@
+"""One typed settings module for every process (``referee.settings``), and a scan that keeps it the only one."""
+
+from __future__ import annotations
+
+import ast
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from referee import settings
+from referee.settings import ConfigurationError
+
+REPO = Path(__file__).resolve().parents[2]
+
+DIRECT_READS_ALLOWED = {
+    "referee/settings.py": "the settings module itself",
+    "referee/sdk/cli.py": "a bot's command-line defaults (BRAWL_TOKEN, BRAWL_API...), run without the server",
+    "referee/server/relay.py": "BRAWL_REFEREE_LEASE, to move to referee.settings with the referee server's rework",
+    "workers/hosting/host.py": "BRAWL_HOST_REFEREE as a command-line default of `brawl host`",
+}
+"""Files that may still read the environment directly, each with why. Everything else goes through
+``referee.settings`` (``env``, ``current``, ``var_dir``)."""
+
+
+def _direct_reads(source: str) -> list[str]:
+    """Returns the ``os.environ.get``/``os.environ[...]``/``os.getenv`` reads in ``source`` (writes are not reads)."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            owner, attr = node.func.value, node.func.attr
+            getenv = attr == "getenv" and isinstance(owner, ast.Name) and owner.id == "os"
+            get = attr == "get" and isinstance(owner, ast.Attribute) and owner.attr == "environ"
+            if getenv or get:
+                found.append(ast.unparse(node))
+        elif (
+            isinstance(node, ast.Subscript)
+            and isinstance(node.value, ast.Attribute)
+            and node.value.attr == "environ"
+            and isinstance(node.ctx, ast.Load)
+        ):
+            found.append(ast.unparse(node))
+    return found
+
+
+def test_only_the_settings_module_reads_the_environment() -> None:
+    offenders = {}
+    for folder in ("referee", "workers", "webapp", "ladder"):
+        for path in sorted((REPO / folder).rglob("*.py")):
+            name = str(path.relative_to(REPO))
+            reads = _direct_reads(path.read_text(encoding="utf-8"))
+            if reads and name not in DIRECT_READS_ALLOWED:
+                offenders[name] = reads
+    assert not offenders, f"read these through referee.settings (env, current, var_dir): {offenders}"
+
+
+def test_the_scan_sees_a_direct_read() -> None:
+    """The check above can fail: each form of a direct read is found, a write is not."""
+    code = 'import os\na = os.environ.get("X")\nb = os.getenv("Y")\nc = os.environ["Z"]\nos.environ["W"] = "1"\n'
+    assert sorted(_direct_reads(code)) == ["os.environ.get('X')", "os.environ['Z']", "os.getenv('Y')"]
+
+
+def test_defaults_with_nothing_set(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    conf = settings.current({})
+    assert conf.var_dir == tmp_path / "var" == settings.var_dir({})
+    assert conf.redis_url is None and conf.referees == [] and not conf.relay_enabled
+    assert conf.reaper == settings.ReaperLimits() and conf.reaper.silence == timedelta(minutes=2)
+    assert (conf.log.format, conf.log.level, conf.log.dir) == ("text", "INFO", None)
+    assert conf.rematch_patience is None and conf.ladder_interval == 3.0
+
+
+def test_values_are_typed() -> None:
+    conf = settings.current(
+        {
+            "BRAWL_VAR_DIR": "/srv/brawl",
+            "REDIS_URL": "redis://r:6379/0",
+            "BRAWL_REFEREES": " a:1, b:2 ,",
+            "BRAWL_RELAY": "off",
+            "BRAWL_REAPER_SILENCE": "7.5",
+            "BRAWL_REMATCH_PATIENCE": "60",
+            "BRAWL_WEBHOOK_ALLOW_PRIVATE": "yes",
+            "LOG_LEVEL": "debug",
+        }
+    )
+    assert conf.var_dir == Path("/srv/brawl") and conf.referees == ["a:1", "b:2"]
+    assert conf.redis_url == "redis://r:6379/0" and conf.relay is False and not conf.relay_enabled
+    assert conf.reaper.silence == timedelta(seconds=7.5) and conf.rematch_patience == timedelta(seconds=60)
+    assert conf.webhook_allow_private and conf.log.level == "DEBUG"
+    assert settings.current({"REDIS_URL": "redis://r"}).relay_enabled  # unset BRAWL_RELAY follows Redis
+
+
+@pytest.mark.parametrize(
+    ("name", "raw", "why"),
+    [
+        ("BRAWL_LADDER_INTERVAL", "soon", "could not convert"),
+        ("BRAWL_REAPER_START_GRACE", "0", "positive number of seconds"),
+        ("BRAWL_BROKER_VISIBILITY_TIMEOUT", "inf", "positive number of seconds"),
+        ("BRAWL_RELAY", "maybe", "not a boolean"),
+        ("BRAWL_LOG_BACKUPS", "0", "positive whole number"),
+        ("BRAWL_LOG_FORMAT", "xml", "'text' or 'json'"),
+    ],
+)
+def test_a_malformed_value_names_the_variable_and_the_value(name: str, raw: str, why: str) -> None:
+    with pytest.raises(ConfigurationError, match=f"environment variable {name}='{raw}' is malformed: .*{why}"):
+        settings.current({name: raw})
+
+
+def test_a_configuration_error_is_a_value_error_too() -> None:
+    """Command lines that report a bad value (``except ValueError``) report these alike."""
+    assert issubclass(ConfigurationError, ValueError) and issubclass(ConfigurationError, RuntimeError)
+    with pytest.raises(ConfigurationError, match="environment variable SECRET_KEY is required"):
+        settings.env("SECRET_KEY", str, required=True, environ={})
