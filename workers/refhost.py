@@ -6,9 +6,10 @@ ordinary referee server (``referee.server.service.serve``) with ``webapp``'s
 and the Redis seat relay when a URL is given (``referee.server.cli`` decides). The sink only
 publishes: it puts ``record_result(match_id, replay)`` on the broker's ``recording`` queue, and a
 worker stages and records it (``workers.recording.record_result``), the one write path for
-finished matches. The referee writes nothing to the database; it still reads the bot tokens
-from it. The referee's own retry of a failing sink covers a broker that is briefly down, and
-the reaper replaces a match whose result never arrived.
+finished matches. The referee writes no match data to the database; it still checks the bot
+tokens there (a read, and the token's ``last_used_at``). The referee's own retry of a failing
+sink covers a broker that is briefly down, and the reaper replaces a match whose result never
+arrived.
 
 With the relay, a match runs on one referee (the one ``workers.scheduling`` started it on) and
 only that referee's sink records it; a referee that merely hosts a relayed seat records nothing.
@@ -37,7 +38,7 @@ RECORD_RESULT = "workers.tasks.record_result"
 def send_result(match_id: MatchId, data: bytes) -> str:
     """Puts ``record_result(match_id, replay)`` on the broker's ``recording`` queue; returns the replay's API path.
 
-    Only a broker publish: the referee writes nothing to the database. The replay travels as
+    Only a broker publish: the referee writes no match data to the database. The replay travels as
     :meth:`Replay.encode` bytes in base64 (the task messages are JSON).
 
     Raises:
