@@ -3,12 +3,13 @@
 A magic ability is used on its owner's turn in lieu of movement, combat and orb maneuvering, so
 it is offered only to a creature that has done none of these; using it ends the creature's turn.
 Each is a named hook (the creature's ``hooks`` in ``data/creatures.json``) with an option
-generator and a resolver registered here.
+generator registered at the ``magic_options`` hook point and a resolver at ``magic_use``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from referee.core.contract import Option
 from referee.games.scrumbrawl.board import relocate_orb
@@ -17,10 +18,14 @@ from referee.games.scrumbrawl.combat import contest
 from referee.games.scrumbrawl.content import CONTENT
 from referee.games.scrumbrawl.creatures import relocate_creature, spec
 from referee.games.scrumbrawl.engine import Creature, Frame, SBMatch, step
+from referee.games.scrumbrawl.hooks import MAGIC_OPTIONS, MAGIC_USE, WINDOW_ONLY
 
 OptionGen = Callable[[SBMatch, Creature], list[Option]]
 
+WINDOW_ONLY.mark("revenant")
 
+
+@MAGIC_OPTIONS.register("magic_aura_mage")
 def _aura_mage(m: SBMatch, c: Creature) -> list[Option]:
     out = []
     creatures = sorted(m.creatures.values(), key=lambda x: x.id)
@@ -41,6 +46,7 @@ def _aura_mage(m: SBMatch, c: Creature) -> list[Option]:
     return out
 
 
+@MAGIC_OPTIONS.register("magic_chaos_mage")
 def _chaos_mage(m: SBMatch, c: Creature) -> list[Option]:
     return [
         Option(f"magic:{c.id}:{t.id}", "magic", f"Chaos Mage relocates {t.name}", {"creature": c.id, "target": t.id})
@@ -48,10 +54,15 @@ def _chaos_mage(m: SBMatch, c: Creature) -> list[Option]:
     ]
 
 
+@MAGIC_OPTIONS.register("magic_transmuter")
 def _transmuter(m: SBMatch, c: Creature) -> list[Option]:
     if m.transmuted:
         return []
-    hand = [k for k in m.hands[c.owner] if m.card_names[k] in CONTENT.creatures and m.card_names[k] != "Revenant"]
+    hand = [
+        k
+        for k in m.hands[c.owner]
+        if m.card_names[k] in CONTENT.creatures and not WINDOW_ONLY.holds(CONTENT.creatures[m.card_names[k]].hooks)
+    ]
     return [
         Option(
             f"magic:{c.id}:{t.id}:{k}",
@@ -65,6 +76,7 @@ def _transmuter(m: SBMatch, c: Creature) -> list[Option]:
     ]
 
 
+@MAGIC_OPTIONS.register("magic_stump")
 def _stump(m: SBMatch, c: Creature) -> list[Option]:
     return [
         Option(
@@ -77,21 +89,11 @@ def _stump(m: SBMatch, c: Creature) -> list[Option]:
     ]
 
 
-MAGIC: dict[str, OptionGen] = {
-    "magic_aura_mage": _aura_mage,
-    "magic_chaos_mage": _chaos_mage,
-    "magic_transmuter": _transmuter,
-    "magic_stump": _stump,
-}
-
-
 def magic_options(m: SBMatch, c: Creature) -> list[Option]:
     """The magic-ability options of ``c`` (which must not have moved, attacked or maneuvered)."""
     out: list[Option] = []
-    for hook in sorted(spec(c).hooks):
-        gen = MAGIC.get(hook)
-        if gen is not None:
-            out.extend(gen(m, c))
+    for gen in MAGIC_OPTIONS.of(spec(c).hooks):
+        out.extend(gen(m, c))
     return out
 
 
@@ -100,35 +102,46 @@ def use_magic(m: SBMatch, c: Creature, opt: Option) -> None:
     c.done = True
     p = opt.params
     m.emit("magic", {"creature": c.id, "name": c.name, "target": p.get("target", ""), "card": p.get("card", "")})
-    hooks = spec(c).hooks
-    if "magic_aura_mage" in hooks:
-        src = m.creatures[p["target"]]
-        then = Frame("aura_move", {"src": src.id, "dst": p["to"]})
-        if m.friendly(src.owner, c.owner):
-            m.stack.append(then)
-        else:
-            contest(m, c, src, then)
-    elif "magic_chaos_mage" in hooks:
-        t = m.creatures[p["target"]]
-        then = Frame("chaos_relocate", {"cid": t.id})
-        if m.friendly(t.owner, c.owner):
-            m.stack.append(then)
-        else:
-            contest(m, c, t, then)
-    elif "magic_transmuter" in hooks:
-        m.transmuted = True
-        t = m.creatures[p["target"]]
-        then = Frame("transmute", {"tid": t.id, "card": p["card"], "seat": c.owner})
-        if m.friendly(t.owner, c.owner):
-            m.stack.append(then)
-        else:
-            m.roll("Transmuter", [(8, 1, 8)], Frame("d8_gate", {"upto": 4, "then": then}))
-    elif "magic_stump" in hooks:
-        m.roll(
-            "Magic Stump",
-            [(8, 1, 8)],
-            Frame("d8_gate", {"upto": 4, "then": Frame("stump_destroys", {"card": p["card"]})}),
-        )
+    for resolve in MAGIC_USE.of(spec(c).hooks):
+        resolve(m, c, p)
+
+
+@MAGIC_USE.register("magic_aura_mage")
+def _use_aura_mage(m: SBMatch, c: Creature, p: dict[str, Any]) -> None:
+    src = m.creatures[p["target"]]
+    then = Frame("aura_move", {"src": src.id, "dst": p["to"]})
+    if m.friendly(src.owner, c.owner):
+        m.stack.append(then)
+    else:
+        contest(m, c, src, then)
+
+
+@MAGIC_USE.register("magic_chaos_mage")
+def _use_chaos_mage(m: SBMatch, c: Creature, p: dict[str, Any]) -> None:
+    t = m.creatures[p["target"]]
+    then = Frame("chaos_relocate", {"cid": t.id})
+    if m.friendly(t.owner, c.owner):
+        m.stack.append(then)
+    else:
+        contest(m, c, t, then)
+
+
+@MAGIC_USE.register("magic_transmuter")
+def _use_transmuter(m: SBMatch, c: Creature, p: dict[str, Any]) -> None:
+    m.transmuted = True
+    t = m.creatures[p["target"]]
+    then = Frame("transmute", {"tid": t.id, "card": p["card"], "seat": c.owner})
+    if m.friendly(t.owner, c.owner):
+        m.stack.append(then)
+    else:
+        m.roll("Transmuter", [(8, 1, 8)], Frame("d8_gate", {"upto": 4, "then": then}))
+
+
+@MAGIC_USE.register("magic_stump")
+def _use_stump(m: SBMatch, c: Creature, p: dict[str, Any]) -> None:
+    m.roll(
+        "Magic Stump", [(8, 1, 8)], Frame("d8_gate", {"upto": 4, "then": Frame("stump_destroys", {"card": p["card"]})})
+    )
 
 
 @step("d8_gate")

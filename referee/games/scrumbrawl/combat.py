@@ -13,8 +13,9 @@ from __future__ import annotations
 from referee.core.contract import Option
 from referee.games.scrumbrawl.board import DIRS, dist, loose_orb, on_board, sq
 from referee.games.scrumbrawl.content import CreatureSpec
-from referee.games.scrumbrawl.creatures import another_turn, can_carry, damage, has, is_stone, spec, stat
+from referee.games.scrumbrawl.creatures import another_turn, can_carry, damage, has, is_stone, orb_hooks, spec, stat
 from referee.games.scrumbrawl.engine import Creature, Frame, Pos, SBMatch, decision, step
+from referee.games.scrumbrawl.hooks import CHARGES, DEFENCE_DICE, KILLER, ON_ATTACKED, REACH
 
 
 def _bonus(sp: CreatureSpec, stat_name: str, other: CreatureSpec) -> int:
@@ -64,8 +65,10 @@ def reach_mode(m: SBMatch, x: Creature, t: Creature) -> str | None:
     if d == 1:
         if ra > 0:
             return "ranged"
-        if "human_line_of_sight" in sp.hooks:
-            return "human"
+        for handler in REACH.of(sp.hooks):
+            mode = handler(m, x, t, True)
+            if mode is not None:
+                return mode
         if flyer and not has(m, x, "flying"):
             return None
         return "melee"
@@ -73,9 +76,16 @@ def reach_mode(m: SBMatch, x: Creature, t: Creature) -> str | None:
         return None
     if 1 < d <= ra:
         return "ranged"
-    if "human_line_of_sight" in sp.hooks and line_of_sight(m, x.pos, t.pos):
-        return "human"
+    for handler in REACH.of(sp.hooks):
+        mode = handler(m, x, t, False)
+        if mode is not None:
+            return mode
     return None
+
+
+@REACH.register("human_line_of_sight")
+def _human_reach(m: SBMatch, x: Creature, t: Creature, adjacent: bool) -> str | None:
+    return "human" if adjacent or line_of_sight(m, x.pos, t.pos) else None
 
 
 def may_strike(m: SBMatch, x: Creature, counter: bool = False) -> bool:
@@ -103,7 +113,7 @@ def attack_targets(m: SBMatch, x: Creature) -> list[tuple[Creature, str]]:
 
 def killer_targets(m: SBMatch, x: Creature) -> list[Creature]:
     """Enemies within a Killer Orb carrier's throwing range."""
-    if x.orb != "Killer Orb" or is_stone(m, x):
+    if not KILLER.holds(orb_hooks(x.orb)) or is_stone(m, x):
         return []
     rng = stat(m, x, "R")
     return [
@@ -127,7 +137,7 @@ def charge_options(m: SBMatch, x: Creature, reach: dict[Pos, int]) -> list[tuple
     from referee.games.scrumbrawl.movement import remaining
 
     out: list[tuple[Creature, Pos]] = []
-    if "minotaur_charge" not in spec(x).hooks or not may_strike(m, x):
+    if not CHARGES.holds(spec(x).hooks) or not may_strike(m, x):
         return out
     left = remaining(m, x)
     occupied = {c.pos for c in m.creatures.values()} | set(m.portals.values())
@@ -237,12 +247,18 @@ def _engage(m: SBMatch, e: Frame) -> None:
         # not itself answered by a first strike, so two Aggressive creatures cannot ping-pong.
         if "aggressive" in spec(t).keywords and e["aggr_ok"]:
             m.roll(f"{t.name} is Aggressive", [(8, 1, 8)], Frame("aggressive", {"tid": t.id, "att": x.id, "e": e}))
-        if "gargoyle_stone" in spec(t).hooks and not is_stone(m, t):
-            m.push("stone", seat=t.owner, cid=t.id, prompt="turn the Gargoyle to stone?")
+        for handler in ON_ATTACKED.of(spec(t).hooks):
+            handler(m, t)
+
+
+@ON_ATTACKED.register("gargoyle_stone")
+def _gargoyle_attacked(m: SBMatch, t: Creature) -> None:
+    if not is_stone(m, t):
+        m.push("stone", seat=t.owner, cid=t.id, prompt=f"turn the {t.name} to stone?")
 
 
 def _mode(m: SBMatch, x: Creature, t: Creature) -> str:
-    if x.orb == "Killer Orb" and not has(m, x, "adept"):
+    if KILLER.holds(orb_hooks(x.orb)) and not has(m, x, "adept"):
         return "killer"
     return reach_mode(m, x, t) or "melee"
 
@@ -328,8 +344,8 @@ def _strike_dice(m: SBMatch, f: Frame) -> None:
     if x is None or t is None:
         return
     dice: list[tuple[int, int, int | None]] = [(20, 1, None), (20, 1, None)]
-    if "leprechaun_luck" in spec(t).hooks:
-        dice.append((8, 1, 8))
+    for handler in DEFENCE_DICE.of(spec(t).hooks):
+        dice.extend(handler(m, t))
     m.roll("attack", dice, Frame("strike_resolve", {"att": x.id, "tid": t.id, "mode": f["mode"], "e": f["e"]}))
 
 
@@ -521,3 +537,11 @@ def _contest(m: SBMatch, f: Frame) -> None:
     )
     if hit:
         m.stack.append(f["then"])
+
+
+CHARGES.mark("minotaur_charge")
+
+
+@DEFENCE_DICE.register("leprechaun_luck")
+def _leprechaun_dice(m: SBMatch, t: Creature) -> list[tuple[int, int, int | None]]:
+    return [(8, 1, 8)]

@@ -8,9 +8,23 @@ Imp, Magic Stump). Magic abilities live in ``abilities``; combat in ``combat``.
 
 from __future__ import annotations
 
+from typing import Any
+
 from referee.games.scrumbrawl.board import destroy_orbs_near, loose_orb, neighbours, place_2d20, relocate_orb, sq
 from referee.games.scrumbrawl.content import CONTENT, CreatureSpec
 from referee.games.scrumbrawl.engine import Creature, Frame, Pos, SBMatch, step
+from referee.games.scrumbrawl.hooks import (
+    AFTER_DEATH,
+    EXTRA_TURN_ON_KILL,
+    HEAVY,
+    KILLS_ENCHANTED,
+    ON_COMBAT_DAMAGE,
+    ON_DESTROYED,
+    ON_KILL,
+    RAISES_DEAD,
+    SAVES_FRIENDS,
+    SHATTERS,
+)
 
 MAX_CREATURES = 3
 
@@ -30,9 +44,19 @@ def is_stone(m: SBMatch, c: Creature) -> bool:
     return c.stone_turn >= 0
 
 
+def orb_hooks(orb: str | None) -> frozenset[str]:
+    """Returns the hooks of orb ``orb`` (none for no orb)."""
+    return CONTENT.orbs[orb].hooks if orb is not None else frozenset()
+
+
+def carries_heavy(c: Creature) -> bool:
+    """Whether ``c`` carries a heavy orb (:data:`~referee.games.scrumbrawl.hooks.HEAVY`)."""
+    return c.orb is not None and HEAVY.holds(CONTENT.orbs[c.orb].hooks)
+
+
 def heavy(m: SBMatch, c: Creature) -> bool:
-    """Whether ``c`` carries the Heavy Orb and is not Strong."""
-    return c.orb == "Heavy Orb" and "strong" not in spec(c).keywords
+    """Whether ``c`` carries a heavy orb and is not Strong."""
+    return carries_heavy(c) and "strong" not in spec(c).keywords
 
 
 def has(m: SBMatch, c: Creature, keyword: str) -> bool:
@@ -60,7 +84,7 @@ def stat(m: SBMatch, c: Creature, name: str) -> int:
                 value += CONTENT.enchantments[m.card_names[card]].mods.get(name, 0)
     if c.orb is not None:
         mod = CONTENT.orbs[c.orb].mods.get(name, 0)
-        if c.orb == "Heavy Orb" and "strong" in spec(c).keywords:
+        if carries_heavy(c) and "strong" in spec(c).keywords:
             mod = 0
         value += mod
     if name == "D" and is_stone(m, c):
@@ -86,7 +110,7 @@ def stats_of(m: SBMatch, c: Creature) -> dict[str, int]:
         if m.friendly(seat, c.owner):
             for card in m.team_ench[seat]:
                 mods.append(CONTENT.enchantments[m.card_names[card]].mods)
-    if c.orb is not None and not (c.orb == "Heavy Orb" and "strong" in sp.keywords):
+    if c.orb is not None and not (carries_heavy(c) and "strong" in sp.keywords):
         mods.append(CONTENT.orbs[c.orb].mods)
     stone = is_stone(m, c)
     out: dict[str, int] = {}
@@ -202,9 +226,7 @@ def _damage(m: SBMatch, f: Frame) -> None:
         return
     src = m.creatures.get(f["source"]) if f["source"] else None
     kills_enchanted = (
-        src is not None
-        and f["cause"] == "combat"
-        and (has(m, src, "venom") or "imp_kills_enchanted" in spec(src).hooks)
+        src is not None and f["cause"] == "combat" and (has(m, src, "venom") or KILLS_ENCHANTED.holds(spec(src).hooks))
     )
     cursed = enchant_name(m, c) == "Aura of Cursing"
     if c.enchant and not kills_enchanted:
@@ -217,10 +239,16 @@ def _damage(m: SBMatch, f: Frame) -> None:
         return
     if cursed and src is not None:
         damage(m, src.id, c.id, "curse")
-    if f["cause"] == "combat" and "troll_regenerate" in spec(c).hooks:
-        m.roll("Troll regenerates", [(8, 1, 8)], Frame("troll_check", {"cid": c.id, "source": f["source"]}))
-        return
+    if f["cause"] == "combat":
+        for handler in ON_COMBAT_DAMAGE.of(spec(c).hooks):
+            handler(m, c, f)
+            return
     m.push("destroy", cid=c.id, killer=f["source"], cause=f["cause"])
+
+
+@ON_COMBAT_DAMAGE.register("troll_regenerate")
+def _troll_regenerates(m: SBMatch, c: Creature, f: Frame) -> None:
+    m.roll("Troll regenerates", [(8, 1, 8)], Frame("troll_check", {"cid": c.id, "source": f["source"]}))
 
 
 @step("troll_check")
@@ -239,7 +267,7 @@ def _destroy(m: SBMatch, f: Frame) -> None:
         return
     if f["cause"] not in ("sacrifice", "lms"):
         for druid in sorted(m.creatures.values(), key=lambda d: d.id):
-            if druid.id != c.id and "druid_save" in spec(druid).hooks and m.friendly(druid.owner, c.owner):
+            if druid.id != c.id and SAVES_FRIENDS.holds(spec(druid).hooks) and m.friendly(druid.owner, c.owner):
                 m.roll(
                     "Druid saves", [(8, 1, 8)], Frame("druid_check", {"cid": c.id, "druid": druid.id, "f": f.copy()})
                 )
@@ -327,7 +355,7 @@ def _destroy_final(m: SBMatch, f: Frame) -> None:
         orb = c.orb
         c.orb = None
         m.carrier.pop(orb, None)
-        if orb == "Crystal Orb":
+        if SHATTERS.holds(orb_hooks(orb)):
             m.emit("orb_shatters", {"orb": orb})
             follow.append(Frame("relocate_orb", {"orb": orb}))
         else:
@@ -338,20 +366,15 @@ def _destroy_final(m: SBMatch, f: Frame) -> None:
     fate: dict[str, bool] = {"raised": False}
     if cause in ("sacrifice", "lms"):
         hooks = frozenset()
-    if "nork_explodes" in hooks:
-        follow.append(Frame("nork_explodes", {"pos": list(c.pos), "cid": c.id}))
-    if "imp_storm" in hooks:
-        follow.append(Frame("event_effect", {"effect": "lightning_storm", "cause": "Lightning Imp"}))
-    if "stump_chaos" in hooks:
-        follow.append(Frame("stump_roll"))
+    follow.extend(handler(m, c) for handler in ON_DESTROYED.of(hooks))
     if cause in ("sacrifice", "lms"):
         pass  # plain removal (FAQ B5.8): no return, no rebirth, no Necromancer
-    elif "revenant" in hooks:
-        follow.append(Frame("revenant_return", {"cid": c.id, "seat": c.owner, "fate": fate}))
-    elif "phoenix_rebirth" in hooks:
-        follow.append(Frame("phoenix_roll", {"cid": c.id, "seat": c.owner, "fate": fate}))
     else:
-        follow.append(Frame("necromancer_check", {"cid": c.id, "seats": m.order_from(m.active), "fate": fate}))
+        after = AFTER_DEATH.of(hooks)
+        if after:
+            follow.append(after[0](m, c, fate))
+        else:
+            follow.append(Frame("necromancer_check", {"cid": c.id, "seats": m.order_from(m.active), "fate": fate}))
     if cause == "combat":
         # The killer as it is now: it may itself be gone when the reward is paid (Aura of Cursing).
         by = None if killer is None else {"id": killer.id, "seat": killer.owner, "name": killer.name}
@@ -371,14 +394,13 @@ def _combat_reward(m: SBMatch, f: Frame) -> None:
     if by is None or m.friendly(by["seat"], f["owner"]):
         return
     hooks = CONTENT.creatures[by["name"]].hooks
-    if "revenant" in hooks:
-        m.emit("ability", {"creature": by["id"], "name": "Revenant", "detail": "vengeance: red chip"})
-        m.push("remove_creature", cid=by["id"])
-        m.push("chip", seat=by["seat"], color="red")
+    on_kill = ON_KILL.of(hooks)
+    if on_kill:
+        on_kill[0](m, by, f)
     else:
         _award_skin(m, by["seat"], f["name"])
     killer = m.creatures.get(by["id"])
-    if killer is not None and "mordrock_extra_turn" in hooks and killer.owner == m.active:
+    if killer is not None and EXTRA_TURN_ON_KILL.holds(hooks) and killer.owner == m.active:
         killer.extra_turn = True
 
 
@@ -477,7 +499,7 @@ def _necromancer_check(m: SBMatch, f: Frame) -> None:
     cid = f["cid"]
     while seats:
         seat = seats.pop(0)
-        necro = [c for c in m.creatures.values() if c.owner == seat and "necromancer_raise" in spec(c).hooks]
+        necro = [c for c in m.creatures.values() if c.owner == seat and RAISES_DEAD.holds(spec(c).hooks)]
         if necro and count_of(m, seat) < MAX_CREATURES and cid in m.discard:
             m.push("necromancer_check", cid=cid, seats=seats, fate=f.get("fate", {}))
             m.roll(
@@ -518,3 +540,43 @@ def noncarrier_bounce(m: SBMatch, c: Creature, orb: str) -> None:
     """A Noncarrier sharing a square with an orb sends it on a loose-orb roll from that square."""
     m.orbs[orb] = c.pos
     loose_orb(m, orb, c.pos)
+
+
+# -- the creatures' hooks at these points -----------------------------------------------------------
+
+KILLS_ENCHANTED.mark("imp_kills_enchanted")
+SAVES_FRIENDS.mark("druid_save")
+EXTRA_TURN_ON_KILL.mark("mordrock_extra_turn")
+RAISES_DEAD.mark("necromancer_raise")
+
+
+@ON_DESTROYED.register("nork_explodes")
+def _nork_destroyed(m: SBMatch, c: Creature) -> Frame:
+    return Frame("nork_explodes", {"pos": list(c.pos), "cid": c.id})
+
+
+@ON_DESTROYED.register("imp_storm")
+def _imp_destroyed(m: SBMatch, c: Creature) -> Frame:
+    return Frame("event_effect", {"effect": "lightning_storm", "cause": c.name})
+
+
+@ON_DESTROYED.register("stump_chaos")
+def _stump_destroyed(m: SBMatch, c: Creature) -> Frame:
+    return Frame("stump_roll")
+
+
+@AFTER_DEATH.register("revenant")
+def _revenant_returns(m: SBMatch, c: Creature, fate: dict[str, bool]) -> Frame:
+    return Frame("revenant_return", {"cid": c.id, "seat": c.owner, "fate": fate})
+
+
+@AFTER_DEATH.register("phoenix_rebirth")
+def _phoenix_rebirth(m: SBMatch, c: Creature, fate: dict[str, bool]) -> Frame:
+    return Frame("phoenix_roll", {"cid": c.id, "seat": c.owner, "fate": fate})
+
+
+@ON_KILL.register("revenant")
+def _revenant_vengeance(m: SBMatch, by: dict[str, Any], f: Frame) -> None:
+    m.emit("ability", {"creature": by["id"], "name": by["name"], "detail": "vengeance: red chip"})
+    m.push("remove_creature", cid=by["id"])
+    m.push("chip", seat=by["seat"], color="red")

@@ -9,8 +9,9 @@ may then move on with what is left of its movement. This module does not resolve
 from __future__ import annotations
 
 from referee.games.scrumbrawl.board import NEIGHBOURS, neighbours
-from referee.games.scrumbrawl.creatures import can_carry, has, heavy, spec, stat
+from referee.games.scrumbrawl.creatures import can_carry, has, heavy, orb_hooks, spec, stat
 from referee.games.scrumbrawl.engine import Creature, Frame, Pos, SBMatch, step
+from referee.games.scrumbrawl.hooks import GAZES, HEAVY
 from referee.games.scrumbrawl.orbs import control, open_fumble_window
 
 
@@ -25,7 +26,7 @@ def gaze_squares(m: SBMatch, c: Creature) -> set[Pos]:
         return set()
     out: set[Pos] = set()
     for b in m.creatures.values():
-        if "basilisk_gaze" in spec(b).hooks and not m.friendly(b.owner, c.owner):
+        if GAZES.holds(spec(b).hooks) and not m.friendly(b.owner, c.owner):
             out.update(neighbours(b.pos))
     return out
 
@@ -40,7 +41,7 @@ def reachable(m: SBMatch, c: Creature) -> dict[Pos, int]:
     stops = set(m.portals.values()) | gaze_squares(m, c)
     loose = {p for p in m.orbs.values() if p is not None}
     weak = has(m, c, "weak")
-    heavy_sq = m.orbs.get("Heavy Orb")
+    heavy_sq = next((p for o, p in m.orbs.items() if p is not None and HEAVY.holds(orb_hooks(o))), None)
     blocked_orb = c.orb is not None and can_carry(c)
     out: dict[Pos, int] = {}
     frontier = [c.pos]
@@ -129,3 +130,6 @@ def _gaze_check(m: SBMatch, f: Frame) -> None:
 def heavy_blocks_flight(m: SBMatch, c: Creature) -> bool:
     """Whether the Heavy Orb keeps ``c`` on the ground."""
     return heavy(m, c)
+
+
+GAZES.mark("basilisk_gaze")

@@ -8,8 +8,20 @@ d8 loose-orb roll live in ``board``; scoring chips and victory in ``scoring``.
 from __future__ import annotations
 
 from referee.games.scrumbrawl.board import dist, loose_orb, place_portal, relocate_orb, replace_orb
-from referee.games.scrumbrawl.creatures import can_carry, has, relocate_creature, spec, stat
+from referee.games.scrumbrawl.creatures import can_carry, carries_heavy, has, orb_hooks, relocate_creature, spec, stat
 from referee.games.scrumbrawl.engine import Creature, Frame, SBMatch, step
+from referee.games.scrumbrawl.hooks import (
+    AFTER_CATCH,
+    BEFORE_THROW,
+    CARRIER_TURN_END,
+    CARRIER_TURN_START,
+    HEAVY,
+    KILLER,
+    ON_GAIN,
+    ON_HANDOFF,
+    ON_PICKUP,
+    SHATTERS,
+)
 
 
 def fumble_seats(m: SBMatch) -> list[int]:
@@ -43,18 +55,27 @@ def _gain_orb(m: SBMatch, f: Frame) -> None:
         m.emit("ability", {"creature": c.id, "name": c.name, "detail": "cannot hold the orb", "orb": orb})
         loose_orb(m, orb, c.pos)
         return
-    if orb == "Heavy Orb" and has(m, c, "weak"):
-        m.emit("ability", {"creature": c.id, "name": c.name, "detail": "Weak: crushed by the Heavy Orb"})
-        m.push("destroy", cid=c.id, killer=None, cause="heavy_orb")
-        return
-    if orb == "Slippery Orb":
-        # 2.4 "On attempted pickup ... roll d8": also when the orb lands on the creature (placement,
-        # loose-orb roll), not only when it moves onto the orb.
-        m.roll(
-            "Slippery Orb pick up", [(8, 1, 8)], Frame("slippery_pickup", {"cid": c.id, "orb": orb, "how": f["how"]})
-        )
-        return
+    for handler in ON_PICKUP.of(orb_hooks(orb)):
+        if handler(m, c, orb, f["how"]):
+            return
     take_orb(m, c, orb, f["how"])
+
+
+@ON_PICKUP.register("heavy_weight")
+def _heavy_pickup(m: SBMatch, c: Creature, orb: str, how: str) -> bool:
+    if not has(m, c, "weak"):
+        return False
+    m.emit("ability", {"creature": c.id, "name": c.name, "detail": f"Weak: crushed by the {orb}"})
+    m.push("destroy", cid=c.id, killer=None, cause="heavy_orb")
+    return True
+
+
+@ON_PICKUP.register("slippery_fumble")
+def _slippery_pickup_roll(m: SBMatch, c: Creature, orb: str, how: str) -> bool:
+    # 2.4 "On attempted pickup ... roll d8": also when the orb lands on the creature (placement,
+    # loose-orb roll), not only when it moves onto the orb.
+    m.roll(f"{orb} pick up", [(8, 1, 8)], Frame("slippery_pickup", {"cid": c.id, "orb": orb, "how": how}))
+    return True
 
 
 @step("slippery_pickup")
@@ -63,7 +84,7 @@ def _slippery_pickup(m: SBMatch, f: Frame) -> None:
     if c is None:
         return
     if f["dice"][0] <= 4 and not has(m, c, "sticky"):
-        m.emit("fumble", {"creature": c.id, "orb": f["orb"], "detail": "Slippery Orb"})
+        m.emit("fumble", {"creature": c.id, "orb": f["orb"], "detail": f["orb"]})
         c.done = True
         loose_orb(m, f["orb"], c.pos)
         return
@@ -77,9 +98,14 @@ def take_orb(m: SBMatch, c: Creature, orb: str, how: str) -> None:
     c.orb = orb
     m.last_control[orb] = (c.owner, m.turn)
     m.emit("pickup", {"creature": c.id, "orb": orb, "seat": c.owner, "detail": how})
-    if orb == "Chaos Orb":
-        relocate_creature(m, c)
+    for handler in ON_GAIN.of(orb_hooks(orb)):
+        handler(m, c)
     open_fumble_window(m, c.id, "as it gains the orb")
+
+
+@ON_GAIN.register("chaos_carrier")
+def _chaos_gained(m: SBMatch, c: Creature) -> None:
+    relocate_creature(m, c)
 
 
 @step("fumble")
@@ -91,7 +117,7 @@ def _fumble(m: SBMatch, f: Frame) -> None:
     orb = c.orb
     c.done = True
     m.emit("fumble", {"creature": c.id, "orb": orb, "detail": f.get("why", "")})
-    if orb == "Crystal Orb":
+    if SHATTERS.holds(orb_hooks(orb)):
         m.emit("orb_shatters", {"orb": orb})
         relocate_orb(m, orb)
         return
@@ -119,7 +145,7 @@ def throw_targets(m: SBMatch, c: Creature) -> list[Creature]:
     for t in m.creatures.values():
         if t.id == c.id or not can_carry(t) or t.orb is not None or dist(t.pos, c.pos) > rng:
             continue
-        if c.orb == "Heavy Orb" and has(m, t, "weak"):
+        if carries_heavy(c) and has(m, t, "weak"):
             continue
         if m.friendly(t.owner, c.owner):
             out.append(t)
@@ -133,16 +159,21 @@ def start_throw(m: SBMatch, c: Creature, target: Creature) -> None:
     control(m, c)
     m.emit("throw", {"creature": c.id, "target": target.id, "orb": c.orb or ""})
     m.push("throw_roll", cid=c.id, tid=target.id)
-    if c.orb == "Slippery Orb":
-        m.roll("Slippery Orb throw", [(8, 1, 8)], Frame("slippery_gate", {"cid": c.id}))
+    for handler in BEFORE_THROW.of(orb_hooks(c.orb)):
+        handler(m, c)
     open_fumble_window(m, c.id, "before the throw")
+
+
+@BEFORE_THROW.register("slippery_fumble")
+def _slippery_throw(m: SBMatch, c: Creature) -> None:
+    m.roll(f"{c.orb} throw", [(8, 1, 8)], Frame("slippery_gate", {"cid": c.id, "orb": c.orb}))
 
 
 @step("slippery_gate")
 def _slippery_gate(m: SBMatch, f: Frame) -> None:
     c = m.creatures.get(f["cid"])
     if c is not None and c.orb is not None and f["dice"][0] <= 4 and not has(m, c, "sticky"):
-        m.push("fumble", cid=c.id, why="Slippery Orb")
+        m.push("fumble", cid=c.id, why=f["orb"])
 
 
 @step("throw_roll")
@@ -177,25 +208,30 @@ def _catch(m: SBMatch, f: Frame) -> None:
     if not ok or t is None:
         if t is not None:
             t.done = t.done or t.owner == m.active
-        if orb == "Crystal Orb":
+        if SHATTERS.holds(orb_hooks(orb)):
             m.emit("orb_shatters", {"orb": orb})
             relocate_orb(m, orb)
             return
         origin = t.pos if t is not None else c.pos
         loose_orb(m, orb, origin)
         return
-    if orb == "Slippery Orb":
-        m.push("slippery_catch", cid=t.id)
+    for handler in AFTER_CATCH.of(orb_hooks(orb)):
+        handler(m, t, orb)
     c.orb = None
     del m.carrier[orb]
     _receive(m, t, orb, "catch")
 
 
+@AFTER_CATCH.register("slippery_fumble")
+def _slippery_caught(m: SBMatch, t: Creature, orb: str) -> None:
+    m.push("slippery_catch", cid=t.id, orb=orb)
+
+
 @step("slippery_catch")
 def _slippery_catch(m: SBMatch, f: Frame) -> None:
     t = m.creatures.get(f["cid"])
-    if t is not None and t.orb == "Slippery Orb":
-        m.roll("Slippery Orb catch", [(8, 1, 8)], Frame("slippery_gate", {"cid": t.id}))
+    if t is not None and t.orb == f["orb"]:
+        m.roll(f"{t.orb} catch", [(8, 1, 8)], Frame("slippery_gate", {"cid": t.id, "orb": t.orb}))
 
 
 def _receive(m: SBMatch, t: Creature, orb: str, how: str) -> None:
@@ -206,8 +242,8 @@ def _receive(m: SBMatch, t: Creature, orb: str, how: str) -> None:
     t.orb = orb
     m.last_control[orb] = (t.owner, m.turn)
     m.emit("pickup", {"creature": t.id, "orb": orb, "seat": t.owner, "detail": how})
-    if orb == "Chaos Orb":
-        relocate_creature(m, t)
+    for handler in ON_GAIN.of(orb_hooks(orb)):
+        handler(m, t)
     open_fumble_window(m, t.id, "as it gains the orb")
 
 
@@ -219,13 +255,19 @@ def handoff(m: SBMatch, c: Creature, t: Creature) -> None:
     c.maneuvered = True
     control(m, c)
     m.emit("handoff", {"creature": c.id, "target": t.id, "orb": orb})
-    if orb == "Slippery Orb":
-        m.push("handoff_go", cid=c.id, tid=t.id)
-        m.roll("Slippery Orb handoff", [(8, 1, 8)], Frame("slippery_gate", {"cid": c.id}))
-        return
+    for handler in ON_HANDOFF.of(orb_hooks(orb)):
+        if handler(m, c, t):
+            return
     c.orb = None
     del m.carrier[orb]
     _receive(m, t, orb, "handoff")
+
+
+@ON_HANDOFF.register("slippery_fumble")
+def _slippery_handoff(m: SBMatch, c: Creature, t: Creature) -> bool:
+    m.push("handoff_go", cid=c.id, tid=t.id)
+    m.roll(f"{c.orb} handoff", [(8, 1, 8)], Frame("slippery_gate", {"cid": c.id, "orb": c.orb}))
+    return True
 
 
 @step("handoff_go")
@@ -246,8 +288,8 @@ def shoot(m: SBMatch, c: Creature, pid: str) -> None:
     control(m, c)
     m.emit("shot", {"creature": c.id, "portal": pid, "orb": c.orb or ""})
     m.push("shot_roll", cid=c.id, pid=pid)
-    if c.orb == "Slippery Orb":
-        m.roll("Slippery Orb throw", [(8, 1, 8)], Frame("slippery_gate", {"cid": c.id}))
+    for handler in BEFORE_THROW.of(orb_hooks(c.orb)):
+        handler(m, c)
     open_fumble_window(m, c.id, "before the throw")
 
 
@@ -322,9 +364,15 @@ def _orb_turn_start(m: SBMatch, f: Frame) -> None:
         if cid in m.creatures:
             m.last_control[orb] = (m.creatures[cid].owner, m.turn)
     for c in sorted(m.creatures.values(), key=lambda c: c.id, reverse=True):
-        if c.owner == m.active and c.orb == "Chaos Orb":
-            m.emit("ability", {"creature": c.id, "orb": "Chaos Orb", "detail": "relocates its carrier"})
-            relocate_creature(m, c)
+        if c.owner == m.active:
+            for handler in CARRIER_TURN_START.of(orb_hooks(c.orb)):
+                handler(m, c)
+
+
+@CARRIER_TURN_START.register("chaos_carrier")
+def _chaos_turn_start(m: SBMatch, c: Creature) -> None:
+    m.emit("ability", {"creature": c.id, "orb": c.orb, "detail": "relocates its carrier"})
+    relocate_creature(m, c)
 
 
 @step("orb_turn_end")
@@ -332,11 +380,19 @@ def _orb_turn_end(m: SBMatch, f: Frame) -> None:
     for c in sorted(m.creatures.values(), key=lambda c: c.id, reverse=True):
         if c.owner != m.active:
             continue
-        if c.orb == "Killer Orb":
-            m.emit("ability", {"creature": c.id, "orb": "Killer Orb", "detail": "destroys its carrier"})
-            m.push("destroy", cid=c.id, killer=None, cause="killer_orb")
-        elif c.orb == "Unstable Orb":
-            m.roll("Unstable Orb", [(8, 1, 8)], Frame("unstable", {"cid": c.id}))
+        for handler in CARRIER_TURN_END.of(orb_hooks(c.orb)):
+            handler(m, c)
+
+
+@CARRIER_TURN_END.register("killer_range")
+def _killer_turn_end(m: SBMatch, c: Creature) -> None:
+    m.emit("ability", {"creature": c.id, "orb": c.orb, "detail": "destroys its carrier"})
+    m.push("destroy", cid=c.id, killer=None, cause="killer_orb")
+
+
+@CARRIER_TURN_END.register("unstable_blast")
+def _unstable_turn_end(m: SBMatch, c: Creature) -> None:
+    m.roll(f"{c.orb}", [(8, 1, 8)], Frame("unstable", {"cid": c.id, "orb": c.orb}))
 
 
 @step("unstable")
@@ -344,18 +400,19 @@ def _unstable(m: SBMatch, f: Frame) -> None:
     from referee.games.scrumbrawl.board import destroy_orbs_near, neighbours
 
     c = m.creatures.get(f["cid"])
-    if c is None or c.orb != "Unstable Orb":
+    orb = f["orb"]
+    if c is None or c.orb != orb:
         return
     roll = f["dice"][0]
     if roll > 4:
         return
     m.emit(
         "ability",
-        {"creature": c.id, "orb": "Unstable Orb", "detail": "explodes" if roll == 1 else "destroys its carrier"},
+        {"creature": c.id, "orb": orb, "detail": "explodes" if roll == 1 else "destroys its carrier"},
     )
     m.creatures[c.id].orb = None
-    m.carrier.pop("Unstable Orb", None)
-    m.orbs["Unstable Orb"] = None
+    m.carrier.pop(orb, None)
+    m.orbs[orb] = None
     if roll == 1:
         # "destroys carrier and any adjacent creatures, orbs and portals": orbs carried by the
         # neighbours are destroyed (replaced), not dropped when their carriers die.
@@ -365,7 +422,12 @@ def _unstable(m: SBMatch, f: Frame) -> None:
             if v is not None:
                 m.push("destroy", cid=v.id, killer=None, cause="unstable_orb")
         m.push("destroy", cid=c.id, killer=None, cause="unstable_orb")
-        replace_orb(m, "Unstable Orb")
+        replace_orb(m, orb)
         return
-    relocate_orb(m, "Unstable Orb")
+    relocate_orb(m, orb)
     m.push("destroy", cid=c.id, killer=None, cause="unstable_orb")
+
+
+HEAVY.mark("heavy_weight")
+SHATTERS.mark("crystal_shatters")
+KILLER.mark("killer_range")

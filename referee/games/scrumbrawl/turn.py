@@ -15,6 +15,7 @@ from referee.games.scrumbrawl.creatures import (
     MAX_CREATURES,
     can_act,
     can_carry,
+    carries_heavy,
     count_of,
     has,
     is_stone,
@@ -23,6 +24,7 @@ from referee.games.scrumbrawl.creatures import (
     summon,
 )
 from referee.games.scrumbrawl.engine import Creature, Frame, SBMatch, decision, step
+from referee.games.scrumbrawl.hooks import ON_TURN_START
 
 PHASES = (
     "turn_start",
@@ -60,10 +62,15 @@ def _start_checks(m: SBMatch, f: Frame) -> None:
     """Chicken pecks and Basilisk gazes at the beginning of the turn (section 2.1)."""
     mine = sorted((c for c in m.creatures.values() if c.owner == m.active), key=lambda c: c.id, reverse=True)
     for c in mine:
-        if "chicken_peck" in spec(c).hooks:
-            m.roll("Chicken pecks", [(8, 1, 8)], Frame("peck", {"cid": c.id}))
+        for handler in ON_TURN_START.of(spec(c).hooks):
+            handler(m, c)
         if c.pos in movement.gaze_squares(m, c):
             m.push("gaze", cid=c.id)
+
+
+@ON_TURN_START.register("chicken_peck")
+def _chicken_turn_start(m: SBMatch, c: Creature) -> None:
+    m.roll(f"{c.name} pecks", [(8, 1, 8)], Frame("peck", {"cid": c.id}))
 
 
 @step("peck")
@@ -365,7 +372,7 @@ def _receive_options(m: SBMatch, seat: int) -> list[Option]:
         for t in creatures:
             if t.owner != seat or dist(t.pos, giver.pos) != 1 or t.orb is not None or not can_carry(t):
                 continue
-            if giver.orb == "Heavy Orb" and has(m, t, "weak"):
+            if carries_heavy(giver) and has(m, t, "weak"):
                 continue
             out.append(
                 Option(
