@@ -105,3 +105,17 @@ def test_leaderboard_page_and_api_change_after_a_result(bots: list[Bot], anon: A
     html, _ = get(client, f"/games/{GAME}/")
     assert ">cached2</a>" not in html
     assert "cached2" not in {r["bot"] for r in anon.get("/api/v1/ratings/", {"game": GAME}).json()["results"]}
+
+
+def test_cached_match_rows_follow_the_status(bots: list[Bot]) -> None:
+    a, b, _ = bots
+    m = match_services.do_queue_match(GAME, [a.latest_version, b.latest_version], rated=True)
+    client = Client()
+    status = re.compile(rf'#{m.pk}</a>.*?<span class="status (\w+)">', re.S)
+    for url in (f"/bots/{a.pk}/", "/matches/"):
+        first, _ = get(client, url)
+        assert status.search(first)[1] == "queued"  # type: ignore[index]
+    match_services.do_start_match(m.pk, "ref-test")
+    assert all(status.search(get(client, u)[0])[1] == "running" for u in (f"/bots/{a.pk}/", "/matches/"))  # type: ignore[index]
+    match_services.do_finish_match(m.pk, forced_replay(m, (1, 2)))
+    assert all(status.search(get(client, u)[0])[1] == "finished" for u in (f"/bots/{a.pk}/", "/matches/"))  # type: ignore[index]

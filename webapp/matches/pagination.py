@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -208,3 +209,18 @@ def page_cursor(text: str | None) -> Cursor | None:
         return Cursor.decode(text)
     except BadParameter:
         return None
+
+
+def lazy_keyset_page(qs: QuerySet[Any], cursor: Cursor | None, size: int) -> tuple[KeysetPage[Any], str]:
+    """A keyset page whose rows are read only when iterated, and a key naming what they show.
+
+    The page's ids and statuses come first, from one narrow query; ``object_list`` is then a lazy
+    queryset of those matches (with whatever ``qs`` prefetches), so a template fragment cached under
+    the key skips it entirely. A listed match's row shows nothing that changes without a change of
+    status (seats, ranks and outcome are set when it ends), so ids and statuses name the rows.
+    """
+    head = keyset_page(qs.prefetch_related(None).values("id", "status"), cursor, size)
+    ids = [r["id"] for r in head.object_list]
+    key = hashlib.sha256(repr([(r["id"], r["status"]) for r in head.object_list]).encode()).hexdigest()[:32]
+    rows = qs.filter(pk__in=ids).order_by("-pk") if ids else qs.none()
+    return KeysetPage(rows, head.next_cursor, head.previous_cursor), key  # type: ignore[arg-type]

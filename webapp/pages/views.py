@@ -33,7 +33,7 @@ from webapp.errors import error_response
 from webapp.games import all_games, game_info
 from webapp.matches import services as match_services
 from webapp.matches.models import Match, MatchStatus, with_secrets_state
-from webapp.matches.pagination import keyset_page, page_cursor
+from webapp.matches.pagination import lazy_keyset_page, page_cursor
 from webapp.matches.views import filter_matches, match_queryset, visible_matches
 from webapp.notifications import services as notify
 from webapp.notifications.models import Delivery, EventKind, Webhook
@@ -101,7 +101,7 @@ def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
     query = {k: v for k, v in params.items() if v}
     query["bot"] = str(bot.pk)
     matches_qs = filter_matches(visible_matches(request.user), query)
-    page = keyset_page(matches_qs, page_cursor(request.GET.get("cursor")), 25)
+    page, rows_key = lazy_keyset_page(matches_qs, page_cursor(request.GET.get("cursor")), 25)
     return render(
         request,
         "pages/bot.html",
@@ -115,6 +115,7 @@ def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
             "params": params,
             "h2h": h2h,
             "profile_key": profile["key"],
+            "rows_key": rows_key,
             "stats": profile["stats"],
             "is_owner": request.user.is_authenticated and request.user.pk == bot.owner_id,
         },
@@ -147,8 +148,9 @@ def matches_page(request: HttpRequest) -> HttpResponse:
     """Recent matches, filtered by game and status."""
     params = {k: request.GET.get(k, "") for k in ("game", "status", "rated")}
     qs = filter_matches(visible_matches(request.user), {k: v for k, v in params.items() if v})
-    page = keyset_page(qs, page_cursor(request.GET.get("cursor")), 50)
-    return render(request, "pages/matches.html", {"page": page, "params": params, "statuses": MatchStatus.values})
+    page, rows_key = lazy_keyset_page(qs, page_cursor(request.GET.get("cursor")), 50)
+    context = {"page": page, "params": params, "statuses": MatchStatus.values, "rows_key": rows_key}
+    return render(request, "pages/matches.html", context)
 
 
 def tournaments_page(request: HttpRequest) -> HttpResponse:
