@@ -78,12 +78,12 @@ def _register_test_games(games: Sequence[str]) -> None:
 
 def _referee_child(conn: Connection, games: Sequence[str]) -> None:
     """A referee process: serves bots, starts waves of matches on command, reports its CPU."""
+    from referee.protocol.timecontrol import TimeSettings
     from referee.server.auth import BotIdentity, MemoryTokenStore
     from referee.server.hub import RefereeSettings
     from referee.server.match import SeatSpec
     from referee.server.service import create_server, tune_gc
     from referee.server.sinks import MemoryResultSink
-    from referee.server.timecontrol import TimeSettings
 
     _register_test_games(games)
     tune_gc()  # as `brawl referee` does

@@ -6,7 +6,7 @@ takeover); each ``DecisionRequest`` then carries only ``observation_patch``, a l
 observation's *JSON form*. A client in any language keeps that JSON form and applies the ops in
 order; the Python SDK does it with :func:`apply_patch`.
 
-The JSON form of an observation is what :func:`referee.server.codec.payload_data` returns: the
+The JSON form of an observation is what :func:`referee.protocol.codec.payload_data` returns: the
 typed payload message with its proto field names, every scalar, repeated and map field present
 (at its default when not set), and unset message fields and unset ``optional`` scalars absent;
 for the ``generic`` fallback, the Struct's JSON with integral numbers as integers.
@@ -34,7 +34,7 @@ from brawl.bot.v1 import bot_pb2
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 
 from referee import wire
-from referee.server import codec
+from referee.protocol import codec
 
 _DUMPS = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, check_circular=False).encode
 _SCALAR_DEFAULTS = {

@@ -22,8 +22,8 @@ from brawl.bot.v1 import bot_pb2
 
 from referee.core.contract import Decision, Event, JSONDict, Option, Outcome
 from referee.core.ids import Seat
-from referee.server import codec, delta
-from referee.server.timecontrol import seconds
+from referee.protocol import codec, delta
+from referee.protocol.timecontrol import seconds
 
 log = logging.getLogger("referee.sdk")
 

@@ -29,14 +29,15 @@ from referee.core.errors import ConfigError
 from referee.core.fairness import seed_commitment
 from referee.core.ids import BotId, MatchId, Seat
 from referee.core.registry import UnknownGameError, game_names, get_game
+from referee.protocol import codec, delta
+from referee.protocol.timecontrol import defaults_for
 from referee.sdk.host import BotHost
 from referee.sdk.house import UnknownHouseBotError, house_factory
-from referee.server import codec, delta, metrics
 from referee.server import journal as journals
+from referee.server import metrics
 from referee.server.auth import BotIdentity, TokenStore
 from referee.server.match import MatchHooks, MatchRunner, MatchState, SeatLink, SeatSpec, loop_time, new_match_id
 from referee.server.sinks import ResultSink
-from referee.server.timecontrol import defaults_for
 
 if TYPE_CHECKING:
     from referee.server.relay import RedisRelay

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from referee.core.ids import BotId
-from referee.server.timecontrol import TimeSettings
+from referee.protocol.timecontrol import TimeSettings
 
 DONE = "done"
 """The owner value of a match whose result went to the sink."""

@@ -19,7 +19,10 @@ nobody. A runner that finds the journal owned by another live referee, or whose 
 because another referee took the match over, drops the match: it tells no bot and records nothing.
 
 This is policy, not rules: the engine is only called through the contract's verbs. It is not the
-session or network layer either (see :mod:`referee.server.sessions`): a link only has ``send``.
+session or network layer either (see :mod:`referee.server.hub`): a link only has ``send``. Its
+parts live beside it: the clock arithmetic in :mod:`referee.server.clocks`, the books on seats and
+pending decisions in :mod:`referee.server.state`, the messages in :mod:`referee.server.messages`,
+the spectators in :mod:`referee.server.spectators`; the journal's side of a takeover is below.
 """
 
 from __future__ import annotations
@@ -30,23 +33,39 @@ import time
 import uuid
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from enum import StrEnum
-from typing import Any, Protocol
+from typing import Any
 
 from brawl.bot.v1 import bot_pb2
 from brawl.referee.v1 import referee_pb2
-from google.protobuf.duration_pb2 import Duration
-from google.protobuf.timestamp_pb2 import Timestamp
 
 from referee import logsetup
-from referee.core.contract import Decision, Game, Option, Outcome, Termination
+from referee.core.contract import Game, Outcome, Termination
 from referee.core.errors import EngineError
-from referee.core.ids import BotId, MatchId, Seat
+from referee.core.ids import MatchId, Seat
 from referee.core.replay import Incident, Recorder, Replay
-from referee.server import codec, delta, metrics
+from referee.protocol import codec
+from referee.protocol.timecontrol import TimeSettings
+from referee.server import clocks, metrics
+from referee.server.clocks import loop_time, time_now, timestamp
 from referee.server.journal import JournalFenced, RedisJournal
+from referee.server.messages import MatchMessages
 from referee.server.sinks import ResultSink
-from referee.server.timecontrol import TimeSettings, duration
+from referee.server.spectators import Spectators
+from referee.server.state import STATE_PROTO, MatchState, Pending, SeatLink, SeatSpec, SeatState
+
+__all__ = [
+    "STATE_PROTO",
+    "HandedOver",
+    "MatchHooks",
+    "MatchRunner",
+    "MatchState",
+    "SeatLink",
+    "SeatSpec",
+    "loop_time",
+    "new_match_id",
+    "time_now",
+    "timestamp",
+]
 
 log = logging.getLogger(__name__)
 
@@ -59,101 +78,6 @@ STRIKE_KINDS = frozenset({"timeout", "illegal_answer", "malformed_answer"})
 
 class HandedOver(Exception):
     """The referee is shutting down and leaves the match to another referee (see ``hand_over``)."""
-
-
-class SeatLink(Protocol):
-    """How the runner reaches whoever plays a seat."""
-
-    link_id: str
-    """Unique per link; a reconnecting bot gets a new link."""
-
-    def send(self, message: bot_pb2.ConnectResponse) -> None:
-        """Queues ``message`` for the seat; never blocks."""
-        ...
-
-    def rtt_credit(self, cap: float) -> float:
-        """Returns the round-trip time to credit back per answer, in seconds, at most ``cap``."""
-        ...
-
-
-class MatchState(StrEnum):
-    """A match's lifecycle (the ``Match.State`` of the referee API)."""
-
-    PENDING = "pending"
-    RUNNING = "running"
-    SUCCEEDED = "succeeded"
-    CANCELLED = "cancelled"
-    FAILED = "failed"
-
-
-STATE_PROTO = {
-    MatchState.PENDING: referee_pb2.Match.STATE_PENDING,
-    MatchState.RUNNING: referee_pb2.Match.STATE_RUNNING,
-    MatchState.SUCCEEDED: referee_pb2.Match.STATE_SUCCEEDED,
-    MatchState.CANCELLED: referee_pb2.Match.STATE_CANCELLED,
-    MatchState.FAILED: referee_pb2.Match.STATE_FAILED,
-}
-
-
-@dataclass(frozen=True, slots=True)
-class SeatSpec:
-    """Who plays a seat: a connected bot by id, or a house bot by name."""
-
-    bot_id: BotId | None = None
-    """A remote bot."""
-    house_bot: str | None = None
-    """A house bot run in-process."""
-    name: str = ""
-    """Display name."""
-
-
-@dataclass
-class SeatState:
-    """The referee's book on one seat."""
-
-    seat: Seat
-    spec: SeatSpec
-    bank: float
-    """Remaining bank, seconds."""
-    link: SeatLink | None = None
-    ever_linked: bool = False
-    strikes: int = 0
-    disconnected_at: float | None = None
-    """Loop time of the disconnect; ``None`` while connected (or before the first link)."""
-    events_sent: int = 0
-    """Index in the full event log from which this seat has not been sent events yet."""
-    previous: bot_pb2.AnswerTiming | None = None
-    obs_sent: Any = None
-    """The engine observation the seat's link holds (sent in full or reached by patches), the base
-    of its next ``observation_patch``; ``None`` before its first ``MatchStart``."""
-    auto_pass: frozenset[str] = frozenset()
-    """Window decision kinds the referee answers "pass" for when it is the only option
-    (``Hello.auto_pass_kinds`` of the seat's last link; kept across a disconnect)."""
-
-
-@dataclass
-class Pending:
-    """The decision being waited for."""
-
-    decision_id: str
-    decision: Decision
-    options: Sequence[Option]
-    option_ids: frozenset[str]
-    number: int
-    request: bot_pb2.DecisionRequest | None = None
-    message: bot_pb2.ConnectResponse | None = None
-    """The ``ConnectResponse`` that holds ``request`` (built once, sent as is)."""
-    sent_at: float = 0.0
-    """Loop time the request was (last) sent."""
-    credit: float = 0.0
-    """Round-trip credit granted for this decision, seconds."""
-    allowed_overrun: float = 0.0
-    hard_deadline: float = 0.0
-    """Loop time after which the answer is late."""
-    answer: tuple[str, str, float] | None = None
-    """(option id, note, loop time received) once a valid answer arrived."""
-    auto: bool = False
-    """Answered "pass" by the referee for a seat that opted in (no request was sent)."""
 
 
 @dataclass
@@ -246,14 +170,13 @@ class MatchRunner:
         self._end: Outcome | None = None
         self._waiter: asyncio.Future[None] | None = None
         self._seated = asyncio.Event()
-        self._watchers: dict[asyncio.Queue[referee_pb2.WatchMatchResponse | None], int] = {}
-        """Each spectator's queue, with the event index it has been sent up to."""
+        self.spectators = Spectators(
+            match_id, self.name, self.recorder, lambda: (self.state, self.is_over()), lambda: self.event_total
+        )
         self._decision_serial = 0
         self.done = asyncio.Event()
         self._metrics = metrics.for_game(self.name)
-        self._differ = delta.ObservationDiffer(self.name)
-        self._option_msgs: dict[tuple[str, str, str, str], bot_pb2.Option] = {}
-        """Each option's encoding, computed once per match (most options repeat between decisions)."""
+        self.messages = MatchMessages(match_id, self.name, time)
         self.journal = journal
         self._start_record = dict(record) if record is not None else None
         self.resumed = resume
@@ -394,32 +317,13 @@ class MatchRunner:
         self.recorder.incident(st.seat, kind, f"{detail} (strike {st.strikes}/{self.time.max_strikes})")
         retry = st.strikes < self.time.max_strikes
         if st.link is not None:
-            st.link.send(
-                bot_pb2.ConnectResponse(
-                    error=bot_pb2.Error(
-                        code=code,
-                        message=detail + ("; you may answer again before the deadline" if retry else ""),
-                        match_id=self.match_id,
-                        decision_id=p.decision_id,
-                        retry_allowed=retry,
-                        strikes=st.strikes,
-                    )
-                )
-            )
+            message = detail + ("; you may answer again before the deadline" if retry else "")
+            st.link.send(self.messages.error(code, message, p.decision_id, retry=retry, strikes=st.strikes))
         if not retry:
             self._forfeit(st, f"seat {st.seat} reached {st.strikes} strikes")
 
     def _error(self, link: SeatLink, code: bot_pb2.ErrorCode, message: str, decision_id: str = "") -> None:
-        link.send(
-            bot_pb2.ConnectResponse(
-                error=bot_pb2.Error(
-                    code=code,
-                    message=message,
-                    match_id=self.match_id,
-                    decision_id=decision_id,
-                )
-            )
-        )
+        link.send(self.messages.error(code, message, decision_id))
 
     def _forfeit(self, st: SeatState, reason: str) -> None:
         if self._end is None:
@@ -523,13 +427,20 @@ class MatchRunner:
     async def _play(self) -> None:
         rec = self.recorder
         match = rec.match
+        tc = self.time
+        # One step is what runs between two waits for answers: applying the answers, then asking
+        # the next decision. It is timed as one stretch (two clock reads per decision).
+        t0, c0 = time.perf_counter(), time.thread_time()
+        carried = 0.0
         while self._end is None:
-            # Durable before the next request goes out: a takeover replays exactly this log.
-            await self._flush()
+            if self.journal is not None:
+                # Durable before the next request goes out: a takeover replays exactly this log.
+                carried = self._step_done(t0, c0, observe=False)
+                await self._flush()
+                t0, c0 = time.perf_counter(), time.thread_time()
             self._check_still_mine()
             if self._end is not None:
                 break
-            t0, c0 = time.perf_counter(), time.thread_time()
             decision = match.to_move()
             if decision is None:
                 break
@@ -548,7 +459,7 @@ class MatchRunner:
                     decision_id=f"{self.match_id}-{self._decision_serial}",
                     decision=d,
                     options=options,
-                    option_ids=frozenset(o.id for o in options),
+                    option_ids=frozenset([o.id for o in options]),
                     number=first_number + i,
                 )
                 pendings.append(p)
@@ -558,37 +469,48 @@ class MatchRunner:
                     p.auto = True
                     p.answer = ("pass", "", now)
                     continue
-                p.allowed_overrun = min(st.bank, self.time.max_overrun)
-                p.credit = st.link.rtt_credit(self.time.max_rtt_credit) if st.link is not None else 0.0
+                p.allowed_overrun = clocks.allowed_overrun(tc, st.bank)
+                p.credit = st.link.rtt_credit(tc.max_rtt_credit) if st.link is not None else 0.0
                 p.sent_at = now
-                p.hard_deadline = p.sent_at + self.time.decision_time + p.allowed_overrun + p.credit
+                p.hard_deadline = clocks.hard_deadline(tc, now, p.allowed_overrun, p.credit)
             self.pendings = pendings
             self.pending = next((p for p in pendings if p.answer is None), pendings[0])
             for p in pendings:
                 st = self.seats[p.decision.seat]
                 if not p.auto and st.link is not None:
                     self._send_request(st, p, fresh=True)
-            before = time.perf_counter() - t0
-            self.max_step_seconds = max(self.max_step_seconds, before)
-            self.max_step_cpu_seconds = max(self.max_step_cpu_seconds, time.thread_time() - c0)
+            self._step_done(t0, c0, carried)
+            carried = 0.0
             await self._await_answers(pendings)
             self._check_still_mine()
             if self._end is not None:
                 break
-            t1, c1 = time.perf_counter(), time.thread_time()
+            t0, c0 = time.perf_counter(), time.thread_time()
             for p in pendings:
                 if self._end is not None:
                     break
                 self._apply_answer(p)
             self.pending = None
             self.pendings = []
-            if self._watchers:
-                self._publish()
+            if self.spectators:
+                self.spectators.publish()
             # No explicit yield is needed here: waiting for each answer already yields to the loop.
-            after = time.perf_counter() - t1
-            self.max_step_seconds = max(self.max_step_seconds, after)
-            self.max_step_cpu_seconds = max(self.max_step_cpu_seconds, time.thread_time() - c1)
-            self._metrics.overhead.observe(before + after)
+
+    def _step_done(self, t0: float, c0: float, carried: float = 0.0, observe: bool = True) -> float:
+        """Records a step that began at ``t0`` (``perf_counter``) and ``c0`` (``thread_time``).
+
+        ``carried`` is the wall time of the same decision's part before a journal write; the
+        overhead metric gets the decision's total unless ``observe`` is false. Returns the wall time.
+        """
+        wall = time.perf_counter() - t0
+        cpu = time.thread_time() - c0
+        if wall > self.max_step_seconds:
+            self.max_step_seconds = wall
+        if cpu > self.max_step_cpu_seconds:
+            self.max_step_cpu_seconds = cpu
+        if observe:
+            self._metrics.overhead.observe(wall + carried)
+        return wall
 
     def _apply_answer(self, p: Pending) -> None:
         """Applies ``p``'s answer (or its default, with the timeout) through the recorder.
@@ -609,8 +531,8 @@ class MatchRunner:
             self._metrics.answered.inc()
         elif p.answer is not None:
             option_id, note, received = p.answer
-            self._charge(st, p, received)
-            applied = rec.apply(option_id, note=note, think_ms=round(_ms(st.previous.charged)) if st.previous else None)
+            charge = self._charge(st, p, received)
+            applied = rec.apply(option_id, note=note, think_ms=clocks.ms(charge.charged))
             self._metrics.answered.inc()
         else:
             self._timeout(st, p)
@@ -642,31 +564,20 @@ class MatchRunner:
                     wake_at = min(wake_at, expiry)
             await self._sleep_until(wake_at)
 
-    def _charge(self, st: SeatState, p: Pending, received: float) -> None:
-        elapsed = max(0.0, received - p.sent_at)
-        charged = max(0.0, elapsed - p.credit)
-        drawn = max(0.0, charged - self.time.decision_time)
-        st.bank -= drawn
-        self._metrics.think.observe(charged)
-        st.previous = bot_pb2.AnswerTiming(
-            elapsed=duration(elapsed),
-            rtt_credit=duration(p.credit),
-            charged=duration(charged),
-            bank_drawn=duration(drawn),
-        )
+    def _charge(self, st: SeatState, p: Pending, received: float) -> clocks.Charge:
+        charge = clocks.answered(self.time, p.sent_at, received, p.credit)
+        st.bank -= charge.drawn
+        self._metrics.think.observe(charge.charged)
+        st.previous = charge
+        return charge
 
     def _timeout(self, st: SeatState, p: Pending) -> None:
         st.bank -= p.allowed_overrun
         st.strikes += 1
         self._metrics.strike("timeout")
-        self._metrics.think.observe(self.time.decision_time + p.allowed_overrun)
         elapsed = loop_time() - p.sent_at
-        st.previous = bot_pb2.AnswerTiming(
-            elapsed=duration(elapsed),
-            rtt_credit=duration(p.credit),
-            charged=duration(self.time.decision_time + p.allowed_overrun),
-            bank_drawn=duration(p.allowed_overrun),
-        )
+        st.previous = clocks.timed_out(self.time, elapsed, p.allowed_overrun, p.credit)
+        self._metrics.think.observe(st.previous.charged)
         where = "while disconnected" if st.link is None else f"after {elapsed:.3f} s"
         detail = (
             f"no valid answer to {p.decision_id} {where}; default {p.decision.default_option_id!r} applied "
@@ -674,130 +585,43 @@ class MatchRunner:
         )
         self.recorder.incident(st.seat, "timeout", detail)
         if st.link is not None:
-            st.link.send(
-                bot_pb2.ConnectResponse(
-                    error=bot_pb2.Error(
-                        code=bot_pb2.ERROR_CODE_TIMEOUT,
-                        message=detail,
-                        match_id=self.match_id,
-                        decision_id=p.decision_id,
-                        strikes=st.strikes,
-                    )
-                )
-            )
+            st.link.send(self.messages.error(bot_pb2.ERROR_CODE_TIMEOUT, detail, p.decision_id, strikes=st.strikes))
 
     # ----- messages ----------------------------------------------------------------------
 
     def _send_start(self, st: SeatState, resumed: bool) -> None:
         if st.link is None:
             return
-        msg = bot_pb2.ConnectResponse()
-        start = msg.match_start
-        start.match_id = self.match_id
-        start.game = self.name
-        start.rules_version = self.game.info.rules_version
-        start.seat = st.seat
-        start.seat_names.extend(self.recorder.replay.seats)
-        start.config.update(self.config)
-        start.time_control.CopyFrom(self.time.to_proto())
-        start.resumed = resumed
         # The whole observation: the base of the seat's next patch (also after a reconnect).
         obs = self.recorder.match.observe(st.seat)
-        codec.fill_observation(start.observation, self.name, obs)
-        st.obs_sent = obs
-        st.link.send(msg)
-
-    def _option_msg(self, opt: Option) -> bot_pb2.Option:
-        key = (opt.id, opt.kind, opt.label, repr(opt.params))
-        msg = self._option_msgs.get(key)
-        if msg is None:
-            msg = self._option_msgs[key] = codec.option(self.name, opt)
-        return msg
+        st.link.send(
+            self.messages.match_start(
+                st, self.game.info.rules_version, self.recorder.replay.seats, self.config, obs, resumed
+            )
+        )
 
     def _send_request(self, st: SeatState, p: Pending, fresh: bool = False) -> None:
         assert st.link is not None
-        match = self.recorder.match
         if p.request is None:
-            new_events = match.events(st.events_sent, st.seat)
+            match = self.recorder.match
+            events = match.events(st.events_sent, st.seat)
             st.events_sent = self.event_total
-            # Filled in place: every sub-message is written where it lives, nothing is copied
-            # but the options' cached encodings.
-            msg = bot_pb2.ConnectResponse()
-            req = msg.decision_request
-            req.match_id = self.match_id
-            req.decision_id = p.decision_id
-            req.seat = st.seat
-            req.decision_number = p.number
-            req.kind = p.decision.kind
-            req.prompt = p.decision.prompt
-            obs = match.observe(st.seat)
-            if st.obs_sent is None:
-                codec.fill_observation(req.observation, self.name, obs)
-            else:
-                req.observation_patch.extend(delta.encode(self._differ.diff(st.obs_sent, obs)))
-            st.obs_sent = obs
-            req.options.extend([self._option_msg(o) for o in p.options])
-            req.default_option_id = p.decision.default_option_id
-            codec.add_events(req.events, self.name, new_events)
-            req.decision_time.CopyFrom(duration(self.time.decision_time))
-            req.bank_remaining.CopyFrom(duration(st.bank))
-            req.strikes = st.strikes
-            if st.previous is not None:
-                req.previous.CopyFrom(st.previous)
-            p.request = req
-            p.message = msg
+            msg = self.messages.decision_request(st, p, match.observe(st.seat), events)
         else:
             # A re-send after a reconnect: the link has just been sent a MatchStart with the
             # whole observation as it is now, so the patch (against the old link's base) goes.
-            msg = bot_pb2.ConnectResponse()
-            msg.decision_request.CopyFrom(p.request)
-            msg.decision_request.ClearField("observation_patch")
-            req = msg.decision_request
+            msg = self.messages.resend(p)
         left = max(0.0, p.hard_deadline - loop_time() - p.credit)
-        req.deadline.CopyFrom(duration(left))
-        req.deadline_time.CopyFrom(timestamp(time_now() + left))
+        self.messages.stamp(msg, left, time_now())
         st.link.send(msg)
 
     def _publish(self, final: bool = False) -> None:
-        full = self.event_total
-        for q, sent in list(self._watchers.items()):
-            q.put_nowait(self._watch_message(sent))
-            self._watchers[q] = full
-            if final:
-                q.put_nowait(None)
-
-    def _watch_message(self, since: int) -> referee_pb2.WatchMatchResponse:
-        match = self.recorder.match
-        msg = referee_pb2.WatchMatchResponse(
-            match_id=self.match_id,
-            state=STATE_PROTO[self.state],
-            decision_count=len(self.recorder.replay.decisions),
-            observation=codec.observation(self.name, match.observe(None)),
-            events=codec.events(self.name, match.events(since, None)),
-        )
-        final = self.recorder.outcome()
-        if self.is_over() and final is not None:
-            msg.outcome.CopyFrom(codec.outcome(final))
-        return msg
+        self.spectators.publish(final)
 
     async def watch(self) -> AsyncIterator[referee_pb2.WatchMatchResponse]:
         """Yields the public view now, then after every decision, the last with the outcome."""
-        first = self._watch_message(0)
-        if self.done.is_set():
-            yield first
-            return
-        q: asyncio.Queue[referee_pb2.WatchMatchResponse | None] = asyncio.Queue()
-        # Later messages start from the events already in ``first``.
-        self._watchers[q] = self.event_total
-        try:
-            yield first
-            while True:
-                msg = await q.get()
-                if msg is None:
-                    return
-                yield msg
-        finally:
-            self._watchers.pop(q, None)
+        async for msg in self.spectators.watch(self.done):
+            yield msg
 
     # ----- the end -----------------------------------------------------------------------
 
@@ -827,16 +651,7 @@ class MatchRunner:
         full = self.event_total
         for st in self.seats:
             if st.link is not None and outcome is not None:
-                st.link.send(
-                    bot_pb2.ConnectResponse(
-                        match_end=bot_pb2.MatchEnd(
-                            match_id=self.match_id,
-                            seat=st.seat,
-                            outcome=codec.outcome(outcome),
-                            events=codec.events(self.name, match.events(st.events_sent, st.seat)),
-                        )
-                    )
-                )
+                st.link.send(self.messages.match_end(st, outcome, match.events(st.events_sent, st.seat)))
                 st.events_sent = full
         for link in self.links():
             self.hooks.release(self, link)
@@ -1066,8 +881,7 @@ class MatchRunner:
         memory for GetMatch and late spectators, so it must weigh little (issue 12: a referee kept
         about 350 KiB per finished match, 3.5 GiB at the old 10,000 kept).
         """
-        self._option_msgs.clear()
-        self._differ = delta.ObservationDiffer(self.name)
+        self.messages.shed()
         self.pendings = []
         self.pending = None
         for st in self.seats:
@@ -1111,23 +925,3 @@ class MatchRunner:
 def new_match_id() -> MatchId:
     """Returns a fresh random match id."""
     return MatchId(uuid.uuid4().hex)
-
-
-def loop_time() -> float:
-    """The event loop's monotonic clock, in seconds."""
-    return asyncio.get_running_loop().time()
-
-
-def time_now() -> float:
-    """Wall-clock time, in seconds since the epoch."""
-    return time.time()
-
-
-def timestamp(secs: float) -> Timestamp:
-    """Returns wall-clock seconds as a Timestamp."""
-    whole = int(secs)
-    return Timestamp(seconds=whole, nanos=int((secs - whole) * 1e9))
-
-
-def _ms(d: Duration) -> float:
-    return float(d.seconds) * 1000 + float(d.nanos) / 1e6

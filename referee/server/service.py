@@ -45,13 +45,13 @@ from grpc_reflection.v1alpha import reflection
 
 from referee.core.fairness import SEED_BITS
 from referee.core.ids import BotId
+from referee.protocol import codec
+from referee.protocol.timecontrol import duration, seconds
 from referee.seeding import new_seed
-from referee.server import codec
 from referee.server.auth import TokenStore, credential_matches, internal_token
 from referee.server.hub import AlreadyExistsError, BotSession, Referee, RefereeSettings, StartError, commitment_of
 from referee.server.match import STATE_PROTO, MatchRunner, MatchState, SeatSpec, loop_time
 from referee.server.sinks import ResultSink
-from referee.server.timecontrol import duration, seconds
 
 log = logging.getLogger(__name__)
 

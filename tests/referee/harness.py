@@ -15,13 +15,13 @@ import grpc
 
 from referee.core import register
 from referee.core.ids import BotId
+from referee.protocol.timecontrol import TimeSettings
 from referee.sdk import BotClient
 from referee.server.auth import BotIdentity, MemoryTokenStore
 from referee.server.hub import Referee, RefereeSettings
 from referee.server.match import MatchRunner, SeatSpec
 from referee.server.service import RefereeServer, create_server
 from referee.server.sinks import MemoryResultSink
-from referee.server.timecontrol import TimeSettings
 from tests.conformance.tinygame import TinyGame
 
 register(TinyGame())

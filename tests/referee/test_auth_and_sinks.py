@@ -17,6 +17,7 @@ from brawl.bot.v1 import bot_pb2
 
 from referee.core.ids import BotId, MatchId
 from referee.core.replay import Replay
+from referee.protocol.timecontrol import TimeSettings, duration
 from referee.server.auth import (
     BotIdentity,
     JsonFileTokenStore,
@@ -26,7 +27,6 @@ from referee.server.auth import (
     token_matches,
 )
 from referee.server.sinks import FileResultSink
-from referee.server.timecontrol import TimeSettings, duration
 
 ALICE = BotIdentity(BotId("b1"), "Alice", "v3", "alice", frozenset({"scrumbrawl"}))
 

@@ -13,7 +13,7 @@ import pytest
 from referee import wire
 from referee.core import EVERYONE, Seat, SeededChance, get_game
 from referee.core.bots import RandomPolicy
-from referee.server import codec
+from referee.protocol import codec
 from tests.referee.harness import normal
 
 PRODUCT_GAMES = ["scrumbrawl", "superfantasybrawl"]

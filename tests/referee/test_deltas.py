@@ -25,14 +25,14 @@ from brawl.bot.v1 import bot_pb2
 from referee.core import get_game
 from referee.core.ids import BotId
 from referee.core.replay import Recorder, Replay
+from referee.protocol import codec
+from referee.protocol.delta import ObservationDiffer, PatchError, apply_patch, encode
+from referee.protocol.timecontrol import TimeSettings
 from referee.sdk import BotClient
 from referee.sdk.host import Turn
-from referee.server import codec
 from referee.server.auth import BotIdentity
-from referee.server.delta import ObservationDiffer, PatchError, apply_patch, encode
 from referee.server.match import SeatSpec
 from referee.server.relay import RelayLink
-from referee.server.timecontrol import TimeSettings
 from tests.referee.harness import referee_env, wait_connected
 from tests.referee.test_node_bot import NODE_BOT, ensure_node_modules
 

@@ -12,10 +12,10 @@ import pytest
 
 from referee.core.replay import verify
 from referee.play import play_series
+from referee.protocol.timecontrol import TimeSettings
 from referee.sdk import BotClient
 from referee.sdk.house import game_house_bots, house_bot_names, house_factory
 from referee.server.match import MatchState
-from referee.server.timecontrol import TimeSettings
 from tests.referee.harness import referee_env
 
 PRODUCT_GAMES = ["scrumbrawl", "superfantasybrawl"]

@@ -13,9 +13,9 @@ import pytest
 
 from referee.core import EVERYONE, Event, SeededChance, get_game
 from referee.core.replay import verify
-from referee.server import codec
+from referee.protocol import codec
+from referee.protocol.timecontrol import TimeSettings
 from referee.server.match import MatchState
-from referee.server.timecontrol import TimeSettings
 from tests.referee.bots import FirstBot, RecordingBot
 from tests.referee.harness import GAMES, referee_env
 

@@ -20,6 +20,7 @@ import redis.asyncio as aioredis
 
 from referee.core.ids import BotId
 from referee.core.replay import verify
+from referee.protocol.timecontrol import TimeSettings
 from referee.sdk import BotClient
 from referee.server.auth import BotIdentity, MemoryTokenStore
 from referee.server.hub import RefereeSettings
@@ -27,7 +28,6 @@ from referee.server.match import MatchState
 from referee.server.relay import RedisRelay, RelayLink
 from referee.server.service import RefereeServer, create_server
 from referee.server.sinks import MemoryResultSink
-from referee.server.timecontrol import TimeSettings
 from tests.referee.bots import FirstBot, SilentBot
 from tests.referee.harness import FAST, GAMES
 from tests.referee.test_faults import DroppingBot

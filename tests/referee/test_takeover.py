@@ -28,6 +28,7 @@ from referee.core import Decision, JSONDict, Option
 from referee.core.contract import Termination
 from referee.core.ids import BotId
 from referee.core.replay import verify
+from referee.protocol.timecontrol import TimeSettings
 from referee.sdk import BotClient
 from referee.server.auth import BotIdentity, MemoryTokenStore
 from referee.server.hub import RefereeSettings
@@ -35,7 +36,6 @@ from referee.server.journal import JournalFenced, RedisJournal, keys
 from referee.server.match import MatchState, SeatSpec
 from referee.server.service import RefereeServer, create_server
 from referee.server.sinks import MemoryResultSink
-from referee.server.timecontrol import TimeSettings
 from tests.referee.harness import GAMES
 
 REDIS = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")

@@ -25,12 +25,12 @@ from referee.core import get_game
 from referee.core.chance import SeededChance
 from referee.core.contract import Decision, Match
 from referee.core.replay import Recorder, Replay, verify
+from referee.protocol.timecontrol import TimeSettings
 from referee.sdk import BotClient
 from referee.sdk.client import BotConnectionError
 from referee.sdk.host import Turn
 from referee.sdk.house import house_factory
 from referee.server.hub import MAX_AUTO_PASS_KINDS, Referee, RefereeSettings
-from referee.server.timecontrol import TimeSettings
 from tests.referee.harness import referee_env, wait_connected
 
 WINDOW_KINDS = ("dispel_window", "fumble_window", "team_window", "dispel")

@@ -22,11 +22,11 @@ from google.protobuf.struct_pb2 import Struct
 
 from referee.core import Decision, JSONDict, Option
 from referee.core.registry import game_names
+from referee.protocol.timecontrol import TimeSettings
 from referee.seeding import new_seed
 from referee.server.hub import RefereeSettings
 from referee.server.match import MatchRunner, MatchState
 from referee.server.service import MAX_PRE_HELLO_ERRORS
-from referee.server.timecontrol import TimeSettings
 from tests.referee.harness import Env, referee_env, wait_connected
 from tests.referee.hostile import wire
 

@@ -1,0 +1,152 @@
+"""The bot protocol messages of one match, built once and filled in place.
+
+:class:`MatchMessages` belongs to one :class:`~referee.server.match.MatchRunner`. It keeps what
+makes a decision cheap to send: each option's encoding, computed the first time the option is
+offered (most options repeat from one decision to the next), and the differ that turns a seat's
+previous observation into the next request's ``observation_patch``. Every message is written
+where it lives in the ``ConnectResponse``; nothing is copied but the cached option encodings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from brawl.bot.v1 import bot_pb2
+
+from referee.core.contract import Event, Option, Outcome
+from referee.core.ids import MatchId
+from referee.protocol import codec, delta
+from referee.protocol.timecontrol import TimeSettings
+from referee.server.clocks import set_duration, set_timestamp
+from referee.server.state import Pending, SeatState
+
+
+class MatchMessages:
+    """Builds the messages of one match (see the module docstring).
+
+    Args:
+        match_id: The match.
+        game: The game's name (picks the typed payloads).
+        time: The match's time control.
+    """
+
+    def __init__(self, match_id: MatchId, game: str, time: TimeSettings) -> None:
+        self.match_id = match_id
+        self.game = game
+        self.time = time
+        self._time_proto = time.to_proto()
+        self._options: dict[str, tuple[Option, bot_pb2.Option]] = {}
+        """Each option id's last offered option and its encoding."""
+        self._differ = delta.ObservationDiffer(game)
+
+    def shed(self) -> None:
+        """Drops the caches (the match is over)."""
+        self._options = {}
+        self._differ = delta.ObservationDiffer(self.game)
+
+    def option(self, opt: Option) -> bot_pb2.Option:
+        """Returns ``opt``'s encoding, computed once for as long as the option keeps its content."""
+        hit = self._options.get(opt.id)
+        if hit is not None and (hit[0] is opt or hit[0] == opt):
+            return hit[1]
+        msg = codec.option(self.game, opt)
+        self._options[opt.id] = (opt, msg)
+        return msg
+
+    def match_start(
+        self, st: SeatState, rules_version: str, seat_names: Sequence[str], config: Any, observation: Any, resumed: bool
+    ) -> bot_pb2.ConnectResponse:
+        """The ``MatchStart`` of ``st``'s seat, with the whole observation (the base of its patches)."""
+        msg = bot_pb2.ConnectResponse()
+        start = msg.match_start
+        start.match_id = self.match_id
+        start.game = self.game
+        start.rules_version = rules_version
+        start.seat = st.seat
+        start.seat_names.extend(seat_names)
+        start.config.update(config)
+        start.time_control.CopyFrom(self._time_proto)
+        start.resumed = resumed
+        codec.fill_observation(start.observation, self.game, observation)
+        st.obs_sent = observation
+        return msg
+
+    def decision_request(
+        self, st: SeatState, p: Pending, observation: Any, events: Sequence[Event]
+    ) -> bot_pb2.ConnectResponse:
+        """The ``DecisionRequest`` for ``p`` (its deadline is set by :meth:`stamp` when it goes out).
+
+        The observation goes whole when the seat's link holds none yet, else as the patch from the
+        one it holds; either way the link holds ``observation`` afterwards.
+        """
+        msg = bot_pb2.ConnectResponse()
+        req = msg.decision_request
+        req.match_id = self.match_id
+        req.decision_id = p.decision_id
+        req.seat = st.seat
+        req.decision_number = p.number
+        req.kind = p.decision.kind
+        req.prompt = p.decision.prompt
+        if st.obs_sent is None:
+            codec.fill_observation(req.observation, self.game, observation)
+        else:
+            ops = self._differ.diff(st.obs_sent, observation)
+            if ops:
+                req.observation_patch.extend(delta.encode(ops))
+        st.obs_sent = observation
+        option = self.option
+        req.options.extend([option(o) for o in p.options])
+        req.default_option_id = p.decision.default_option_id
+        if events:
+            codec.add_events(req.events, self.game, events)
+        set_duration(req.decision_time, self.time.decision_time)
+        set_duration(req.bank_remaining, st.bank)
+        req.strikes = st.strikes
+        if st.previous is not None:
+            st.previous.fill(req.previous)
+        p.request = req
+        p.message = msg
+        return msg
+
+    @staticmethod
+    def resend(p: Pending) -> bot_pb2.ConnectResponse:
+        """``p``'s request again for a new link, without the patch (the link was just sent the whole
+        observation in a ``MatchStart``)."""
+        assert p.request is not None
+        msg = bot_pb2.ConnectResponse()
+        msg.decision_request.CopyFrom(p.request)
+        msg.decision_request.ClearField("observation_patch")
+        return msg
+
+    @staticmethod
+    def stamp(msg: bot_pb2.ConnectResponse, left: float, now: float) -> None:
+        """Sets a request's deadline: ``left`` seconds from now, ``now`` being the wall clock."""
+        req = msg.decision_request
+        set_duration(req.deadline, left)
+        set_timestamp(req.deadline_time, now + left)
+
+    def error(
+        self, code: bot_pb2.ErrorCode, message: str, decision_id: str = "", retry: bool = False, strikes: int = 0
+    ) -> bot_pb2.ConnectResponse:
+        """An ``Error`` about this match."""
+        return bot_pb2.ConnectResponse(
+            error=bot_pb2.Error(
+                code=code,
+                message=message,
+                match_id=self.match_id,
+                decision_id=decision_id,
+                retry_allowed=retry,
+                strikes=strikes,
+            )
+        )
+
+    def match_end(self, st: SeatState, outcome: Outcome, events: Sequence[Event]) -> bot_pb2.ConnectResponse:
+        """The ``MatchEnd`` of ``st``'s seat, with the events it has not been sent."""
+        msg = bot_pb2.ConnectResponse()
+        end = msg.match_end
+        end.match_id = self.match_id
+        end.seat = st.seat
+        end.outcome.CopyFrom(codec.outcome(outcome))
+        codec.add_events(end.events, self.game, events)
+        return msg
