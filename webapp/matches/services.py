@@ -11,7 +11,6 @@ all, and this app imports none of them.
 
 from __future__ import annotations
 
-import gzip
 import logging
 import statistics
 from collections.abc import Sequence
@@ -249,7 +248,7 @@ def seat_records(replay: Replay) -> list[dict[str, Any]]:
 
 def store_replay(match: Match, replay: Replay) -> None:
     """Puts the compressed replay in the row, or in a file when it is larger than the inline limit."""
-    data = gzip.compress(replay.dumps().encode(), mtime=0)
+    data = replay.encode()
     if len(data) <= settings.BRAWL_INLINE_REPLAY_MAX_BYTES:
         match.replay_gz = data
         match.replay_path = ""
@@ -401,6 +400,6 @@ def do_stage_result(match_id: int, replay: Replay) -> bool:
     match = Match.objects.select_for_update().get(pk=match_id)
     if match.is_final or match.has_replay:
         return False
-    match.replay_gz = gzip.compress(replay.dumps().encode(), mtime=0)
+    match.replay_gz = replay.encode()
     match.save(update_fields=["replay_gz"])
     return True
