@@ -287,7 +287,11 @@ def test_entrants_author_sees_own_matches_of_an_unpublished_tournament(organizer
     frames = me.get(f"/api/v1/matches/{own.pk}/frames/")
     assert frames.status_code == 404 and frames.json()["code"] == "not_revealed"
     assert own.pk in [m["id"] for m in me.get("/api/v1/matches/").json()["results"]]
-    assert me.get(f"/tournaments/{tour.pk}/").status_code == 200  # the bracket of a tournament they entered
+    page = me.get(f"/tournaments/{tour.pk}/")  # the bracket of a tournament they entered
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert f'href="/matches/{own.pk}/"' in html  # their game links to its page; the others, not yet
+    assert not any(f'href="/matches/{m.pk}/"' in html for m in rest)
     for m in rest:  # games without their bot stay hidden until publication
         assert me.get(f"/matches/{m.pk}/").status_code == 404
     for outsider in (stranger, visitor):

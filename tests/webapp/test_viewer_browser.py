@@ -163,7 +163,7 @@ def test_spectator_steps_a_replay_to_its_result_banner(
         f" drawn {drawn} {sorted(o[0] for o in opens)}, every frame loaded {ready} {sorted(o[1] for o in opens)};"
         f" frames asked at {asked}, received at {received} ({opens[0][4]} bytes for {opens[0][5]}); {opens[0][6]};"
         f" floor (the sign-in page, no script) {floor} {sorted(floors)}: drawn {drawn / floor:.1f}x,"
-        f" loaded {ready / floor:.1f}x"
+        f" loaded {ready / floor:.1f}x; load average {os.getloadavg()[0]:.1f}"
     )
 
     # The counter counts decisions, and says the same as the message under the viewer.

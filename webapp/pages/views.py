@@ -16,6 +16,7 @@ from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
+from django.core.cache import cache
 from django.core.exceptions import NON_FIELD_ERRORS
 from django.core.paginator import Paginator
 from django.db.models import Q
@@ -25,13 +26,17 @@ from django.views.decorators.http import require_POST
 from rest_framework.exceptions import APIException
 from rest_framework.throttling import SimpleRateThrottle
 
-from referee.core.registry import game_names
+from referee.core.errors import EngineError
+from referee.core.registry import UnknownGameError, game_names
+from referee.core.replay import Replay, ReplayError
 from webapp.api import DomainError, query_id
 from webapp.bots import services as bot_services
 from webapp.bots.models import Bot
 from webapp.errors import error_response
 from webapp.games import all_games, game_info
+from webapp.matches import frames
 from webapp.matches import services as match_services
+from webapp.matches.framestore import replay_digest
 from webapp.matches.models import Match, MatchStatus, with_secrets_state
 from webapp.matches.pagination import lazy_keyset_page, page_cursor
 from webapp.matches.views import filter_matches, match_queryset, visible_matches
@@ -51,6 +56,8 @@ from webapp.tournaments.views import visible_tournaments
 
 MAX_ZIP_IDS = 500
 """Ids read from ``/me/replays.zip?ids=`` (the archive holds at most 500 replays anyway)."""
+
+
 def home(request: HttpRequest) -> HttpResponse:
     """Games, the top of each leaderboard, matches running now, tournaments in progress."""
     games = all_games()
@@ -126,10 +133,32 @@ REPLAY_HEAD_CACHE_SECONDS = 7 * 24 * 3600
 """How long the viewer's first screen of a replay (:func:`replay_head`) stays in the cache."""
 
 
+def replay_head(match: Match) -> dict[str, Any] | None:
+    """Frame 0 of ``match``'s replay with its frame count and result, for the page to embed; None if none.
+
+    Only called once the match's secrets are revealed (the same rule as the frames endpoint). Kept
+    in the cache under the replay's digest; a replay the engine cannot simulate has no head (the
+    viewer then waits for the frames endpoint, which reports the error).
+    """
+    raw = Match.objects.only("replay_gz", "replay_path").get(pk=match.pk).replay_bytes()
+    if raw is None:
+        return None
+    key = f"frames:head:{match.pk}:{replay_digest(raw)[:16]}"
+    head = cache.get(key)
+    if head is None:
+        try:
+            head = frames.replay_head(Replay.loads(raw))
+        except (ReplayError, EngineError, UnknownGameError, ImportError):
+            return None
+        cache.set(key, head, timeout=REPLAY_HEAD_CACHE_SECONDS)
+    return cast(dict[str, Any], head)
+
+
 def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
     """A match: seats and results, the referee's record, and the replay viewer (live while running)."""
     match = get_object_or_404(visible_matches(request.user), pk=match_id)
     revealed = match.secrets_revealed()
+    replay_public = revealed and bool(match.replay_stored)
     return render(
         request,
         "pages/match.html",
@@ -139,7 +168,8 @@ def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
             "seats": list(match.seats.all()),
             # The template never reads match.seed: only this, None until Match.secrets_revealed().
             "seed": match.seed if revealed else None,
-            "replay_public": revealed and bool(match.replay_stored),
+            "replay_public": replay_public,
+            "replay_head": replay_head(match) if replay_public else None,
         },
     )
 
@@ -164,6 +194,11 @@ def tournament_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
     """A tournament: bracket (elimination), crosstable (round robin) or standings per round (Swiss)."""
     t = get_object_or_404(visible_tournaments(request.user), pk=tournament_id)
     data = bracket_data(t, for_template=True)
+    # Before publication an entrant's author may open only their own bots' games (visible_matches).
+    limited = not (t.published or request.user.is_staff or is_organizer(request.user))
+    openable: set[int] = set()
+    if limited:
+        openable = set(visible_matches(request.user).filter(tournament=t).values_list("id", flat=True))
     entrants = list(t.entrants.select_related("bot_version__bot__owner").order_by("seed", "id"))
     can_enter = request.user.is_authenticated and t.status == TournamentStatus.REGISTRATION
     my_bots: list[Bot] = []
@@ -188,6 +223,8 @@ def tournament_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
             "can_enter": can_enter,
             "my_bots": my_bots,
             "is_organizer": is_organizer(request.user),
+            "limited": limited,
+            "openable": openable,
         },
     )
 

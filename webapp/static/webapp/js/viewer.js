@@ -379,8 +379,13 @@
     });
     return title(String(e.kind).replace(/_/g, " ")) + (bits.length ? ": " + bits.join(", ") : "");
   }
-  function decisionText(dec) {
-    return seatName(dec.seat) + " chose " + words(dec.label || dec.option_id);
+  // An option's label in words: hexes as coordinates ("q-1r-3" -> "hex (-1, -3)") and, in Super
+  // Fantasy Brawl, the champions by name ("move greta" -> "move Greta").
+  function decisionText(dec, obs) {
+    var text = words(dec.label || dec.option_id).replace(/\bq(-?\d+)r(-?\d+)\b/g, "hex ($1, $2)");
+    var ids = ((obs || {}).champions || []).map(function (c) { return c.id; }).filter(function (id) { return /^[a-z]+$/.test(id || ""); });
+    if (ids.length) text = text.replace(new RegExp("\\b(" + ids.join("|") + ")\\b", "g"), function (m) { return title(m); });
+    return seatName(dec.seat) + " chose " + text;
   }
 
   // The log: one item per decision, with the events it caused nested under it. Items are built
@@ -407,7 +412,7 @@
     if (f.decision) {
       var dec = f.decision, head = document.createElement("div");
       head.className = "decision";
-      head.innerHTML = "<span class='step'>" + esc(i) + ".</span> " + esc(decisionText(dec)) +
+      head.innerHTML = "<span class='step'>" + esc(i) + ".</span> " + esc(decisionText(dec, f.observation)) +
         (dec.source !== "bot" ? " <em>[" + esc(dec.source) + "]</em>" : "") +
         (dec.note ? " <span class='note'>“" + esc(dec.note) + "”</span>" : "") +
         (dec.think_ms !== undefined ? " <small>" + esc(dec.think_ms) + " ms</small>" : "");
