@@ -54,10 +54,33 @@ def test_the_network_policy_selects_hosted_pods_and_allows_only_the_referees_bot
     referee = k8s_named("StatefulSet", "referee")
     referee_labels = referee["spec"]["template"]["metadata"]["labels"]
     [bot_port] = [p for p in k8s_named("Service", "referee")["spec"]["ports"]]
-    to_referee, to_dns = policy["spec"]["egress"]
+    to_referee, to_dns, to_host = policy["spec"]["egress"]
+    # Validation pods reach the host's private validation referee, and only its port.
+    host = k8s_named("Deployment", "bot-host")
+    [host_port] = host["spec"]["template"]["spec"]["containers"][0]["ports"]
+    assert to_host["to"] == [{"podSelector": {"matchLabels": {"app.kubernetes.io/name": "bot-host"}}}]
+    assert to_host["ports"] == [{"protocol": "TCP", "port": host_port["containerPort"]}]
+    assert host["spec"]["template"]["metadata"]["labels"]["app.kubernetes.io/name"] == "bot-host"
     [peer] = to_referee["to"]
     assert set(peer) == {"podSelector"} and peer["podSelector"]["matchLabels"].items() <= referee_labels.items()
     assert to_referee["ports"] == [{"protocol": "TCP", "port": bot_port["port"]}]
     assert bot_port["port"] == 50051  # the bot port, never the internal API (50052)
     assert {p["port"] for p in to_dns["ports"]} == {53}
     assert _pod()["spec"]["containers"][0]["env"][0]["value"] == f"referee:{bot_port['port']}"
+
+
+def test_the_host_may_manage_pods_and_secrets_in_its_namespace_and_nothing_else() -> None:
+    host = k8s_named("Deployment", "bot-host")
+    spec = host["spec"]["template"]["spec"]
+    assert spec["serviceAccountName"] == "bot-host"
+    [binding] = [b for b in k8s_of_kind("RoleBinding") if b["metadata"]["name"] == "bot-host"]
+    assert binding["subjects"] == [{"kind": "ServiceAccount", "name": "bot-host", "namespace": "brawl"}]
+    role = k8s_named("Role", binding["roleRef"]["name"])
+    granted = {(r, v) for rule in role["rules"] for r in rule["resources"] for v in rule["verbs"]}
+    assert granted == {
+        ("pods", "create"), ("pods", "get"), ("pods", "list"), ("pods", "delete"),
+        ("pods/log", "get"), ("secrets", "create"), ("secrets", "delete"),
+    }  # fmt: skip
+    assert all(rule["apiGroups"] == [""] for rule in role["rules"])
+    [c] = spec["containers"]
+    assert c["args"][:3] == ["host", "--mode", "k8s"]

@@ -30,6 +30,7 @@ import logging
 import os
 import shutil
 import signal
+import socket
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -54,11 +55,13 @@ class Running:
     upload_id: int
     version_id: int
     slot: int
-    run: sandbox.SandboxRun
-    proxy: UnixProxy
+    run: Any
+    """A :class:`sandbox.SandboxRun`, or a :class:`workers.hosting.k8s.PodRun` in Kubernetes mode."""
+    proxy: UnixProxy | None
+    """The Unix-socket proxy (bubblewrap mode; a pod dials the referee itself)."""
     token_id: int
     started: datetime
-    run_dir: Path
+    run_dir: Path | None
     run_id: int = 0
     """The ``HostedRun`` row, written at start and updated with the log while the run lasts."""
     traffic_mark: int = 0
@@ -85,6 +88,14 @@ class HostSettings:
     """Seconds between cleanups of unused uploads' files (the first runs at start)."""
     log_every: float = 5.0
     """Seconds between writes of a running bot's log (the author reads it on the match page meanwhile)."""
+    pods: Any = None
+    """A :class:`workers.hosting.k8s.PodLauncher`: run each bot as a pod (``--mode k8s``), not in bubblewrap."""
+    validation_bind: str = "127.0.0.1:0"
+    """Where the private validation referee listens (Kubernetes mode: ``0.0.0.0:PORT``, for the pods)."""
+    validation_advertise: str = "127.0.0.1"
+    """The address validation pods dial (Kubernetes mode: the host pod's IP)."""
+    heartbeat: str | None = None
+    """A file touched after every pass (the Kubernetes probes read its age)."""
 
 
 class BotHost:
@@ -109,9 +120,14 @@ class BotHost:
 
     async def serve(self) -> None:
         """Runs the host loop until :meth:`stop`; first removes what dead hosts left behind."""
-        sandbox.check_available()
-        swept = await asyncio.to_thread(sandbox.sweep_leftovers)
-        if swept.groups:
+        if self.settings.pods is None:
+            sandbox.check_available()
+        if self.settings.pods is not None:
+            left = await self.settings.pods.sweep()
+            if left:
+                log.warning("host: deleted %d pod(s) left by an earlier host: %s", len(left), ", ".join(left))
+        swept = await asyncio.to_thread(sandbox.sweep_leftovers) if self.settings.pods is None else None
+        if swept is not None and swept.groups:
             log.warning(
                 "host: %d run group(s) of a dead host: %d process(es) killed, %d group(s) left",
                 swept.groups,
@@ -122,6 +138,8 @@ class BotHost:
             while not self._stop.is_set():
                 try:
                     await self.tick()
+                    if self.settings.heartbeat:
+                        Path(self.settings.heartbeat).touch()
                 except Exception:
                     log.exception("host: tick failed; retrying")
                 with contextlib.suppress(TimeoutError):
@@ -146,7 +164,8 @@ class BotHost:
                 self.disk.removable_uploads,
             )
         for upload_id, r in list(self.running.items()):
-            if r.run.process.returncode is not None:
+            await r.run.refresh()
+            if r.run.returncode is not None:
                 await self._end(upload_id, restart=True)
         await self._save_logs()
         rows = await asyncio.to_thread(_close_db, services.runnable)
@@ -156,7 +175,8 @@ class BotHost:
                 await self._end(upload_id, restart=False)
         now = time.monotonic()
         for r in self.running.values():
-            carried = r.proxy.bytes_up + r.proxy.bytes_down
+            # A pod's traffic is not seen by the host: its age stands for idleness (the oldest makes room).
+            carried = r.proxy.bytes_up + r.proxy.bytes_down if r.proxy is not None else 0
             if carried - r.traffic_mark > 16 * 1024:
                 r.traffic_mark, r.traffic_at = carried, now
             r.idle_for = now - r.traffic_at
@@ -187,8 +207,12 @@ class BotHost:
         folder = checks.stored_path(services.storage_root(), row.sha256)
         log.info("host: validating upload %s (%s %s)", row.pk, row.kind, row.entry)
         text = ""
+        pods = self.settings.pods
         if row.kind == "python":
-            ok, text = await checks.import_check(folder, row.entry, slot=VALIDATION_SLOT)
+            if pods is not None:
+                ok, text = await pods.import_check(row.pk, row.sha256, row.entry)
+            else:
+                ok, text = await checks.import_check(folder, row.entry, slot=VALIDATION_SLOT)
             if not ok:
                 await asyncio.to_thread(
                     _close_db, services.do_record_validation, row, False, "the import check failed", text
@@ -200,6 +224,11 @@ class BotHost:
             game,
             slot=VALIDATION_SLOT,
             limits=self.settings.limits,
+            launch=None if pods is None else self._pod_launch(row),
+            bind=self.settings.validation_bind,
+            advertise=self.settings.validation_advertise,
+            # A pod first waits for a node and the image: more time to say Hello than a local sandbox.
+            connect_timeout=30.0 if pods is None else 180.0,
         )
         await asyncio.to_thread(
             _close_db,
@@ -223,6 +252,12 @@ class BotHost:
             r.log_saved_at, r.log_saved_size = now, size
             await asyncio.to_thread(_close_db, services.do_update_run, r.run_id, r.run.log.text())
 
+    def _pod_launch(self, row: Any) -> Any:
+        async def launch(command: sandbox.BotCommand, server: str) -> Any:
+            return await self.settings.pods.start(row.pk, row.sha256, command, server=server, what="validate")
+
+        return launch
+
     def _free_slot(self) -> int:
         used = {r.slot for r in self.running.values()}
         return next(n for n in range(1, self.settings.max_running + 2) if n not in used)
@@ -231,21 +266,30 @@ class BotHost:
         from django.utils import timezone
 
         from webapp.bots.models import Bot
-        from webapp.bots.services import do_issue_token
+        from webapp.bots.services import do_issue_token, do_revoke_token
         from webapp.hosting import services
 
         bot = await asyncio.to_thread(_close_db, lambda: Bot.objects.get(pk=row.bot_id))
         issued = await asyncio.to_thread(_close_db, do_issue_token, bot)
         slot = self._free_slot()
-        run_dir = Path(tempfile.mkdtemp(prefix=f"brawl-host-{slot}-"))
-        run_dir.chmod(0o755)
-        proxy = UnixProxy(run_dir / sandbox.SOCKET_NAME, self.referee_host, self.referee_port)
-        await proxy.start()
         command = sandbox.BotCommand(
             row.kind, row.entry, token=issued.token, max_matches=self.settings.max_matches, games=(bot.game,)
         )
-        folder = checks.stored_path(services.storage_root(), row.sha256)
-        run = await sandbox.start(folder, run_dir, command, slot=slot, limits=self.settings.limits)
+        run_dir: Path | None = None
+        proxy: UnixProxy | None = None
+        if self.settings.pods is not None:
+            try:
+                run = await self.settings.pods.start(row.pk, row.sha256, command)
+            except Exception:
+                await asyncio.to_thread(_close_db, do_revoke_token, issued.record)
+                raise
+        else:
+            run_dir = Path(tempfile.mkdtemp(prefix=f"brawl-host-{slot}-"))
+            run_dir.chmod(0o755)
+            proxy = UnixProxy(run_dir / sandbox.SOCKET_NAME, self.referee_host, self.referee_port)
+            await proxy.start()
+            folder = checks.stored_path(services.storage_root(), row.sha256)
+            run = await sandbox.start(folder, run_dir, command, slot=slot, limits=self.settings.limits)
         started = timezone.now()
         record = await asyncio.to_thread(_close_db, services.do_start_run, row, started)
         self.running[row.pk] = Running(
@@ -261,8 +305,10 @@ class BotHost:
 
         r = self.running.pop(upload_id)
         await r.run.stop()
-        await r.proxy.stop()
-        shutil.rmtree(r.run_dir, ignore_errors=True)
+        if r.proxy is not None:
+            await r.proxy.stop()
+        if r.run_dir is not None:
+            shutil.rmtree(r.run_dir, ignore_errors=True)
         verdict = r.run.verdict()
 
         def record() -> None:
@@ -306,8 +352,38 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     parser.add_argument("--memory-mb", type=int, default=768, help="address-space limit per bot, MiB")
     parser.add_argument("--processes", type=int, default=64, help="processes and threads per bot")
     parser.add_argument("--cpu-seconds", type=int, default=3600, help="CPU seconds per run before it is restarted")
+    parser.add_argument(
+        "--mode",
+        choices=("sandbox", "k8s"),
+        default="sandbox",
+        help="sandbox: bubblewrap on this machine; k8s: one pod per running bot (docs/hosted-bots.md)",
+    )
+    k8s = parser.add_argument_group("k8s mode")
+    k8s.add_argument("--k8s-api", help="the API server's URL (default: the cluster's, from inside a pod)")
+    k8s.add_argument("--k8s-namespace", help="where the pods go (default: the service account's namespace)")
+    k8s.add_argument("--k8s-image", default="brawl-ladder:0.1.0", help="the image of the bots' pods")
+    k8s.add_argument("--k8s-var-claim", default="brawl-var", help="the claim holding the uploads")
+    k8s.add_argument("--validation-port", type=int, default=50061, help="the validation referee's port (k8s)")
+    k8s.add_argument(
+        "--advertise", help="this host's address for validation pods (default: what this host's name resolves to)"
+    )
+    parser.add_argument("--heartbeat", metavar="FILE", help="touch FILE after every pass (for liveness probes)")
     parser.add_argument("-v", "--verbose", action="store_true")
     parser.set_defaults(func=cmd_host)
+
+
+def k8s_settings(args: argparse.Namespace, limits: sandbox.Limits) -> dict[str, Any]:
+    """The :class:`HostSettings` fields of Kubernetes mode, from ``brawl host``'s flags."""
+    from workers.hosting.k8s import KubeClient, PodLauncher
+
+    client = KubeClient.in_cluster(args.k8s_api, args.k8s_namespace)
+    pods = PodLauncher(client, image=args.k8s_image, referee=args.server, var_claim=args.k8s_var_claim, limits=limits)
+    return {
+        "pods": pods,
+        "validation_bind": f"0.0.0.0:{args.validation_port}",
+        # In a pod the kubelet's /etc/hosts maps the pod's name to the pod's IP.
+        "validation_advertise": args.advertise or socket.gethostbyname(socket.gethostname()),
+    }
 
 
 def cmd_host(args: argparse.Namespace) -> int:
@@ -319,16 +395,28 @@ def cmd_host(args: argparse.Namespace) -> int:
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.INFO, format="%(levelname)s %(name)s %(message)s"
     )
-    try:
-        sandbox.check_available()
-    except sandbox.SandboxUnavailable as exc:
-        print(f"brawl host: {exc}", flush=True)
-        return 2
     limits = sandbox.Limits(
         memory_bytes=args.memory_mb * 1024 * 1024, processes=args.processes, cpu_seconds=args.cpu_seconds
     )
+    extra: dict[str, Any] = {}
+    try:
+        if args.mode == "k8s":
+            extra = k8s_settings(args, limits)
+        else:
+            sandbox.check_available()
+    except (sandbox.SandboxUnavailable, RuntimeError) as exc:
+        print(f"brawl host: {exc}", flush=True)
+        return 2
     host = BotHost(
-        HostSettings(referee=args.server, max_running=args.max_running, poll=args.poll, idle=args.idle, limits=limits)
+        HostSettings(
+            referee=args.server,
+            max_running=args.max_running,
+            poll=args.poll,
+            idle=args.idle,
+            limits=limits,
+            heartbeat=args.heartbeat,
+            **extra,
+        )
     )
 
     async def main() -> None:
@@ -337,6 +425,7 @@ def cmd_host(args: argparse.Namespace) -> int:
             loop.add_signal_handler(sig, host.stop)
         await host.serve()
 
-    print(f"host: hosted bots connect to {args.server}", flush=True)
+    where = "as pods in namespace " + extra["pods"].client.namespace if extra else "in bubblewrap"
+    print(f"host: hosted bots run {where} and connect to {args.server}", flush=True)
     asyncio.run(main())
     return 0

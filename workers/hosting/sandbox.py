@@ -544,6 +544,14 @@ class SandboxRun:
     """Whether the cgroup OOM killer acted (read when the run ended, before its groups are removed)."""
     _reader: asyncio.Task[None] | None = None
 
+    @property
+    def returncode(self) -> int | None:
+        """The process's status once it ended (negative: the signal that killed it)."""
+        return self.process.returncode
+
+    async def refresh(self, *, force: bool = False) -> None:
+        """Nothing to read: the process's status is current (a pod's run reads its state here)."""
+
     async def wait(self, timeout: float | None = None) -> int:
         """Waits for the process (and its output) to end; returns its status."""
         await asyncio.wait_for(self.process.wait(), timeout)

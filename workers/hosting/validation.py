@@ -13,8 +13,10 @@ import asyncio
 import secrets
 import shutil
 import tempfile
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from referee.core.contract import Termination
 from referee.core.ids import BotId
@@ -54,12 +56,20 @@ async def validate(
     connect_timeout: float = 30.0,
     match_timeout: float = 300.0,
     seed: int = 1,
+    launch: Callable[[sandbox.BotCommand, str], Awaitable[Any]] | None = None,
+    bind: str = "127.0.0.1:0",
+    advertise: str = "127.0.0.1",
 ) -> ValidationResult:
-    """Plays one private match of ``game``: the sandboxed version against the ``random`` house bot."""
+    """Plays one private match of ``game``: the sandboxed version against the ``random`` house bot.
+
+    ``launch`` starts the bot elsewhere than in a local sandbox (``brawl host --mode k8s``: a pod);
+    it gets the command and the private referee's address (``advertise:PORT``; the referee listens
+    on ``bind``), and returns a run with ``returncode``, ``refresh``, ``stop``, ``log`` and ``verdict``.
+    """
     store = MemoryTokenStore()
     token = store.issue(BotIdentity(BotId("candidate"), "candidate", "candidate", "validation", frozenset({game})))
     server = create_server(
-        "127.0.0.1:0",
+        bind,
         tokens=store,
         sink=MemoryResultSink(),
         settings=RefereeSettings(ping_interval=1.0),
@@ -68,16 +78,22 @@ async def validate(
     await server.start()
     run_dir = Path(tempfile.mkdtemp(prefix="brawl-validate-"))
     run_dir.chmod(0o755)
-    proxy = UnixProxy(run_dir / sandbox.SOCKET_NAME, "127.0.0.1", server.port)
-    await proxy.start()
     cmd = sandbox.BotCommand(command.kind, command.entry, token=token, max_matches=1, games=(game,))
-    run = await sandbox.start(bot_dir, run_dir, cmd, slot=slot, limits=limits)
+    proxy: UnixProxy | None = None
+    run: Any
+    if launch is None:
+        proxy = UnixProxy(run_dir / sandbox.SOCKET_NAME, "127.0.0.1", server.port)
+        await proxy.start()
+        run = await sandbox.start(bot_dir, run_dir, cmd, slot=slot, limits=limits)
+    else:
+        run = await launch(cmd, f"{advertise}:{server.port}")
     try:
         deadline = asyncio.get_running_loop().time() + connect_timeout
         while not any(s.identity.bot_id == "candidate" for s in server.referee.sessions.values()):
-            if run.process.returncode is not None or asyncio.get_running_loop().time() > deadline:
+            await run.refresh()
+            if run.returncode is not None or asyncio.get_running_loop().time() > deadline:
                 await run.stop()
-                what = run.verdict() if run.process.returncode is not None else "no Hello within the time allowed"
+                what = run.verdict() if run.returncode is not None else "no Hello within the time allowed"
                 return ValidationResult(False, f"the bot never connected ({what})", run.log.text())
             await asyncio.sleep(0.05)
         runner = server.referee.start_match(
@@ -111,6 +127,7 @@ async def validate(
         return ValidationResult(True, f"finished a {game} match ({outcome.termination.value})", log)
     finally:
         await run.stop()
-        await proxy.stop()
+        if proxy is not None:
+            await proxy.stop()
         await server.stop(0.5)
         shutil.rmtree(run_dir, ignore_errors=True)
