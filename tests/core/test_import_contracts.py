@@ -65,6 +65,8 @@ def test_the_unchanged_copy_keeps_every_contract(copy: Path) -> None:
         ("ladder/violation.py", "import referee.core\n", "The ladder is pure maths"),
         ("referee/core/violation.py", "import django.db\n", "Rules engines are libraries"),
         ("referee/server/violation.py", "import webapp.matches.models\n", "Services, top to bottom"),
+        ("referee/sdk/violation.py", "from referee.server import hub\n", "Services, top to bottom"),
+        ("referee/protocol/violation.py", "from referee.sdk import host\n", "Services, top to bottom"),
         ("ladder/violation.py", "from webapp import api\n", "Services, top to bottom"),
         ("webapp/bots/violation.py", "from webapp.tournaments import services\n", "Web app: apps by domain"),
         ("referee/games/scrumbrawl/violation.py", "import referee.games.superfantasybrawl.match\n", "Each game"),

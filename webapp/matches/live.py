@@ -25,7 +25,7 @@ from typing import Any
 import grpc
 
 from referee import client as referee_client
-from referee.server import codec
+from referee.protocol import codec
 from webapp.matches.boards import board_layout
 
 log = logging.getLogger(__name__)
