@@ -4,11 +4,20 @@ Times Django in process (test client: routing, views, templates or serializers, 
 round trips; no network and no HTTP server), ``--runs`` requests per URL after three warm-ups,
 and prints p50/p99 in milliseconds plus the query count of one request, beside a floor measured in
 the same run: a bare DRF view answering one ``.values()`` query of the bot's 50 latest matches (the
-least any matches page or API must do). Seed first:
+least any matches page or API must do). Floor requests alternate with each URL's requests, so both
+see the same load, and each URL's p50 and p99 are given as multiples of the floor's from its own
+turns. Seed first:
 
     DATABASE_URL=postgresql://postgres@127.0.0.1:5432/brawl_bench python -m django migrate --settings=webapp.settings
     DATABASE_URL=... python -m django seed_ladder --bots 1000 --matches 100000 --settings=webapp.settings
     DATABASE_URL=... python bench/bench_web.py [--runs 50] [--out test-output/bench_web.json]
+
+Pages that cache pieces (the leaderboard, the bot page, the ratings API) are timed twice: warm (the
+same URL again: what readers see between two results) and cold (the cache cleared before every
+request, outside the timed part: the first request after a result, the worst case). Before
+timing, the bench counts the per-bot aggregates if the loader left them empty (``seed_ladder``
+writes matches in bulk, not through the services that keep them) and, on PostgreSQL, runs
+``ANALYZE`` (a freshly loaded table has no statistics and gets poor plans until autovacuum runs).
 """
 
 from __future__ import annotations
@@ -19,6 +28,7 @@ import os
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 
@@ -28,8 +38,11 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(q * len(ordered)) - 1))]
 
 
-def floor(bot_id: int, runs: int) -> dict[str, object]:
-    """Times the floor: a DRF view, no serializer, one ``.values()`` query of the bot's 50 latest matches."""
+def floor_request(bot_id: int) -> Callable[[], float]:
+    """Returns the floor as a function that times one request of it, in ms.
+
+    The floor: a DRF view, no serializer, one ``.values()`` query of the bot's 50 latest matches.
+    """
     from rest_framework.permissions import AllowAny
     from rest_framework.response import Response
     from rest_framework.test import APIRequestFactory
@@ -52,27 +65,79 @@ def floor(bot_id: int, runs: int) -> dict[str, object]:
 
     view = Floor.as_view()
     factory = APIRequestFactory()
-    for _ in range(3):
-        view(factory.get("/floor/")).render()
-    times = []
-    for _ in range(runs):
+
+    def one() -> float:
         t0 = time.perf_counter()
         response = view(factory.get("/floor/"))
         response.render()
-        times.append((time.perf_counter() - t0) * 1000)
+        elapsed = (time.perf_counter() - t0) * 1000
         assert response.status_code == 200
-    return {
-        "url": "(in-process DRF view)",
-        "p50_ms": round(statistics.median(times), 1),
-        "p99_ms": round(percentile(times, 0.99), 1),
-        "queries": 1,
-    }
+        return elapsed
+
+    for _ in range(3):
+        one()
+    return one
+
+
+def paired(
+    client: object, url: str, floor: Callable[[], float], runs: int, before: Callable[[], None] | None = None
+) -> tuple[list[float], list[float]]:
+    """Milliseconds of ``runs`` GETs of ``url`` and of as many floor requests, taken in turns.
+
+    On a shared machine the load changes from second to second; alternating the two puts both under
+    the same load, so their ratio means more than either figure. ``before`` runs untimed before each
+    GET of ``url``.
+    """
+    times, floor_times = [], []
+    for _ in range(runs):
+        floor_times.append(floor())
+        if before is not None:
+            before()
+        t0 = time.perf_counter()
+        response = client.get(url)  # type: ignore[attr-defined]
+        times.append((time.perf_counter() - t0) * 1000)
+        assert response.status_code == 200, url
+    return times, floor_times
+
+
+def deep_page(before_id: int) -> str:
+    """The query of the matches API's fourth page of 50: a cursor, or ``page=4`` in code older than cursors."""
+    try:
+        from webapp.matches.pagination import Cursor
+    except ImportError:
+        return "page=4"
+    return f"cursor={Cursor(True, before_id).encode()}"
+
+
+def prepare() -> None:
+    """Counts the per-bot aggregates when the loader left them empty, and gathers planner statistics."""
+    from django.db import connection
+
+    from webapp.matches.models import Match, MatchStatus
+
+    try:  # absent from code older than the aggregates (to time it with this bench, for a before/after)
+        from webapp.bots.models import BotStats
+        from webapp.matches.stats import recount_bots
+    except ImportError:
+        BotStats = None
+    if (
+        BotStats is not None
+        and not BotStats.objects.exists()
+        and Match.objects.filter(status=MatchStatus.FINISHED).exists()
+    ):
+        t0 = time.perf_counter()
+        rows = recount_bots()
+        print(f"counted the aggregates of {rows} bots in {time.perf_counter() - t0:.1f} s")
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("ANALYZE")
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=50)
     parser.add_argument("--out", type=Path, default=Path("test-output/bench_web.json"))
+    parser.add_argument("--game", default="superfantasybrawl", help="the leaderboard and bots to time")
     args = parser.parse_args(argv)
 
     # Benchmarks measure the pages, not the rate limits.
@@ -83,6 +148,7 @@ def main(argv: list[str] | None = None) -> int:
     import django
 
     django.setup()
+    from django.core.cache import cache
     from django.db import connection, reset_queries
     from django.test import Client
     from django.test.utils import CaptureQueriesContext
@@ -91,30 +157,33 @@ def main(argv: list[str] | None = None) -> int:
     from webapp.matches.models import Match
     from webapp.rankings.models import Rating
 
-    game = "superfantasybrawl"
+    prepare()
+    game = args.game
     top = Rating.objects.filter(game=game).order_by("-games").select_related("bot_version").first()
     match = Match.objects.filter(game=game).order_by("-id").first()
     if top is None or match is None:
         print("the database has no ratings or matches; run seed_ladder first", file=sys.stderr)
         return 1
     bot_id = top.bot_version.bot_id
+    # A cursor three pages deep into the bot's matches (keyset pages cost the same at any depth).
+    mine = Match.objects.filter(seats__bot_version__bot_id=bot_id).order_by("-id").values_list("id", flat=True)
+    deep = mine[149] if mine.count() > 150 else mine.last()
     urls = {
-        "leaderboard page": f"/games/{game}/",
-        "leaderboard API": f"/api/v1/ratings/?game={game}",
-        "bot page": f"/bots/{bot_id}/",
-        "bot API": f"/api/v1/bots/{bot_id}/",
-        "bot matches API": f"/api/v1/matches/?bot={bot_id}",
-        "match page": f"/matches/{match.pk}/",
-        "match API": f"/api/v1/matches/{match.pk}/",
+        "leaderboard page": (f"/games/{game}/", True),
+        "leaderboard API": (f"/api/v1/ratings/?game={game}", True),
+        "bot page": (f"/bots/{bot_id}/", True),
+        "bot API": (f"/api/v1/bots/{bot_id}/", False),
+        "bot matches API": (f"/api/v1/matches/?bot={bot_id}", False),
+        "bot matches, p4": (f"/api/v1/matches/?bot={bot_id}&{deep_page(int(deep or 1))}", False),
+        "matches API": ("/api/v1/matches/", False),
+        "matches page": ("/matches/", False),
+        "match page": (f"/matches/{match.pk}/", False),
+        "match API": (f"/api/v1/matches/{match.pk}/", False),
     }
     client = Client()
-    results = {"DRF .values() floor": floor(bot_id, args.runs)}
-    print(
-        f"{'DRF .values() floor':<18} p50 {results['DRF .values() floor']['p50_ms']:>7.1f} ms   "
-        f"p99 {results['DRF .values() floor']['p99_ms']:>7.1f} ms   1 query"
-    )
-    floor_p99 = max(0.1, float(results["DRF .values() floor"]["p99_ms"]))  # type: ignore[arg-type]
-    for name, url in urls.items():
+    floor = floor_request(bot_id)
+    results: dict[str, dict[str, object]] = {}
+    for name, (url, caches) in urls.items():
         for _ in range(3):
             assert client.get(url).status_code == 200, url
         reset_queries()
@@ -122,22 +191,26 @@ def main(argv: list[str] | None = None) -> int:
             client.get(url)
         # Read now: captured_queries slices the live log, which each later request resets.
         queries = len(ctx.captured_queries)
-        times = []
-        for _ in range(args.runs):
-            t0 = time.perf_counter()
-            response = client.get(url)
-            times.append((time.perf_counter() - t0) * 1000)
-            assert response.status_code == 200, url
-        results[name] = {
-            "url": url,
-            "p50_ms": round(statistics.median(times), 1),
-            "p99_ms": round(percentile(times, 0.99), 1),
-            "queries": queries,
-        }
-        print(
-            f"{name:<18} p50 {results[name]['p50_ms']:>7.1f} ms   p99 {results[name]['p99_ms']:>7.1f} ms   "
-            f"{results[name]['queries']} queries   {url}   ({results[name]['p99_ms'] / floor_p99:.0f}x the floor's p99)"
-        )
+        runs = [(name, *paired(client, url, floor, args.runs))]
+        if caches:
+            runs.append((f"{name} (cold)", *paired(client, url, floor, args.runs, before=cache.clear)))
+        for label, times, floor_times in runs:
+            row: dict[str, object] = {
+                "url": url,
+                "p50_ms": round(statistics.median(times), 1),
+                "p99_ms": round(percentile(times, 0.99), 1),
+                "queries": queries,
+                "floor_p50_ms": round(statistics.median(floor_times), 1),
+                "floor_p99_ms": round(percentile(floor_times, 0.99), 1),
+                "p50_x_floor": round(statistics.median(times) / statistics.median(floor_times), 1),
+                "p99_x_floor": round(percentile(times, 0.99) / percentile(floor_times, 0.99), 1),
+            }
+            results[label] = row
+            print(
+                f"{label:<23} p50 {row['p50_ms']:>6.1f} ms ({row['p50_x_floor']:>4}x floor {row['floor_p50_ms']:>4.1f})"
+                f"   p99 {row['p99_ms']:>6.1f} ms ({row['p99_x_floor']:>4}x floor {row['floor_p99_ms']:>5.1f})"
+                f"   {queries} q   {url}"
+            )
     dataset = {"bots": Bot.objects.count(), "matches": Match.objects.count(), "runs": args.runs}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps({"dataset": dataset, "results": results}, indent=1))
