@@ -15,7 +15,17 @@ from typing import Any
 from referee.core.chance import Chance
 from referee.core.contract import Game, JSONDict, Option, TeamSplit, TimeControl
 from referee.core.errors import ConfigError
-from referee.games.scrumbrawl import abilities, cards, combat, draft, movement, orbs, scoring, turn  # noqa: F401 (registers steps)
+from referee.games.scrumbrawl import (  # noqa: F401 (they register their steps, hooks and the observation)
+    abilities,
+    cards,
+    combat,
+    draft,
+    movement,
+    observation,
+    orbs,
+    scoring,
+    turn,
+)
 from referee.games.scrumbrawl.board import draw_orb, edge_square, place_new_orb, place_portal, sq
 from referee.games.scrumbrawl.content import CONTENT
 from referee.games.scrumbrawl.engine import INFO as _ENGINE_INFO

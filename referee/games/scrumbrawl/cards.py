@@ -66,19 +66,37 @@ def _passed(m: SBMatch, f: Frame, what: str) -> None:
 
 
 def open_window(m: SBMatch, name: str, seats: list[int], prompt: str, **data: object) -> None:
-    """Opens held window ``name`` for ``seats`` (in that order); it resolves when the last has answered.
+    """Opens held window ``name`` for ``seats`` (see :meth:`SBMatch.open_window`)."""
+    m.open_window(name, seats, prompt, **data)
 
-    Every seat is asked whatever it holds (a seat is skipped only when public facts leave it nothing
-    to play, e.g. no enchantment in play for a Dispel), and no answer changes anything until the
-    window closes: then the answers take effect in seat order (see ``_window_close``). The decisions
-    share the id ``wid`` (``Decision.window``).
+
+def draw_card(m: SBMatch, seat: int) -> str | None:
+    """Draws the top card into ``seat``'s hand (the discard pile is reshuffled when the deck is empty).
+
+    In the Creature Draft the card comes from the seat's creature deck when ``m.draw_from`` says so.
     """
-    if not seats:
-        return
-    m.window_seq += 1
-    answers: list[list[object]] = []
-    m.push("window_close", window=name, seats=list(seats), answers=answers, prompt=prompt, data=dict(data))
-    m.push(name, queue=list(seats), answers=answers, wid=f"w{m.window_seq}", prompt=prompt, **data)
+    if m.draw_from == "creatures" and m.personal[seat]:
+        m.draw_from = "main"
+        card = m.personal[seat].pop(0)
+        m.hands[seat].append(card)
+        m.emit("draw", {"seat": seat, "detail": "creatures"})
+        m.emit("drew", {"seat": seat, "card": card, "name": m.card_names[card]}, to=[seat])
+        return card
+    if not m.deck and m.personal[seat] and not m.discard:
+        m.draw_from = "creatures"
+        return draw_card(m, seat)
+    if not m.deck:
+        if not m.discard:
+            return None
+        m.deck = m.discard
+        m.discard = []
+        m.chance.shuffle(m.deck)
+        m.emit("reshuffle", {"values": [len(m.deck)]})
+    card = m.deck.pop(0)
+    m.hands[seat].append(card)
+    m.emit("draw", {"seat": seat})
+    m.emit("drew", {"seat": seat, "card": card, "name": m.card_names[card]}, to=[seat])
+    return card
 
 
 def _hold(m: SBMatch, f: Frame, opt: Option) -> None:
@@ -569,8 +587,6 @@ def _strike_square(m: SBMatch, f: Frame) -> None:
 
 
 def _gypsy(m: SBMatch, f: Frame) -> None:
-    from referee.games.scrumbrawl.turn import draw_card
-
     m.emit("effect", {"name": "gypsy_bazaar", "detail": f["cause"]})
     instants: list[tuple[int, str]] = []
     for seat in range(m.seats):

@@ -14,7 +14,7 @@ This module holds no rule of the game itself: see ``turn``, ``movement``, ``orbs
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,7 +34,21 @@ step = RULES.action
 decision = RULES.decision
 """Registers a standing decision by name with its option generator; decorates its apply function."""
 
-__all__ = ["INFO", "RULES", "Creature", "Frame", "Pos", "SBMatch", "decision", "step"]
+__all__ = ["INFO", "RULES", "Creature", "Frame", "Pos", "SBMatch", "decision", "observer", "step"]
+
+Observer = Callable[["SBMatch", Seat | None], JSONDict]
+_OBSERVER: list[Observer] = []
+
+
+def observer(fn: Observer) -> Observer:
+    """Registers the observation function; ``observation`` registers it on import.
+
+    The engine does not import ``observation`` itself: that module reads the rules modules, which
+    import the engine, and the package imports no module in a circle (``pyproject.toml``'s
+    import contracts).
+    """
+    _OBSERVER[:] = [fn]
+    return fn
 
 
 @dataclass
@@ -194,6 +208,22 @@ class SBMatch(StepMatch):
             alterable=alterable,
         )
 
+    def open_window(self, name: str, seats: list[int], prompt: str, **data: object) -> None:
+        """Opens held window ``name`` (a window decision registered by ``cards``) for ``seats``, in that order.
+
+        It resolves when the last seat has answered. Every seat is asked whatever it holds (a seat is
+        skipped only when public facts leave it nothing to play, e.g. no enchantment in play for a
+        Dispel), and no answer changes anything until the window closes: then the answers take effect
+        in seat order (see ``cards._window_close``). The decisions share the id ``wid``
+        (``Decision.window``).
+        """
+        if not seats:
+            return
+        self.window_seq += 1
+        answers: list[list[object]] = []
+        self.push("window_close", window=name, seats=list(seats), answers=answers, prompt=prompt, data=dict(data))
+        self.push(name, queue=list(seats), answers=answers, wid=f"w{self.window_seq}", prompt=prompt, **data)
+
     def finish(self, outcome: Outcome) -> None:
         """Ends the match with ``outcome`` (once)."""
         if self.end(outcome):
@@ -215,10 +245,8 @@ class SBMatch(StepMatch):
     # -- the contract (the other verbs are the interpreter's) ---------------------------------
 
     def observe(self, viewer: Seat | None) -> JSONDict:
-        """Returns what ``viewer`` may see (see ``observation``)."""
-        from referee.games.scrumbrawl.observation import observe
-
-        return observe(self, viewer)
+        """Returns what ``viewer`` may see (``observation.observe``, registered with :func:`observer`)."""
+        return _OBSERVER[0](self, viewer)
 
     def determinize(self, viewer: Seat | None, chance: Chance) -> SBMatch:
         """Returns a copy with every card hidden from ``viewer`` dealt anew.

@@ -52,11 +52,13 @@ class HookPoint(Generic[H]):
 
     def of(self, hooks: Iterable[str]) -> list[H]:
         """Returns the handlers registered here of ``hooks``, in the order of the sorted hook names."""
+        if self.handlers.keys().isdisjoint(hooks):
+            return []  # the common case, on a hot path (most creatures and orbs have no hook here)
         return [self.handlers[h] for h in sorted(hooks) if h in self.handlers]
 
     def holds(self, hooks: Iterable[str]) -> bool:
         """Whether any of ``hooks`` is registered here."""
-        return any(h in self.handlers for h in hooks)
+        return not self.handlers.keys().isdisjoint(hooks)
 
     def __repr__(self) -> str:
         return f"HookPoint({self.name!r}, {sorted(self.handlers)!r})"

@@ -12,7 +12,7 @@ from typing import Any
 from referee.core.ids import Seat
 from referee.games.scrumbrawl.content import CONTENT
 from referee.games.scrumbrawl.creatures import has, is_stone, spec, stats_of
-from referee.games.scrumbrawl.engine import SBMatch
+from referee.games.scrumbrawl.engine import SBMatch, observer
 
 
 def _card(m: SBMatch, card: str) -> dict[str, Any]:
@@ -20,6 +20,7 @@ def _card(m: SBMatch, card: str) -> dict[str, Any]:
     return {"card": card, "name": name, "type": CONTENT.card_type(name)}
 
 
+@observer
 def observe(m: SBMatch, viewer: Seat | None) -> dict[str, Any]:
     """Returns ``viewer``'s observation as plain data."""
     creatures = []

@@ -36,12 +36,10 @@ def fumble_seats(m: SBMatch) -> list[int]:
 
 def open_fumble_window(m: SBMatch, cid: str, moment: str) -> None:
     """Opens a held Fumble window on carrier ``cid`` for every opponent of the active player, whatever it holds."""
-    from referee.games.scrumbrawl.cards import open_window
-
     c = m.creatures.get(cid)
     if c is None or not can_be_fumbled(m, c):
         return
-    open_window(m, "fumble_window", fumble_seats(m), f"play Fumble {moment}?", cid=cid, moment=moment)
+    m.open_window("fumble_window", fumble_seats(m), f"play Fumble {moment}?", cid=cid, moment=moment)
 
 
 @step("gain_orb")

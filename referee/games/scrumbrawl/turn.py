@@ -10,6 +10,7 @@ from __future__ import annotations
 from referee.core.contract import Option
 from referee.games.scrumbrawl import abilities, cards, combat, movement, orbs
 from referee.games.scrumbrawl.board import DIR_NAMES, DIRS, dist, sq
+from referee.games.scrumbrawl.cards import draw_card
 from referee.games.scrumbrawl.content import CONTENT
 from referee.games.scrumbrawl.creatures import (
     MAX_CREATURES,
@@ -82,35 +83,6 @@ def _peck(m: SBMatch, f: Frame) -> None:
 
 
 # -- drawing ---------------------------------------------------------------------------------
-
-
-def draw_card(m: SBMatch, seat: int) -> str | None:
-    """Draws the top card into ``seat``'s hand (the discard pile is reshuffled when the deck is empty).
-
-    In the Creature Draft the card comes from the seat's creature deck when ``m.draw_from`` says so.
-    """
-    if m.draw_from == "creatures" and m.personal[seat]:
-        m.draw_from = "main"
-        card = m.personal[seat].pop(0)
-        m.hands[seat].append(card)
-        m.emit("draw", {"seat": seat, "detail": "creatures"})
-        m.emit("drew", {"seat": seat, "card": card, "name": m.card_names[card]}, to=[seat])
-        return card
-    if not m.deck and m.personal[seat] and not m.discard:
-        m.draw_from = "creatures"
-        return draw_card(m, seat)
-    if not m.deck:
-        if not m.discard:
-            return None
-        m.deck = m.discard
-        m.discard = []
-        m.chance.shuffle(m.deck)
-        m.emit("reshuffle", {"values": [len(m.deck)]})
-    card = m.deck.pop(0)
-    m.hands[seat].append(card)
-    m.emit("draw", {"seat": seat})
-    m.emit("drew", {"seat": seat, "card": card, "name": m.card_names[card]}, to=[seat])
-    return card
 
 
 def is_instant(m: SBMatch, card: str) -> bool:
@@ -309,7 +281,7 @@ def creature_options(m: SBMatch, c: Creature) -> list[Option]:
                 Option(
                     f"killer:{c.id}:{t.id}",
                     "killer",
-                    f"{c.name} hurls the Killer Orb at {t.name}",
+                    f"{c.name} hurls the {c.orb} at {t.name}",
                     {"creature": c.id, "target": t.id},
                 )
             )
