@@ -13,12 +13,14 @@ streams by the same parent process, measured in the same run:
   as an echo);
 * ``us cpu/dec``: CPU of the referee processes per decision (``time.process_time`` in each child),
   beside the floor servers' CPU per round trip;
-* ``max step ms``: the longest engine step (apply, observe, encode) seen on a referee's loop, in
-  wall time and in the loop thread's CPU time (``cpu``; the wall time also counts the process
-  being descheduled on a loaded machine).
+* ``max step ms``: the longest step seen on a referee's loop (applying the answers, then asking
+  the next decision: the engine's work, the patch, the messages), in wall time and, with
+  ``--step-cpu``, in the loop thread's CPU time (``cpu``; the wall time also counts the process
+  being descheduled on a loaded machine; without the flag ``cpu`` is nan, since the thread CPU
+  clock is a system call that costs the referee up to a tenth of a decision under load).
 
     python -m bench.bench_referee [--games scrumbrawl,superfantasybrawl] [--concurrency 1,10,100]
-                                  [--processes 1,2] [--decisions 4000]
+                                  [--processes 1,2] [--decisions 4000] [--step-cpu] [--no-yield]
 
 The bots run in the parent process, so on a 2-core machine they compete with two referee
 processes for the cores; the floor pays the same (its client is in the parent too).
@@ -76,17 +78,19 @@ def _register_test_games(games: Sequence[str]) -> None:
 # ----- child processes -----------------------------------------------------------------------
 
 
-def _referee_child(conn: Connection, games: Sequence[str]) -> None:
+def _referee_child(conn: Connection, games: Sequence[str], step_cpu: bool = False, no_yield: bool = False) -> None:
     """A referee process: serves bots, starts waves of matches on command, reports its CPU."""
     from referee.protocol.timecontrol import TimeSettings
     from referee.server.auth import BotIdentity, MemoryTokenStore
     from referee.server.hub import RefereeSettings
-    from referee.server.match import SeatSpec
+    from referee.server.match import MatchRunner, SeatSpec
     from referee.server.service import create_server, tune_gc
     from referee.server.sinks import MemoryResultSink
 
     _register_test_games(games)
     tune_gc()  # as `brawl referee` does
+    MatchRunner.step_cpu = step_cpu
+    MatchRunner.yield_between = not no_yield
     tc = TimeSettings(decision_time=30, bank_time=300).to_proto()
 
     async def window(
@@ -111,7 +115,7 @@ def _referee_child(conn: Connection, games: Sequence[str]) -> None:
 
         def step(r: Any) -> tuple[float, float]:
             # Older referees (the "before" tree) have no CPU measure.
-            return r.max_step_seconds, getattr(r, "max_step_cpu_seconds", float("nan"))
+            return r.max_step_seconds, r.max_step_cpu_seconds if step_cpu else float("nan")
 
         def most(a: tuple[float, float], b: tuple[float, float]) -> tuple[float, float]:
             return max(a[0], b[0]), max(a[1], b[1])
@@ -263,7 +267,12 @@ async def referee_run(
 
 
 async def main_async(
-    games: Sequence[str], concurrency: Sequence[int], processes: Sequence[int], decisions: int
+    games: Sequence[str],
+    concurrency: Sequence[int],
+    processes: Sequence[int],
+    decisions: int,
+    step_cpu: bool = False,
+    no_yield: bool = False,
 ) -> None:
     print(
         f"referee bench: about {decisions} decisions per row, loopback, referees and floor servers in child processes"
@@ -281,7 +290,7 @@ async def main_async(
             echoes.append((proc, conn, await _recv(conn)))
         referees = []
         for _ in range(p):
-            proc, conn = _spawn(_referee_child, list(games))
+            proc, conn = _spawn(_referee_child, list(games), step_cpu, no_yield)
             port, tokens = await _recv(conn)
             referees.append((proc, conn, port, tokens))
         try:
@@ -292,7 +301,7 @@ async def main_async(
                     print(
                         f"{game:<18} {p:>5} {n:>7} | {f_rate:>10.0f} {f_cpu * 1e6:>9.0f} | "
                         f"{r_rate:>7.0f} {r_cpu * 1e6:>10.0f} | {r_rate / f_rate:>5.2f} | "
-                        f"{longest * 1e3:>11.2f} {longest_cpu * 1e3:>6.2f}",
+                        f"{longest * 1e3:>11.2f} {f'{longest_cpu * 1e3:.2f}' if step_cpu else '-':>6}",
                         flush=True,
                     )
         finally:
@@ -313,6 +322,16 @@ def main() -> int:
     parser.add_argument("--concurrency", default=",".join(map(str, CONCURRENCY)))
     parser.add_argument("--processes", default="1,2")
     parser.add_argument("--decisions", type=int, default=4_000)
+    parser.add_argument(
+        "--step-cpu",
+        action="store_true",
+        help="also time each step in the loop thread's CPU time (two system calls per decision; off: 'cpu' is nan)",
+    )
+    parser.add_argument(
+        "--no-yield",
+        action="store_true",
+        help="the referee does not yield between applying answers and asking the next decision (for comparison)",
+    )
     args = parser.parse_args()
     games = [g for g in args.games.split(",") if g]
     _register_test_games(games)
@@ -322,6 +341,8 @@ def main() -> int:
             [int(x) for x in args.concurrency.split(",")],
             [int(x) for x in args.processes.split(",")],
             args.decisions,
+            args.step_cpu,
+            args.no_yield,
         )
     )
     return 0

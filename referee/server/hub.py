@@ -37,6 +37,7 @@ from referee.server import journal as journals
 from referee.server import metrics
 from referee.server.auth import BotIdentity, TokenStore
 from referee.server.match import MatchHooks, MatchRunner, MatchState, SeatLink, SeatSpec, loop_time, new_match_id
+from referee.server.outgoing import Outgoing, as_message
 from referee.server.sinks import ResultSink
 
 if TYPE_CHECKING:
@@ -95,7 +96,7 @@ class BotSession:
         """Set when a re-check found the token revoked: the session takes no seat and is closing."""
         self.games = games
         self.max_matches = max_matches
-        self.outbox: asyncio.Queue[bot_pb2.ConnectResponse | None] = asyncio.Queue()
+        self.outbox: asyncio.Queue[Outgoing | None] = asyncio.Queue()
         self.seats: set[tuple[MatchId, Seat]] = set()
         self.closed = False
         self._rtts: deque[float] = deque(maxlen=5)
@@ -108,11 +109,11 @@ class BotSession:
         self._views: dict[tuple[str, int], tuple[str, Any]] = {}
         """For a full-observation session: (game, observation JSON form) per (match, seat)."""
 
-    def send(self, message: bot_pb2.ConnectResponse) -> None:
+    def send(self, message: Outgoing) -> None:
         """Queues a message for the bot (dropped once the session is closed)."""
         if not self.closed:
             if self.full_observations:
-                message = self._with_full_observation(message)
+                message = self._with_full_observation(as_message(message))
             self.outbox.put_nowait(message)
 
     def _with_full_observation(self, message: bot_pb2.ConnectResponse) -> bot_pb2.ConnectResponse:
@@ -192,9 +193,9 @@ class LocalLink:
         if request.WhichOneof("message") == "answer":
             self._submit(self, request.answer)
 
-    def send(self, message: bot_pb2.ConnectResponse) -> None:
+    def send(self, message: Outgoing) -> None:
         """Hands the message to the bot host on the next loop iteration."""
-        asyncio.get_running_loop().call_soon(self.host.handle, message)
+        asyncio.get_running_loop().call_soon(self.host.handle, as_message(message))
 
     def rtt_credit(self, cap: float) -> float:
         """No network: no credit."""

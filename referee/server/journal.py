@@ -36,7 +36,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from referee.core.ids import BotId
+from referee.core.contract import Outcome
+from referee.core.errors import EngineError
+from referee.core.ids import BotId, Seat
+from referee.core.replay import Incident, Recorder, Replay
 from referee.protocol.timecontrol import TimeSettings
 
 DONE = "done"
@@ -141,6 +144,86 @@ def time_settings(record: Mapping[str, Any]) -> TimeSettings:
 def seat_bot_ids(record: Mapping[str, Any]) -> list[BotId | None]:
     """Returns the bot id of each seat of a start record (``None`` for house seats)."""
     return [BotId(s["bot_id"]) if s.get("bot_id") else None for s in record["seats"]]
+
+
+def entries_since(
+    replay: Replay, journaled: tuple[int, int], banks: Sequence[float], sent: Sequence[int]
+) -> tuple[list[dict[str, Any]], tuple[int, int]]:
+    """Returns the log entries a match's journal lacks, in play order, and the counts they bring it to.
+
+    ``journaled`` is (decisions, incidents) already in the log; ``banks`` and ``sent`` are the
+    seats' banks and events sent, appended as one ``seats`` entry after anything new.
+    """
+    d0, i0 = journaled
+    dn, inn = len(replay.decisions), len(replay.incidents)
+    out: list[dict[str, Any]] = []
+    i = i0
+    for n in range(d0, dn):
+        # An incident recorded while decision n was pending has at == n: it comes before it.
+        while i < inn and replay.incidents[i].at <= n:
+            out.append(_incident_entry(replay, i))
+            i += 1
+        d = replay.decisions[n]
+        entry: dict[str, Any] = {"k": "d", "n": n, "s": int(d.seat), "o": d.option_id, "src": d.source}
+        if d.note:
+            entry["note"] = d.note
+        if d.think_ms is not None:
+            entry["ms"] = d.think_ms
+        out.append(entry)
+    while i < inn:
+        out.append(_incident_entry(replay, i))
+        i += 1
+    if out:
+        out.append({"k": "seats", "bank": list(banks), "sent": list(sent)})
+    return out, (dn, inn)
+
+
+def _incident_entry(replay: Replay, j: int) -> dict[str, Any]:
+    inc = replay.incidents[j]
+    return {"k": "i", "j": j, "at": inc.at, "s": int(inc.seat), "kind": inc.kind, "detail": inc.detail}
+
+
+@dataclass
+class LogBook:
+    """What replaying a journal's log found besides the decisions (see :func:`replay_log`)."""
+
+    events: int = 0
+    """Events the replayed decisions added to the full event log."""
+    seats: Mapping[str, Any] | None = None
+    """The last ``seats`` entry: the seats' banks and events sent."""
+    end: Outcome | None = None
+    """The outcome the old referee decided (a forfeit or cancellation), if any."""
+    takeovers: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    """Earlier takeovers: which referee, at which decision."""
+
+
+def replay_log(entries: Sequence[Mapping[str, Any]], recorder: Recorder) -> LogBook:
+    """Applies a journal's decisions and incidents to ``recorder`` (a takeover); returns the rest.
+
+    Raises:
+        EngineError: the log skips a decision, or a journaled decision does not apply.
+    """
+    log_ = recorder.replay
+    book = LogBook()
+    for e in entries:
+        kind = e["k"]
+        if kind == "d":
+            if e["n"] < len(log_.decisions):
+                continue  # written twice by a retried append
+            if e["n"] > len(log_.decisions):
+                raise EngineError(f"the journal skips from decision {len(log_.decisions)} to {e['n']}")
+            applied = recorder.apply(e["o"], source=e["src"], note=e.get("note", ""), think_ms=e.get("ms"))
+            book.events += len(applied)
+        elif kind == "i":
+            if e["j"] == len(log_.incidents):
+                log_.incidents.append(Incident(int(e["at"]), Seat(int(e["s"])), e["kind"], e["detail"]))
+        elif kind == "seats":
+            book.seats = e
+        elif kind == "end":
+            book.end = Outcome.from_json(e["outcome"])
+        elif kind == "takeover":
+            book.takeovers.append({"referee": e["by"], "at": e["n"]})
+    return book
 
 
 @dataclass

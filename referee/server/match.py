@@ -22,7 +22,8 @@ This is policy, not rules: the engine is only called through the contract's verb
 session or network layer either (see :mod:`referee.server.hub`): a link only has ``send``. Its
 parts live beside it: the clock arithmetic in :mod:`referee.server.clocks`, the books on seats and
 pending decisions in :mod:`referee.server.state`, the messages in :mod:`referee.server.messages`,
-the spectators in :mod:`referee.server.spectators`; the journal's side of a takeover is below.
+the spectators in :mod:`referee.server.spectators`, the journal's log format in
+:mod:`referee.server.journal`; the takeover's policy is below.
 """
 
 from __future__ import annotations
@@ -42,13 +43,15 @@ from referee import logsetup
 from referee.core.contract import Game, Outcome, Termination
 from referee.core.errors import EngineError
 from referee.core.ids import MatchId, Seat
-from referee.core.replay import Incident, Recorder, Replay
+from referee.core.replay import Recorder, Replay
 from referee.protocol import codec
 from referee.protocol.timecontrol import TimeSettings
 from referee.server import clocks, metrics
+from referee.server import journal as journals
 from referee.server.clocks import loop_time, time_now, timestamp
 from referee.server.journal import JournalFenced, RedisJournal
 from referee.server.messages import MatchMessages
+from referee.server.outgoing import Outgoing
 from referee.server.sinks import ResultSink
 from referee.server.spectators import Spectators
 from referee.server.state import STATE_PROTO, MatchState, Pending, SeatLink, SeatSpec, SeatState
@@ -117,6 +120,14 @@ class MatchRunner:
         ConfigError: from the engine, when the config does not suit the seat count.
     """
 
+    yield_between: bool = True
+    """Yield to the loop between applying the answers and asking the next decision (one loop
+    iteration per decision; off only to measure what the yield costs and saves)."""
+    step_cpu: bool = False
+    """Also time each step in the loop thread's CPU time (``max_step_cpu_seconds``). Off by default:
+    the thread CPU clock is a system call, 1 us idle but 15 - 30 us on the loaded 2-core machine the
+    benchmarks ran on, and two reads per decision were about a tenth of a decision's cost there."""
+
     def __init__(
         self,
         match_id: MatchId,
@@ -163,10 +174,11 @@ class MatchRunner:
         self.event_total = len(self.recorder.match.events(0))
         """Length of the full event log, kept by counting what each apply returns."""
         self.max_step_seconds = 0.0
-        """Longest engine step (apply, observe, encode) seen, for the event-loop budget (wall time)."""
+        """Longest step (applying the answers, then asking the next decision: the engine's work,
+        the patch and the messages) seen, for the event-loop budget (wall time)."""
         self.max_step_cpu_seconds = 0.0
-        """The same in this thread's CPU time: the step's own work, without the time the process
-        spent descheduled (on a loaded machine the wall time says more about the machine)."""
+        """The same in this thread's CPU time, when :attr:`step_cpu` is on (else 0): the step's own
+        work, without the time the process spent descheduled."""
         self._end: Outcome | None = None
         self._waiter: asyncio.Future[None] | None = None
         self._seated = asyncio.Event()
@@ -428,16 +440,24 @@ class MatchRunner:
         rec = self.recorder
         match = rec.match
         tc = self.time
-        # One step is what runs between two waits for answers: applying the answers, then asking
-        # the next decision. It is timed as one stretch (two clock reads per decision).
-        t0, c0 = time.perf_counter(), time.thread_time()
+        # Between two waits for answers the loop applies the answers, then asks the next decision.
+        # It yields once in between (the journal write, or a bare yield), so the longest stretch
+        # that holds up the other matches' answers is the larger half, not the sum.
+        cpu_clock = time.thread_time if self.step_cpu else _no_clock
+        t0, c0 = time.perf_counter(), cpu_clock()
         carried = 0.0
+        first = True
         while self._end is None:
             if self.journal is not None:
                 # Durable before the next request goes out: a takeover replays exactly this log.
-                carried = self._step_done(t0, c0, observe=False)
+                carried = 0.0 if first else self._step_done(t0, c0, cpu_clock, observe=False)
                 await self._flush()
-                t0, c0 = time.perf_counter(), time.thread_time()
+                t0, c0 = time.perf_counter(), cpu_clock()
+            elif not first and self.yield_between:
+                carried = self._step_done(t0, c0, cpu_clock, observe=False)
+                await asyncio.sleep(0)
+                t0, c0 = time.perf_counter(), cpu_clock()
+            first = False
             self._check_still_mine()
             if self._end is not None:
                 break
@@ -479,13 +499,13 @@ class MatchRunner:
                 st = self.seats[p.decision.seat]
                 if not p.auto and st.link is not None:
                     self._send_request(st, p, fresh=True)
-            self._step_done(t0, c0, carried)
+            self._step_done(t0, c0, cpu_clock, carried)
             carried = 0.0
             await self._await_answers(pendings)
             self._check_still_mine()
             if self._end is not None:
                 break
-            t0, c0 = time.perf_counter(), time.thread_time()
+            t0, c0 = time.perf_counter(), cpu_clock()
             for p in pendings:
                 if self._end is not None:
                     break
@@ -496,14 +516,16 @@ class MatchRunner:
                 self.spectators.publish()
             # No explicit yield is needed here: waiting for each answer already yields to the loop.
 
-    def _step_done(self, t0: float, c0: float, carried: float = 0.0, observe: bool = True) -> float:
-        """Records a step that began at ``t0`` (``perf_counter``) and ``c0`` (``thread_time``).
+    def _step_done(
+        self, t0: float, c0: float, cpu_clock: Callable[[], float], carried: float = 0.0, observe: bool = True
+    ) -> float:
+        """Records a step that began at ``t0`` (``perf_counter``) and ``c0`` (``cpu_clock``).
 
         ``carried`` is the wall time of the same decision's part before a journal write; the
         overhead metric gets the decision's total unless ``observe`` is false. Returns the wall time.
         """
         wall = time.perf_counter() - t0
-        cpu = time.thread_time() - c0
+        cpu = cpu_clock() - c0
         if wall > self.max_step_seconds:
             self.max_step_seconds = wall
         if cpu > self.max_step_cpu_seconds:
@@ -602,6 +624,7 @@ class MatchRunner:
 
     def _send_request(self, st: SeatState, p: Pending, fresh: bool = False) -> None:
         assert st.link is not None
+        msg: Outgoing
         if p.request is None:
             match = self.recorder.match
             events = match.events(st.events_sent, st.seat)
@@ -730,38 +753,6 @@ class MatchRunner:
         self.error = f"the journal says {claim!r}: another referee plays or played it"
         return False
 
-    def _unjournaled(self) -> tuple[list[dict[str, Any]], tuple[int, int]]:
-        """Returns the log entries not yet journaled, in play order, and the counts they bring it to."""
-        rec = self.recorder.replay
-        d0, i0 = self._journaled
-        dn, inn = len(rec.decisions), len(rec.incidents)
-        out: list[dict[str, Any]] = []
-        i = i0
-        for n in range(d0, dn):
-            # An incident recorded while decision n was pending has at == n: it comes before it.
-            while i < inn and rec.incidents[i].at <= n:
-                out.append(self._incident_entry(i))
-                i += 1
-            d = rec.decisions[n]
-            entry: dict[str, Any] = {"k": "d", "n": n, "s": int(d.seat), "o": d.option_id, "src": d.source}
-            if d.note:
-                entry["note"] = d.note
-            if d.think_ms is not None:
-                entry["ms"] = d.think_ms
-            out.append(entry)
-        while i < inn:
-            out.append(self._incident_entry(i))
-            i += 1
-        if out:
-            out.append(
-                {"k": "seats", "bank": [st.bank for st in self.seats], "sent": [st.events_sent for st in self.seats]}
-            )
-        return out, (dn, inn)
-
-    def _incident_entry(self, j: int) -> dict[str, Any]:
-        inc = self.recorder.replay.incidents[j]
-        return {"k": "i", "j": j, "at": inc.at, "s": int(inc.seat), "kind": inc.kind, "detail": inc.detail}
-
     async def _flush(self, extra: Sequence[Mapping[str, Any]] = ()) -> None:
         """Appends what the journal lacks (and ``extra``).
 
@@ -770,7 +761,9 @@ class MatchRunner:
         """
         if self.journal is None:
             return
-        entries, counts = self._unjournaled()
+        entries, counts = journals.entries_since(
+            self.recorder.replay, self._journaled, [st.bank for st in self.seats], [st.events_sent for st in self.seats]
+        )
         entries.extend(dict(e) for e in extra)
         if not entries:
             return
@@ -793,27 +786,9 @@ class MatchRunner:
         assert self.journal is not None
         rec = self.recorder
         log_ = rec.replay
-        seats: Mapping[str, Any] | None = None
-        end: Outcome | None = None
-        takeovers: list[dict[str, Any]] = []
-        for e in await self.journal.entries(self.match_id):
-            kind = e["k"]
-            if kind == "d":
-                if e["n"] < len(log_.decisions):
-                    continue  # written twice by a retried append
-                if e["n"] > len(log_.decisions):
-                    raise EngineError(f"the journal skips from decision {len(log_.decisions)} to {e['n']}")
-                applied = rec.apply(e["o"], source=e["src"], note=e.get("note", ""), think_ms=e.get("ms"))
-                self.event_total += len(applied)
-            elif kind == "i":
-                if e["j"] == len(log_.incidents):
-                    log_.incidents.append(Incident(int(e["at"]), Seat(int(e["s"])), e["kind"], e["detail"]))
-            elif kind == "seats":
-                seats = e
-            elif kind == "end":
-                end = Outcome.from_json(e["outcome"])
-            elif kind == "takeover":
-                takeovers.append({"referee": e["by"], "at": e["n"]})
+        book = journals.replay_log(await self.journal.entries(self.match_id), rec)
+        self.event_total += book.events
+        seats, end, takeovers = book.seats, book.end, book.takeovers
         self._decision_serial = len(log_.decisions)
         for st in self.seats:
             if seats is not None:
@@ -925,3 +900,7 @@ class MatchRunner:
 def new_match_id() -> MatchId:
     """Returns a fresh random match id."""
     return MatchId(uuid.uuid4().hex)
+
+
+def _no_clock() -> float:
+    return 0.0

@@ -19,7 +19,11 @@ from referee.core.ids import MatchId
 from referee.protocol import codec, delta
 from referee.protocol.timecontrol import TimeSettings
 from referee.server.clocks import set_duration, set_timestamp
+from referee.server.outgoing import EVENT_TAG, OPTION_TAG, Outgoing, Spliced, embedded
 from referee.server.state import Pending, SeatState
+
+EVENT_CACHE = 1024
+"""Most event encodings a match keeps (a seat is normally sent an event within a few decisions)."""
 
 
 class MatchMessages:
@@ -36,23 +40,46 @@ class MatchMessages:
         self.game = game
         self.time = time
         self._time_proto = time.to_proto()
-        self._options: dict[str, tuple[Option, bot_pb2.Option]] = {}
-        """Each option id's last offered option and its encoding."""
+        self._options: dict[str, tuple[Option, bot_pb2.Option, bytes]] = {}
+        """Each option id's last offered option, its encoding and its encoded ``options`` field."""
         self._differ = delta.ObservationDiffer(game)
+        self._events: dict[int, tuple[Event, bot_pb2.GameEvent, bytes]] = {}
+        """Recent events' encodings by index: each seat is sent the same event objects, so an event
+        is encoded once and copied into every seat's request (cleared past ``EVENT_CACHE``)."""
 
     def shed(self) -> None:
         """Drops the caches (the match is over)."""
         self._options = {}
+        self._events = {}
         self._differ = delta.ObservationDiffer(self.game)
+
+    def _event(self, e: Event) -> tuple[Event, bot_pb2.GameEvent, bytes]:
+        cache = self._events
+        hit = cache.get(e.index)
+        if hit is not None and hit[0] is e:
+            return hit
+        if len(cache) > EVENT_CACHE:
+            cache.clear()
+        msg = codec.event(self.game, e)
+        hit = cache[e.index] = (e, msg, embedded(EVENT_TAG, msg.SerializeToString()))
+        return hit
+
+    def add_events(self, target: Any, events: Sequence[Event]) -> None:
+        """Appends ``events`` to a repeated ``GameEvent`` field, each encoded once per match."""
+        for e in events:
+            target.append(self._event(e)[1])
+
+    def _option(self, opt: Option) -> tuple[Option, bot_pb2.Option, bytes]:
+        hit = self._options.get(opt.id)
+        if hit is not None and (hit[0] is opt or hit[0] == opt):
+            return hit
+        msg = codec.option(self.game, opt)
+        hit = self._options[opt.id] = (opt, msg, embedded(OPTION_TAG, msg.SerializeToString()))
+        return hit
 
     def option(self, opt: Option) -> bot_pb2.Option:
         """Returns ``opt``'s encoding, computed once for as long as the option keeps its content."""
-        hit = self._options.get(opt.id)
-        if hit is not None and (hit[0] is opt or hit[0] == opt):
-            return hit[1]
-        msg = codec.option(self.game, opt)
-        self._options[opt.id] = (opt, msg)
-        return msg
+        return self._option(opt)[1]
 
     def match_start(
         self, st: SeatState, rules_version: str, seat_names: Sequence[str], config: Any, observation: Any, resumed: bool
@@ -72,13 +99,12 @@ class MatchMessages:
         st.obs_sent = observation
         return msg
 
-    def decision_request(
-        self, st: SeatState, p: Pending, observation: Any, events: Sequence[Event]
-    ) -> bot_pb2.ConnectResponse:
+    def decision_request(self, st: SeatState, p: Pending, observation: Any, events: Sequence[Event]) -> Spliced:
         """The ``DecisionRequest`` for ``p`` (its deadline is set by :meth:`stamp` when it goes out).
 
         The observation goes whole when the seat's link holds none yet, else as the patch from the
-        one it holds; either way the link holds ``observation`` afterwards.
+        one it holds; either way the link holds ``observation`` afterwards. The options and events
+        are their cached encodings, spliced after the rest (:mod:`referee.server.outgoing`).
         """
         msg = bot_pb2.ConnectResponse()
         req = msg.decision_request
@@ -95,34 +121,32 @@ class MatchMessages:
             if ops:
                 req.observation_patch.extend(delta.encode(ops))
         st.obs_sent = observation
-        option = self.option
-        req.options.extend([option(o) for o in p.options])
         req.default_option_id = p.decision.default_option_id
-        if events:
-            codec.add_events(req.events, self.game, events)
         set_duration(req.decision_time, self.time.decision_time)
         set_duration(req.bank_remaining, st.bank)
         req.strikes = st.strikes
         if st.previous is not None:
             st.previous.fill(req.previous)
-        p.request = req
-        p.message = msg
-        return msg
+        option, event = self._option, self._event
+        pieces = [option(o)[2] for o in p.options]
+        pieces.extend([event(e)[2] for e in events])
+        out = Spliced(msg, b"".join(pieces))
+        p.request = out
+        return out
 
     @staticmethod
     def resend(p: Pending) -> bot_pb2.ConnectResponse:
         """``p``'s request again for a new link, without the patch (the link was just sent the whole
         observation in a ``MatchStart``)."""
         assert p.request is not None
-        msg = bot_pb2.ConnectResponse()
-        msg.decision_request.CopyFrom(p.request)
+        msg = p.request.to_message()
         msg.decision_request.ClearField("observation_patch")
         return msg
 
     @staticmethod
-    def stamp(msg: bot_pb2.ConnectResponse, left: float, now: float) -> None:
+    def stamp(msg: Outgoing, left: float, now: float) -> None:
         """Sets a request's deadline: ``left`` seconds from now, ``now`` being the wall clock."""
-        req = msg.decision_request
+        req = (msg.head if isinstance(msg, Spliced) else msg).decision_request
         set_duration(req.deadline, left)
         set_timestamp(req.deadline_time, now + left)
 
@@ -148,5 +172,5 @@ class MatchMessages:
         end.match_id = self.match_id
         end.seat = st.seat
         end.outcome.CopyFrom(codec.outcome(outcome))
-        codec.add_events(end.events, self.game, events)
+        self.add_events(end.events, events)
         return msg

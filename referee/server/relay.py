@@ -44,6 +44,7 @@ from brawl.bot.v1 import bot_pb2
 
 from referee.core.ids import BotId, MatchId, Seat
 from referee.server.journal import RedisJournal, keys
+from referee.server.outgoing import Outgoing, as_bytes
 
 if TYPE_CHECKING:
     from referee.server.hub import BotSession, Referee
@@ -84,11 +85,11 @@ class RelayLink:
         self.auto_pass_kinds: frozenset[str] = frozenset()
         """The hosted session's ``Hello.auto_pass_kinds``, sent with the claim."""
 
-    def send(self, message: bot_pb2.ConnectResponse) -> None:
+    def send(self, message: Outgoing) -> None:
         """Queues the message for the host referee."""
         self._relay.post(
             self.host,
-            {"t": "to_bot", "match": self.match_id, "seat": str(int(self.seat)), "data": message.SerializeToString()},
+            {"t": "to_bot", "match": self.match_id, "seat": str(int(self.seat)), "data": as_bytes(message)},
         )
 
     def rtt_credit(self, cap: float) -> float:

@@ -51,6 +51,7 @@ from referee.seeding import new_seed
 from referee.server.auth import TokenStore, credential_matches, internal_token
 from referee.server.hub import AlreadyExistsError, BotSession, Referee, RefereeSettings, StartError, commitment_of
 from referee.server.match import STATE_PROTO, MatchRunner, MatchState, SeatSpec, loop_time
+from referee.server.outgoing import Outgoing, as_bytes
 from referee.server.sinks import ResultSink
 
 log = logging.getLogger(__name__)
@@ -222,7 +223,7 @@ class BotServicer:
 
     async def connect(
         self, request_iterator: AsyncIterator[bytes], context: grpc.aio.ServicerContext
-    ) -> AsyncIterator[bot_pb2.ConnectResponse]:
+    ) -> AsyncIterator[Outgoing]:
         """Runs one bot session until the bot or the referee closes it."""
         ref = self.referee
         token = bearer_token(context.invocation_metadata())
@@ -333,7 +334,7 @@ class BotServicer:
     def handler(self) -> grpc.GenericRpcHandler:
         """Returns the generic handler; requests reach :meth:`connect` as raw bytes."""
         method = grpc.stream_stream_rpc_method_handler(
-            self.connect, request_deserializer=None, response_serializer=bot_pb2.ConnectResponse.SerializeToString
+            self.connect, request_deserializer=None, response_serializer=as_bytes
         )
         return grpc.method_handlers_generic_handler(BOT_SERVICE, {"Connect": method})
 

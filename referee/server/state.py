@@ -11,12 +11,12 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Protocol
 
-from brawl.bot.v1 import bot_pb2
 from brawl.referee.v1 import referee_pb2
 
 from referee.core.contract import Decision, Option
 from referee.core.ids import BotId, Seat
 from referee.server.clocks import Charge
+from referee.server.outgoing import Outgoing, Spliced
 
 
 class SeatLink(Protocol):
@@ -25,7 +25,7 @@ class SeatLink(Protocol):
     link_id: str
     """Unique per link; a reconnecting bot gets a new link."""
 
-    def send(self, message: bot_pb2.ConnectResponse) -> None:
+    def send(self, message: Outgoing) -> None:
         """Queues ``message`` for the seat; never blocks."""
         ...
 
@@ -99,9 +99,8 @@ class Pending:
     options: Sequence[Option]
     option_ids: frozenset[str]
     number: int
-    request: bot_pb2.DecisionRequest | None = None
-    message: bot_pb2.ConnectResponse | None = None
-    """The ``ConnectResponse`` that holds ``request`` (built once, sent as is)."""
+    request: Spliced | None = None
+    """The request, built once (a re-send after a reconnect is made from it)."""
     sent_at: float = 0.0
     """Loop time the request was (last) sent."""
     credit: float = 0.0

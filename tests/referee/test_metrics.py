@@ -125,7 +125,8 @@ def test_referee_process_serves_metrics_with_the_flag(tmp_path: Path) -> None:
     metrics_port = free_port()
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     argv = [sys.executable, "-m", "referee.cli", "referee", "--tokens", str(tmp_path / "tokens.json")]
-    argv += ["--listen", f"127.0.0.1:{free_port()}", "--metrics", f"127.0.0.1:{metrics_port}", "--grace", "0"]
+    argv += ["--listen", f"127.0.0.1:{free_port()}", "--internal-listen", f"127.0.0.1:{free_port()}"]
+    argv += ["--metrics", f"127.0.0.1:{metrics_port}", "--grace", "0"]
     proc = subprocess.Popen(argv, env=env, cwd=tmp_path, stderr=subprocess.PIPE)
     try:
         deadline = time.monotonic() + 20
