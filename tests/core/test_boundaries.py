@@ -3,6 +3,11 @@
 The engines (``referee/core``, ``referee/games``) may not import I/O, clocks, global randomness,
 gRPC, Django or Celery; ``ladder/`` may not import Django, gRPC or Celery, nor read the clock or
 global random. Checked on the source, so a new module cannot slip past.
+
+The layers between our own packages, and the frameworks each may use, are import-linter contracts
+(``pyproject.toml``, run by ``scripts/lint.sh`` and ``test_import_contracts.py``); this module keeps
+what those do not see: standard-library modules (``random``, ``time``, ``os``...) and calls that
+read the clock or draw from the global generator.
 """
 
 from __future__ import annotations
