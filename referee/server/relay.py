@@ -35,13 +35,13 @@ import asyncio
 import contextlib
 import json
 import logging
-import os
 import uuid
 from typing import TYPE_CHECKING, Any
 
 import redis.asyncio as aioredis
 from brawl.bot.v1 import bot_pb2
 
+from referee import settings
 from referee.core.ids import BotId, MatchId, Seat
 from referee.server.journal import RedisJournal, keys
 from referee.server.outgoing import Outgoing, as_bytes
@@ -68,8 +68,7 @@ def lease_seconds() -> float:
     A dead referee's matches are taken over about one TTL after it died; a referee stalled for
     longer than a TTL (a long pause) loses its matches to another referee.
     """
-    raw = os.environ.get("BRAWL_REFEREE_LEASE", "")
-    return max(1.0, float(raw)) if raw else float(PRESENCE_TTL)
+    return max(1.0, settings.env("BRAWL_REFEREE_LEASE", settings.parse_seconds, float(PRESENCE_TTL)))
 
 
 class RelayLink:

@@ -16,7 +16,6 @@ REPO = Path(__file__).resolve().parents[2]
 DIRECT_READS_ALLOWED = {
     "referee/settings.py": "the settings module itself",
     "referee/sdk/cli.py": "a bot's command-line defaults (BRAWL_TOKEN, BRAWL_API...), run without the server",
-    "referee/server/relay.py": "BRAWL_REFEREE_LEASE, to move to referee.settings with the referee server's rework",
     "workers/hosting/host.py": "BRAWL_HOST_REFEREE as a command-line default of `brawl host`",
 }
 """Files that may still read the environment directly, each with why. Everything else goes through
