@@ -7,7 +7,8 @@ Hello), for the same SDK bot (a) in the sandbox through the Unix-socket proxy an
 subprocess over TCP (a connected bot). Per decision: the referee's own ``think_ms`` (request sent to
 answer received) of the same first-option bot over the same ScrumBrawl matches (same seeds) against
 the ``random`` house bot, hosted versus connected; the difference is what the sandbox and the proxy
-add to each decision. Needs bubblewrap and root.
+add to each decision. A third arm runs the sandbox without its seccomp filter, to show what the
+filter costs. Needs bubblewrap and root.
 """
 
 from __future__ import annotations
@@ -66,11 +67,14 @@ async def main(runs: int, matches: int) -> None:
         "PYTHONPATH": os.pathsep.join([str(UPLOADS), *sys.path]),
     }
 
-    async def hosted() -> tuple[float, object]:
+    async def hosted(syscall_filter: bool = True) -> tuple[float, object]:
         t0 = time.perf_counter()
-        run = await sandbox.start(UPLOADS, root, command, slot=30)
+        run = await sandbox.start(UPLOADS, root, command, slot=30, syscall_filter=syscall_filter)
         await asyncio.wait_for(_connected(server, "b"), 60)
         return time.perf_counter() - t0, run
+
+    async def hosted_unfiltered() -> tuple[float, object]:
+        return await hosted(syscall_filter=False)
 
     async def plain() -> tuple[float, object]:
         t0 = time.perf_counter()
@@ -90,7 +94,12 @@ async def main(runs: int, matches: int) -> None:
         while any(s.identity.bot_id == "b" for s in server.referee.sessions.values()):
             await asyncio.sleep(0.01)
 
-    for label, starter in (("hosted (sandbox + proxy)", hosted), ("connected (plain process, TCP)", plain)):
+    arms = (
+        ("hosted (sandbox + proxy + syscall filter)", hosted),
+        ("hosted without the syscall filter", hosted_unfiltered),
+        ("connected (plain process, TCP)", plain),
+    )
+    for label, starter in arms:
         startups, thinks = [], []
         for _ in range(runs):
             seconds, handle = await starter()

@@ -162,3 +162,37 @@ def test_the_next_host_kills_and_removes_what_a_dead_host_left(tmp_path: Path) -
             leftover.wait()
         live.remove()
         dead.remove(wait=0)
+
+
+def test_a_stop_at_any_moment_of_the_start_leaves_nothing_running(tmp_path: Path) -> None:
+    """A stop that lands while bubblewrap is still setting up (before its child has its parent-death
+    signal) once left the bot running until it ended by itself; the run's cgroups now catch it."""
+    bot_dir = tmp_path / "bot"
+    bot_dir.mkdir()
+    (bot_dir / "lingerer_7f3a.py").write_text("import time\ntime.sleep(30)\n")
+    for path in (tmp_path, bot_dir):
+        path.chmod(0o755)
+
+    def lingering() -> list[int]:
+        found = []
+        for entry in Path("/proc").iterdir():
+            try:
+                if entry.name.isdigit() and b"lingerer_7f3a:X" in (entry / "cmdline").read_bytes():
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+        return found
+
+    async def scenario() -> None:
+        for delay in (0.0, 0.002, 0.005, 0.008, 0.01, 0.012, 0.015, 0.02, 0.03, 0.05, 0.2) * 2:
+            command = sandbox.BotCommand("check", "lingerer_7f3a:X")
+            run = await sandbox.start(bot_dir, tmp_path, command, slot=97)
+            assert run.cgroups is not None  # writable here: the stop relies on them
+            await asyncio.sleep(delay)
+            await asyncio.wait_for(run.stop(), 20)
+            deadline = time.monotonic() + 10
+            while lingering() and time.monotonic() < deadline:
+                await asyncio.sleep(0.05)
+            assert not lingering(), f"the bot outlived a stop {delay * 1000:.0f} ms after its start"
+
+    asyncio.run(scenario())

@@ -513,6 +513,29 @@ class Cgroups:
         except (OSError, ValueError, IndexError):
             return False
 
+    def kill_all(self, wait: float = 5.0) -> int:
+        """SIGKILLs every process still in the run's groups until none is left; returns how many.
+
+        The sandbox's processes die with bubblewrap, except in a short window at its start (before
+        its child has set its parent-death signal): a stop that lands there would leave the bot
+        running. The groups hold every process of the run, whatever its session or namespace.
+        """
+        killed: set[int] = set()
+        deadline = time.monotonic() + wait
+        while time.monotonic() < deadline:
+            pids: set[int] = set()
+            for path in self.paths.values():
+                with contextlib.suppress(OSError, ValueError):
+                    pids |= {int(line) for line in (path / "cgroup.procs").read_text().split()}
+            if not pids:
+                break
+            for pid in pids:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+                    killed.add(pid)
+            time.sleep(0.01)
+        return len(killed)
+
     def remove(self, wait: float = 5.0) -> bool:
         """Removes the groups; returns whether all are gone.
 
@@ -577,6 +600,11 @@ class SandboxRun:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(self.process.pid, signal.SIGKILL)
             await self.process.wait()
+        if self.cgroups is not None:
+            # Whatever bubblewrap's end did not take with it (the bot's output pipe stays open while
+            # any of them lives, so the log reader would wait for it).
+            self.oom = self.oom or self.cgroups.oom_killed()
+            await asyncio.to_thread(self.cgroups.kill_all)
         if self._reader is not None:
             await self._reader
         self._release()
