@@ -7,8 +7,10 @@
   sandbox: the only way out of it.
 - :mod:`workers.hosting.upload` checks an upload (size, layout, a syntax/import check in the
   sandbox) and stores it under its SHA-256.
+- :mod:`workers.hosting.seccomp` builds the system-call filter bubblewrap installs for each bot.
 - :mod:`workers.hosting.host` is ``brawl host``: it keeps hosted versions connected and restarts
-  or stops them.
+  or stops them, in bubblewrap here or (``--mode k8s``) as pods through
+  :mod:`workers.hosting.k8s`.
 
 The package lives in ``workers/`` rather than ``referee/`` because the host reads which versions to
 run from the web app's database (``workers`` may import ``webapp`` models; ``referee`` may not),
