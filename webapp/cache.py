@@ -68,13 +68,19 @@ def bots_generation() -> int:
     return int(cache.get(BOTS_GENERATION_KEY, 0))
 
 
+def _bump() -> None:
+    try:
+        cache.incr(BOTS_GENERATION_KEY)
+    except ValueError:  # not set yet (or evicted): any value other than the last one read will do
+        cache.set(BOTS_GENERATION_KEY, int(time.time() * 1000), None)
+
+
 def bump_bots_generation() -> None:
-    """Invalidates every cached piece that shows bots, once the current transaction commits."""
+    """Invalidates every cached piece that shows bots: now, and again once the current transaction commits.
 
-    def bump() -> None:
-        try:
-            cache.incr(BOTS_GENERATION_KEY)
-        except ValueError:  # not set yet (or evicted): any value other than the last one read will do
-            cache.set(BOTS_GENERATION_KEY, int(time.time() * 1000), None)
-
-    transaction.on_commit(bump)
+    The second bump is the one that matters: a request between the two may cache what it read
+    before the commit under the first bump's key. The first makes the change visible at once where
+    commit hooks never run (inside a test's transaction).
+    """
+    _bump()
+    transaction.on_commit(_bump)
