@@ -1,4 +1,4 @@
-"""The matches app announces a match's end; the apps above it subscribe (issue 17, item 2).
+"""The matches and bots apps announce what happened; the apps above them subscribe (issue 17, item 2).
 
 ``webapp.matches.services`` imports neither rankings, tournaments nor notifications: it sends
 ``match_finished`` / ``match_failed`` and they react in the same transaction, in a fixed order (the
@@ -26,3 +26,9 @@ def test_a_finished_match_is_rated_then_advanced_then_notified() -> None:
 def test_a_failed_match_advances_its_tournament_then_notifies() -> None:
     wanted = ["tournaments-advance-failed", "notifications-match-failed"]
     assert _in_order(_uids(match_failed), wanted), _uids(match_failed)
+
+
+def test_a_new_version_gets_its_rating_row_through_the_bots_signal() -> None:
+    from webapp.bots.signals import version_created
+
+    assert "rankings-new-version-row" in _uids(version_created)

@@ -20,6 +20,7 @@ from django.utils import timezone
 from referee.core.registry import game_names
 from webapp.api import DomainError, InvalidInput
 from webapp.bots.models import DESCRIPTION_MAX_CHARS, NOTES_MAX_CHARS, Bot, BotToken, BotVersion
+from webapp.bots.signals import version_created
 from webapp.cache import bump_bots_generation
 
 TOKEN_PREFIX = "brawl_"
@@ -183,9 +184,7 @@ def do_create_version(bot: Bot, notes: str = "") -> BotVersion:
     version = BotVersion.objects.create(bot=bot, number=number, notes=notes)
     bot.latest_version = version
     bot.save(update_fields=["latest_version"])
-    from webapp.rankings.services import ratings_for  # rankings depends on bots, not the reverse
-
-    ratings_for(bot.game, [version.pk])
+    version_created.send(sender=BotVersion, version=version, game=bot.game)  # rankings adds its rating row
     bump_bots_generation()  # leaderboards and bot pages show the latest version
     return version
 
