@@ -283,7 +283,10 @@ def test_entrants_author_sees_own_matches_of_an_unpublished_tournament(organizer
     assert r.status_code == 200 and "q1" in html
     own.refresh_from_db()
     assert 'id="seed"' not in html and str(own.seed) not in html  # running: the seed is a secret still
-    assert me.get(f"/api/v1/matches/{own.pk}/").status_code == 200
+    detail = me.get(f"/api/v1/matches/{own.pk}/")
+    assert detail.status_code == 200 and len(str(own.seed)) > 6 and str(own.seed) not in detail.content.decode()
+    live = me.get(f"/api/v1/matches/{own.pk}/live/", {"wait": 0})  # the spectator's view only, never a hand
+    assert live.status_code == 200 and str(own.seed) not in live.content.decode()
     frames = me.get(f"/api/v1/matches/{own.pk}/frames/")
     assert frames.status_code == 404 and frames.json()["code"] == "not_revealed"
     assert own.pk in [m["id"] for m in me.get("/api/v1/matches/").json()["results"]]
