@@ -31,6 +31,7 @@ import kubernetes_validate
 import pytest
 from django.contrib.auth.models import User
 from django.test import override_settings
+from django.utils import timezone
 
 from referee.core.ids import BotId
 from referee.server.match import MatchState, SeatSpec
@@ -253,6 +254,12 @@ def test_k8s_mode_validates_and_runs_a_version_as_pods_and_deletes_them(tmp_path
             labels = {"app.kubernetes.io/component": "hosted-bot", "brawl.example/upload": "999"}
             fake_api.pods[leftover] = {"metadata": {"name": leftover, "labels": labels}, "status": {"phase": "Running"}}
             fake_api.secrets[leftover] = {"metadata": {"name": leftover}}
+            # ... and the row of the run it never recorded the end of, with the token it issued.
+            dead_token = await asyncio.to_thread(_close_db, bot_services.do_issue_token, rival)
+            orphan = await asyncio.to_thread(
+                _close_db,
+                lambda: services.do_start_run(row, timezone.now(), host="k8s/brawl", token_id=dead_token.record.pk),
+            )
             serving = asyncio.create_task(host.serve())
 
             async def until(check: Any, what: str, limit: float = 120) -> None:
@@ -274,6 +281,10 @@ def test_k8s_mode_validates_and_runs_a_version_as_pods_and_deletes_them(tmp_path
                 await until(lambda: {s.identity.bot_id for s in server.referee.sessions.values()} >= ids, "connect")
                 assert len(host.running) == 1 and next(iter(host.running.values())).proxy is None
                 assert leftover not in fake_api.pods and leftover not in fake_api.secrets
+                closed = await asyncio.to_thread(_close_db, lambda: HostedRun.objects.get(pk=orphan.pk))
+                assert closed.ended is not None and closed.verdict == services.ORPHAN_VERDICT
+                await asyncio.to_thread(_close_db, dead_token.record.refresh_from_db)
+                assert dead_token.record.revoked_at is not None
                 runner = server.referee.start_match(
                     game=GAME,
                     seats=[SeatSpec(bot_id=BotId(str(bot.pk))), SeatSpec(bot_id=BotId(str(rival.pk)))],
@@ -317,7 +328,8 @@ def test_k8s_mode_validates_and_runs_a_version_as_pods_and_deletes_them(tmp_path
     assert secrets | {"hosted-999-run-deadhost-1"} == set(fake_api.deleted("secrets"))
     assert not fake_api.pods and not fake_api.secrets
     assert len(fake_api.created("secrets")) == len(created) - 1  # the import check has no token
-    verdicts = list(HostedRun.objects.filter(upload_id=row.pk).order_by("started").values_list("verdict", flat=True))
+    runs = HostedRun.objects.filter(upload_id=row.pk).exclude(host="k8s/brawl", verdict=services.ORPHAN_VERDICT)
+    verdicts = list(runs.order_by("started").values_list("verdict", flat=True))
     assert verdicts[0] == "out of memory (memory limit reached)", verdicts
     assert all(v in ("out of memory (memory limit reached)", "stopped by the host", "running") for v in verdicts)
 

@@ -26,9 +26,12 @@ from referee.server.service import create_server
 from referee.server.sinks import MemoryResultSink
 from tests.workers.conftest import database_url
 from webapp.bots import services as bot_services
+from webapp.bots.models import BotToken
 from webapp.bots.token_store import DjangoTokenStore
 from webapp.hosting import services
+from webapp.hosting.models import HostedRun
 from workers.hosting import sandbox
+from workers.hosting.host import BotHost, HostSettings
 
 REPO = Path(__file__).resolve().parents[2]
 UPLOADS = Path(__file__).parent / "uploads"
@@ -127,6 +130,14 @@ def test_a_sigkilled_host_leaves_no_sandbox_behind(tmp_path: Path) -> None:
             await server.stop(0.5)
 
     asyncio.run(scenario())
+    # The next host closes the run the dead one left open, and revokes its token.
+    [run] = HostedRun.objects.filter(upload=row)
+    assert run.ended is None and run.verdict == "running" and run.token_id is not None
+    assert BotToken.objects.get(pk=run.token_id).revoked_at is None
+    assert BotHost(HostSettings()).close_orphan_runs() == 1
+    run.refresh_from_db()
+    assert run.ended is not None and run.verdict == services.ORPHAN_VERDICT
+    assert BotToken.objects.get(pk=run.token_id).revoked_at is not None
 
 
 def _dead_pid() -> int:

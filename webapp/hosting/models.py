@@ -71,6 +71,10 @@ class HostedRun(models.Model):
     verdict = models.CharField(max_length=200, blank=True, default="")
     """How it ended: stopped by the host, out of memory, process limit, crashed (exit status ...)."""
     log = models.TextField(blank=True, default="")
+    host = models.CharField(max_length=200, blank=True, default="")
+    """Which host ran it (``machine/pid/start`` of a bubblewrap host, ``k8s/namespace`` of a cluster host)."""
+    token_id = models.BigIntegerField(null=True, blank=True)
+    """The bot token issued for the run (revoked when it ends, or by the next host if its host died)."""
 
     class Meta:
         ordering = ["-started"]

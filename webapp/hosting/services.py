@@ -7,6 +7,7 @@ Files live under ``BRAWL_VAR_DIR/hosted`` (:func:`storage_root`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
@@ -159,9 +160,34 @@ def do_record_run(row: HostedUpload, started: object, verdict: str, log: str) ->
     )
 
 
-def do_start_run(row: HostedUpload, started: object) -> HostedRun:
+def do_start_run(row: HostedUpload, started: object, *, host: str = "", token_id: int | None = None) -> HostedRun:
     """Stores a run that has just started (verdict ``running``, no end yet), so its log shows while it runs."""
-    return HostedRun.objects.create(upload=row, started=started, verdict="running", log="")
+    return HostedRun.objects.create(
+        upload=row, started=started, verdict="running", log="", host=host[:200], token_id=token_id
+    )
+
+
+ORPHAN_VERDICT = "ended with its host (the host stopped without recording the run)"
+
+
+def do_close_orphan_runs(is_dead: Callable[[str], bool]) -> int:
+    """Ends the runs a dead host left open: revokes their tokens and names the end; returns how many.
+
+    ``is_dead(host)`` says whether the host that wrote a run is gone (a starting host knows its own
+    machine's processes, or that it is the cluster's only host).
+    """
+    from webapp.bots.models import BotToken
+
+    closed = 0
+    for run in HostedRun.objects.filter(ended__isnull=True).exclude(host=""):
+        if not is_dead(run.host):
+            continue
+        with transaction.atomic():
+            if run.token_id is not None:
+                BotToken.objects.filter(pk=run.token_id, revoked_at__isnull=True).update(revoked_at=timezone.now())
+            HostedRun.objects.filter(pk=run.pk, ended__isnull=True).update(ended=timezone.now(), verdict=ORPHAN_VERDICT)
+        closed += 1
+    return closed
 
 
 def do_update_run(run_id: int, log: str, *, verdict: str | None = None, ended: bool = False) -> None:

@@ -113,6 +113,13 @@ class BotHost:
         self._next_cleanup = 0.0
         self.disk: Any = None
         """The last cleanup's ``DiskReport`` (bytes stored, uploads kept and removed)."""
+        pid = os.getpid()
+        self.host_id = (
+            f"k8s/{settings.pods.client.namespace}"
+            if settings.pods is not None
+            else f"{socket.gethostname()}/{pid}/{sandbox.process_start(pid) or 0}"
+        )
+        """Written on each run's row, so that the next host can close the runs of a dead one."""
 
     def stop(self) -> None:
         """Asks :meth:`serve` to stop every run and return."""
@@ -126,6 +133,9 @@ class BotHost:
             left = await self.settings.pods.sweep()
             if left:
                 log.warning("host: deleted %d pod(s) left by an earlier host: %s", len(left), ", ".join(left))
+        closed = await asyncio.to_thread(_close_db, self.close_orphan_runs)
+        if closed:
+            log.warning("host: %d run(s) of a dead host closed and their tokens revoked", closed)
         swept = await asyncio.to_thread(sandbox.sweep_leftovers) if self.settings.pods is None else None
         if swept is not None and swept.groups:
             log.warning(
@@ -147,6 +157,30 @@ class BotHost:
         finally:
             for upload_id in list(self.running):
                 await self._end(upload_id, restart=False)
+
+    def close_orphan_runs(self) -> int:
+        """Ends the runs a dead host left open (their tokens revoked); returns how many.
+
+        A bubblewrap host judges the runs of its own machine: dead when their host's pid no longer
+        runs with the same start time. A cluster host judges the runs of its namespace: there is one
+        host, so a run still open at its start belongs to a host that is gone.
+        """
+        from webapp.hosting import services
+
+        machine = socket.gethostname()
+
+        def is_dead(host: str) -> bool:
+            if host.startswith("k8s/"):  # called at start, before this host has a run of its own
+                return self.settings.pods is not None and host == self.host_id
+            if host == self.host_id:
+                return False
+            name, _, rest = host.partition("/")
+            pid, _, start = rest.partition("/")
+            if name != machine or not pid.isdigit():
+                return False
+            return sandbox.process_start(int(pid)) != int(start or 0)
+
+        return services.do_close_orphan_runs(is_dead)
 
     async def tick(self) -> None:
         """One pass: validate one pending upload, reap ended runs, stop stale ones, start runnable ones."""
@@ -291,7 +325,10 @@ class BotHost:
             folder = checks.stored_path(services.storage_root(), row.sha256)
             run = await sandbox.start(folder, run_dir, command, slot=slot, limits=self.settings.limits)
         started = timezone.now()
-        record = await asyncio.to_thread(_close_db, services.do_start_run, row, started)
+        record = await asyncio.to_thread(
+            _close_db,
+            lambda: services.do_start_run(row, started, host=self.host_id, token_id=issued.record.pk),
+        )
         self.running[row.pk] = Running(
             row.pk, row.version_id, slot, run, proxy, issued.record.pk, started, run_dir, run_id=record.pk
         )
