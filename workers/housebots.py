@@ -57,16 +57,34 @@ class HeuristicBot(_Mixed):
     epsilon = 0.0
 
 
+class SharpBot(_Mixed):
+    """The heuristic with one move in ten random."""
+
+    epsilon = 0.1
+
+
 class SteadyBot(_Mixed):
     """The heuristic with one move in five random."""
 
     epsilon = 0.2
 
 
+class WobblyBot(_Mixed):
+    """The heuristic with two moves in five random."""
+
+    epsilon = 0.4
+
+
 class ErraticBot(_Mixed):
     """The heuristic with three moves in five random."""
 
     epsilon = 0.6
+
+
+class WildBot(_Mixed):
+    """The heuristic with four moves in five random."""
+
+    epsilon = 0.8
 
 
 class RandomBot(_Mixed):
@@ -77,11 +95,17 @@ class RandomBot(_Mixed):
 
 STRENGTHS: dict[str, type[_Mixed]] = {
     "heuristic": HeuristicBot,
+    "sharp": SharpBot,
     "steady": SteadyBot,
+    "wobbly": WobblyBot,
     "erratic": ErraticBot,
+    "wild": WildBot,
     "random": RandomBot,
 }
-"""House bots from strongest to weakest, by the name they carry on the ladder."""
+"""House bots from strongest to weakest, by the name they carry on the ladder.
+
+Seven, so that with the hosted house bot the demo has eight bots a game: enough to fill an 8-bot
+tournament from house bots alone (issue 15)."""
 
 
 async def run_farm(server: str, spec: Sequence[dict[str, Any]], stop: asyncio.Event | None = None) -> None:
