@@ -170,6 +170,8 @@ class Settings:
     """``BRAWL_REFEREES``: ``host:port`` of each referee's internal API."""
     internal_token: str = ""
     """``BRAWL_INTERNAL_TOKEN``: the secret of the referees' internal API."""
+    web_internal_url: str = "http://127.0.0.1:8000"
+    """``BRAWL_WEB_INTERNAL_URL``: where a ladder referee reaches the web tier's internal API (token checks)."""
     relay: bool | None = None
     """``BRAWL_RELAY``: whether referees relay seats to each other; ``None`` (unset) means "when Redis is"."""
     ladder_games: list[str] = field(default_factory=list)
@@ -236,6 +238,7 @@ def current(environ: Mapping[str, str] | None = None) -> Settings:
         redis_url=env("REDIS_URL", str, environ=e),
         referees=env("BRAWL_REFEREES", parse_list, [], environ=e),
         internal_token=env("BRAWL_INTERNAL_TOKEN", str, "", environ=e),
+        web_internal_url=env("BRAWL_WEB_INTERNAL_URL", str, "http://127.0.0.1:8000", environ=e),
         relay=env("BRAWL_RELAY", parse_bool, environ=e),
         ladder_games=env("BRAWL_LADDER_GAMES", parse_list, [], environ=e),
         ladder_interval=env("BRAWL_LADDER_INTERVAL", parse_seconds, 3.0, environ=e),

@@ -15,6 +15,8 @@ urlpatterns = [
     path("metrics", metrics, name="metrics"),
     path("admin/", admin.site.urls),
     path("api/v1/", include("webapp.urls_api")),
+    # The referees' calls (bot token checks), behind the internal service credential (webapp/internal.py).
+    path("internal/v1/", include("webapp.internal")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("api/redoc/", SpectacularRedocView.as_view(url_name="schema"), name="api-redoc"),

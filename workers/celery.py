@@ -25,57 +25,16 @@ from __future__ import annotations
 import os
 
 from celery import Celery, signals
-from kombu import Exchange, Queue
 
 from referee import settings
 
+# Broker settings and queues live apart so a ladder referee can publish results without importing
+# this app (its task metrics import the web tier, and with it Django). Re-exported for callers.
+from workers.brokerconf import QUEUES, RECORDING, SCHEDULING, broker_settings
+
+__all__ = ["QUEUES", "RECORDING", "SCHEDULING", "app", "broker_settings"]
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "webapp.settings")
-
-SCHEDULING = "scheduling"
-"""Queue of ladder rounds, match starts, tournament progress and the reaper."""
-RECORDING = "recording"
-"""Queue of finished matches to record."""
-
-
-def broker_settings() -> dict[str, object]:
-    """Returns the broker URL and transport options from the environment (``referee.settings``)."""
-    conf = settings.current()
-    redis_url = conf.redis_url
-    if redis_url:
-        visibility = conf.broker_visibility_timeout
-        return {
-            "broker_url": redis_url,
-            "broker_transport_options": {
-                "visibility_timeout": visibility,
-                # Look for messages of dead workers every few seconds rather than every 100 s.
-                "unacked_restore_interval": max(1, min(10, int(visibility / 2) or 1)),
-                "unacked_restore_throttle": 1,
-                # One Redis list per queue, named after it: no priority sub-lists (no task uses a
-                # priority), so ``/metrics`` reads a queue's depth as ``LLEN <queue>`` (webapp.metrics).
-                "priority_steps": [0],
-            },
-        }
-    from workers import broker
-
-    broker.register()
-    folder = conf.var_dir / "broker"
-    for sub in ("queue", "processed", "control", "staging", "unacked", "bad"):
-        (folder / sub).mkdir(parents=True, exist_ok=True)
-    return {
-        # A host name, or kombu warns that none was supplied in every process that connects.
-        "broker_url": f"{broker.ALIAS}://localhost",
-        "broker_transport_options": {
-            "data_folder_in": str(folder / "queue"),
-            "data_folder_out": str(folder / "queue"),
-            "processed_folder": str(folder / "processed"),
-            # Broadcast (control) exchanges too, or kombu writes a ./control folder in the cwd.
-            "control_folder": str(folder / "control"),
-            "staging_folder": str(folder / "staging"),
-            "unacked_folder": str(folder / "unacked"),
-            "bad_folder": str(folder / "bad"),
-            "store_processed": False,
-        },
-    }
 
 
 def ladder_games() -> list[str]:
@@ -137,7 +96,7 @@ app.conf.update(
     task_default_queue=SCHEDULING,
     # Each queue has its own exchange and routing key: queues sharing a binding would each get a
     # copy of every message.
-    task_queues=tuple(Queue(q, Exchange(q, type="direct"), routing_key=q) for q in (SCHEDULING, RECORDING)),
+    task_queues=QUEUES,
     task_default_exchange=SCHEDULING,
     task_default_routing_key=SCHEDULING,
     task_routes={

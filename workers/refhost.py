@@ -1,13 +1,14 @@
-"""The referee's ladder mode: bots authenticate against the database, results go to the workers.
+"""The referee's ladder mode: the web tier checks bot tokens, results go to the workers.
 
 ``brawl referee`` without ``--tokens``/``--replays`` runs :func:`serve_ladder_referee`: the
-ordinary referee server (``referee.server.service.serve``) with ``webapp``'s
-:class:`~webapp.bots.token_store.DjangoTokenStore` and :func:`ladder_sink` as its result sink,
+ordinary referee server (``referee.server.service.serve``) with
+:class:`~referee.server.auth.WebTokenStore` (the web tier's internal API at
+``BRAWL_WEB_INTERNAL_URL``, called with the internal service credential) and :func:`ladder_sink` as its result sink,
 and the Redis seat relay when a URL is given (``referee.server.cli`` decides). The sink only
 publishes: it puts ``record_result(match_id, replay)`` on the broker's ``recording`` queue, and a
 worker stages and records it (``workers.recording.record_result``), the one write path for
-finished matches. The referee writes no match data to the database; it still checks the bot
-tokens there (a read, and the token's ``last_used_at``). The referee's own retry of a failing
+finished matches. The referee holds no database credentials and never sets Django up: the web
+tier reads the token row and records its ``last_used_at``. The referee's own retry of a failing
 sink covers a broker that is briefly down, and the reaper replaces a match whose result never
 arrived.
 
@@ -22,17 +23,44 @@ from __future__ import annotations
 import asyncio
 import base64
 import logging
-import os
 from typing import Any
 
 from referee.core.ids import MatchId
 from referee.server.sinks import HandOffResultSink
+from workers.brokerconf import RECORDING
 
 log = logging.getLogger(__name__)
 
 
 RECORD_RESULT = "workers.tasks.record_result"
 """The task a ladder referee sends each finished match to (on the ``recording`` queue)."""
+
+
+_publisher: Any = None
+
+
+def publisher() -> Any:
+    """Returns the referee's publish-only Celery app (built once): the workers' broker and queues, no tasks.
+
+    Not ``workers.celery.app``: that one imports the task modules and the web tier's metrics, and
+    with them Django, which a referee never loads.
+    """
+    global _publisher
+    if _publisher is None:
+        from celery import Celery
+
+        from workers.brokerconf import QUEUES, broker_settings
+
+        app = Celery("brawl-referee", set_as_current=False)
+        app.conf.update(
+            **broker_settings(),
+            task_serializer="json",
+            accept_content=["json"],
+            task_queues=QUEUES,
+            broker_connection_retry_on_startup=True,
+        )
+        _publisher = app
+    return _publisher
 
 
 def send_result(match_id: MatchId, data: bytes) -> str:
@@ -45,8 +73,7 @@ def send_result(match_id: MatchId, data: bytes) -> str:
         kombu.exceptions.OperationalError: the broker is down (the referee retries the sink; the
             reaper replaces the match if every attempt fails).
     """
-    from workers.celery import RECORDING, app
-
+    app = publisher()
     app.send_task(RECORD_RESULT, args=[str(match_id), base64.b64encode(data).decode("ascii")], queue=RECORDING)
     # DEBUG: the match's end is the worker's "record" line; this one would double it at INFO.
     log.debug("result sent", extra={"match_id": str(match_id), "replay_bytes": len(data)})
@@ -79,19 +106,18 @@ def serve_ladder_referee(
         tls: ``referee.server.service.TlsFiles`` to serve bots over TLS, or ``None``.
         reuse_port: Share the bot port with the other referee processes of this machine.
     """
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "webapp.settings")
-    import django
-
-    django.setup()
+    from referee import settings as env_settings
+    from referee.server.auth import WebTokenStore, internal_token
     from referee.server.hub import RefereeSettings
     from referee.server.service import serve
-    from webapp.bots.token_store import DjangoTokenStore
 
+    # No database here: the web tier checks the bot tokens (webapp.internal) and records their use.
+    tokens = WebTokenStore(env_settings.current().web_internal_url, internal_token())
     settings = RefereeSettings() if max_message_bytes is None else RefereeSettings(max_message_bytes=max_message_bytes)
     asyncio.run(
         serve(
             listen,
-            tokens=DjangoTokenStore(),
+            tokens=tokens,
             sink=ladder_sink(),
             settings=settings,
             grace=grace,

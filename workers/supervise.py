@@ -381,6 +381,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     internals = [f"{internal_host}:{int(internal_port) + i}" for i in range(count)]
     # The workers and the web tier reach the referees' internal listeners, never the bot port.
     os.environ.setdefault("BRAWL_REFEREES", ",".join(internals))
+    # ...and the referees reach the web tier's internal API to check bot tokens (no database for them).
+    os.environ.setdefault("BRAWL_WEB_INTERNAL_URL", f"http://{args.web}")
     # Every service also logs to a rotated file (referee.logsetup), so an unattended run keeps its
     # recent history on disk within a bounded size.
     os.environ.setdefault("BRAWL_LOG_DIR", str(var / "logs"))

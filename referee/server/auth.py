@@ -3,8 +3,10 @@
 Tokens are issued by the web app and stored there hashed (SHA-256 of the token, never the token
 itself). The referee asks a :class:`TokenStore` to turn a presented token into a
 :class:`BotIdentity`; the web app's database-backed store plugs in through the same protocol.
-This module holds the protocol, the hashing helpers and two stores: :class:`MemoryTokenStore`
-(tests) and :class:`JsonFileTokenStore` (``brawl referee --tokens FILE``, local development).
+This module holds the protocol, the hashing helpers and three stores: :class:`MemoryTokenStore`
+(tests), :class:`JsonFileTokenStore` (``brawl referee --tokens FILE``, local development) and
+:class:`WebTokenStore`, the ladder referee's: it asks the web tier's internal API
+(``webapp.internal``) over HTTP, so a referee needs no database credentials.
 
 It also holds the *service credential* of the referee's internal API (``RefereeService``): one
 shared secret that the workers and the web tier present as ``authorization: Bearer <secret>``.
@@ -18,6 +20,7 @@ It is not an authorisation system: the identity only says which games a bot may 
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import hashlib
 import hmac
@@ -25,6 +28,9 @@ import json
 import os
 import secrets
 import stat
+import time
+import urllib.error
+import urllib.request
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -178,6 +184,98 @@ class JsonFileTokenStore:
         tmp.replace(self.path)
         self._mtime = None
         return token
+
+
+class TokenServiceError(RuntimeError):
+    """The web tier did not answer a token check (down, slow, or an answer of the wrong shape).
+
+    Not a verdict: the referee refuses the connecting bot with ``UNAVAILABLE`` (retry later) and
+    keeps the sessions it is re-checking.
+    """
+
+
+TOKEN_CHECK_PATH = "/internal/v1/bot-token"
+"""The web tier's token check (``webapp.internal``), under its internal base URL."""
+
+
+class WebTokenStore:
+    """Tokens checked by the web tier's internal API (``POST /internal/v1/bot-token``).
+
+    Each call presents the internal service credential; the web tier finds the token's row,
+    records ``last_used_at`` and answers with the identity. Answers (valid or not) are cached by
+    the token's hash for ``ttl`` seconds, so a bot that reconnects in a burst costs one call;
+    :meth:`recheck` (the hub's 10 s re-check of live sessions) always asks, so a revoked token
+    is noticed at the next re-check whatever the cache holds.
+
+    Args:
+        base_url: The web tier's internal URL (``BRAWL_WEB_INTERNAL_URL``), e.g. ``http://web:8000``.
+        secret: The internal service credential (:func:`internal_token`).
+        timeout: Seconds one call may take before it counts as the web tier being down.
+        ttl: Seconds an answer is reused.
+    """
+
+    def __init__(self, base_url: str, secret: str, *, timeout: float = 3.0, ttl: float = 2.0) -> None:
+        if not base_url.startswith(("http://", "https://")):
+            raise ValueError(f"the web tier's internal URL must be http:// or https://, not {base_url!r}")
+        self.url = base_url.rstrip("/") + TOKEN_CHECK_PATH
+        self._secret = secret
+        self.timeout = timeout
+        self.ttl = ttl
+        self._cache: dict[str, tuple[float, BotIdentity | None]] = {}
+
+    def _ask(self, token: str) -> BotIdentity | None:
+        request = urllib.request.Request(
+            self.url,
+            data=json.dumps({"token": token}).encode(),
+            headers={"Authorization": f"Bearer {self._secret}", "Content-Type": "application/json"},
+            method="POST",
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=self.timeout) as resp:
+                body = json.loads(resp.read(65536))
+        except urllib.error.HTTPError as exc:
+            raise TokenServiceError(f"the web tier answered {exc.code} to the token check at {self.url}") from exc
+        except (OSError, ValueError) as exc:
+            raise TokenServiceError(f"no answer from the web tier's token check at {self.url}: {exc}") from exc
+        if not isinstance(body, dict) or not isinstance(body.get("valid"), bool):
+            raise TokenServiceError(f"the token check at {self.url} answered an unexpected body")
+        if not body["valid"] or body.get("revoked"):
+            return None
+        try:
+            return _identity_from_json(body)
+        except (KeyError, TypeError) as exc:
+            raise TokenServiceError(f"the token check at {self.url} answered an identity without {exc}") from exc
+
+    async def _check(self, token: str, *, cached: bool) -> BotIdentity | None:
+        if not token:
+            return None
+        key = hash_token(token)
+        now = time.monotonic()
+        if cached:
+            hit = self._cache.get(key)
+            if hit is not None and now - hit[0] < self.ttl:
+                return hit[1]
+        identity = await asyncio.to_thread(self._ask, token)
+        if len(self._cache) > 4096:  # forget expired answers rather than grow with every bad token
+            self._cache = {k: v for k, v in self._cache.items() if now - v[0] < self.ttl}
+        self._cache[key] = (now, identity)
+        return identity
+
+    async def authenticate(self, token: str) -> BotIdentity | None:
+        """Returns the identity of ``token``, or ``None``; a fresh cached answer is reused.
+
+        Raises:
+            TokenServiceError: the web tier did not answer, or not in the documented shape.
+        """
+        return await self._check(token, cached=True)
+
+    async def recheck(self, token: str) -> BotIdentity | None:
+        """Like :meth:`authenticate`, but always asks the web tier (for re-checks of live sessions).
+
+        Raises:
+            TokenServiceError: the web tier did not answer, or not in the documented shape.
+        """
+        return await self._check(token, cached=False)
 
 
 INTERNAL_TOKEN_ENV = "BRAWL_INTERNAL_TOKEN"

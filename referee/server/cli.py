@@ -8,11 +8,11 @@ defaults the secret generated in ``$BRAWL_VAR_DIR/internal-token``; see ``refere
 
 One command, two modes, chosen by the options:
 
-- **ladder mode** (the default): bots authenticate with the tokens the web app issued (stored
-  hashed in its database, ``webapp.bots.token_store.DjangoTokenStore``), and finished matches go
-  to the workers through ``workers.refhost.StagingSink`` (the replay is staged on the match row
-  once, then ``record_match`` is queued). Needs the web app's ``DATABASE_URL`` and the broker's
-  ``REDIS_URL``, like the workers.
+- **ladder mode** (the default): bots authenticate with the tokens the web app issued, checked by
+  the web tier's internal API at ``BRAWL_WEB_INTERNAL_URL`` (``referee.server.auth.WebTokenStore``
+  calling ``webapp.internal`` with the service credential), and finished matches go to the workers
+  as a ``record_result`` message on the broker (``workers.refhost``). Needs the broker
+  (``REDIS_URL``, or the embedded one under ``BRAWL_VAR_DIR``), never database credentials.
 - **standalone mode** (``--tokens FILE`` and/or ``--replays DIR``): a referee with no database:
   tokens from a JSON file (``brawl referee token``), replays written to a directory (kept in
   memory without ``--replays``).
@@ -22,7 +22,7 @@ bot connected to another referee. It is on with ``--redis URL``; in ladder mode 
 ``REDIS_URL`` is set (every referee and worker of a deployment shares it), unless ``--no-relay``.
 
 This module parses options and picks the stores; the server itself is ``referee.server.service``,
-the ladder wiring ``workers.refhost`` (imported by name, so this package never imports Django).
+the ladder wiring ``workers.refhost`` (imported by name; neither imports Django).
 """
 
 from __future__ import annotations
@@ -66,7 +66,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
         help="run a referee server that connected bots play on (ladder mode unless --tokens/--replays)",
         description=(
             "Without --tokens and --replays the referee runs in ladder mode: bots log in with the web app's "
-            "tokens (DATABASE_URL) and results go to the workers (REDIS_URL). --tokens/--replays select the "
+            "tokens, checked by the web tier (BRAWL_WEB_INTERNAL_URL), and results go to the workers (REDIS_URL). "
+            "--tokens/--replays select the "
             "standalone mode, with a JSON token file and replay files and no database."
         ),
     )
@@ -176,8 +177,8 @@ def cmd_referee(args: argparse.Namespace) -> int:
         port = serve_metrics(args.metrics)
         log.info("metrics on %s (port %d)", args.metrics, port)
     if not is_standalone(args):
-        log.info("ladder mode: database tokens, staging result sink, relay %s", "on" if relay else "off")
-        # By name: the ladder wiring needs Django, which the standalone referee never loads.
+        log.info("ladder mode: web tier checks tokens, results to the broker, relay %s", "on" if relay else "off")
+        # By name: this package imports nothing of the workers (import contracts).
         refhost = importlib.import_module("workers.refhost")
         refhost.serve_ladder_referee(
             args.listen,

@@ -566,10 +566,13 @@ class Referee:
         ]
         verdicts: dict[str, bool] = {}
         closed = 0
+        # A store with a cache (WebTokenStore) offers ``recheck``, which always asks: a revocation
+        # is seen at the next round whatever the cache holds.
+        check = getattr(self.tokens, "recheck", self.tokens.authenticate)
         for session in live:
             if session.token not in verdicts:
                 try:
-                    verdicts[session.token] = await self.tokens.authenticate(session.token) is not None
+                    verdicts[session.token] = await check(session.token) is not None
                 except Exception:
                     # The store being down is no proof of revocation: keep the session, log it.
                     log.exception("token re-check failed for bot %r", session.identity.bot_id)

@@ -48,7 +48,7 @@ from referee.core.ids import BotId
 from referee.protocol import codec
 from referee.protocol.timecontrol import duration, seconds
 from referee.seeding import new_seed
-from referee.server.auth import TokenStore, credential_matches, internal_token
+from referee.server.auth import TokenServiceError, TokenStore, credential_matches, internal_token
 from referee.server.hub import AlreadyExistsError, BotSession, Referee, RefereeSettings, StartError, commitment_of
 from referee.server.match import STATE_PROTO, MatchRunner, MatchState, SeatSpec, loop_time
 from referee.server.outgoing import Outgoing, as_bytes
@@ -231,7 +231,11 @@ class BotServicer:
             await context.abort(
                 grpc.StatusCode.UNAUTHENTICATED, "missing token: send metadata 'authorization: Bearer <token>'"
             )
-        identity = await ref.tokens.authenticate(token or "")
+        try:
+            identity = await ref.tokens.authenticate(token or "")
+        except TokenServiceError as exc:
+            log.warning("token check unavailable: %s", exc)
+            await context.abort(grpc.StatusCode.UNAVAILABLE, "the token check is unavailable; retry shortly")
         if identity is None:
             await context.abort(grpc.StatusCode.UNAUTHENTICATED, "unknown or revoked token")
         assert identity is not None and token is not None

@@ -174,8 +174,8 @@ def test_referee_mode_and_relay_follow_the_options_and_redis_url() -> None:
 
 def test_ladder_referee_prints_a_notice_and_runs_the_referee_in_ladder_mode(tmp_path: Path) -> None:
     port = free_port()
-    env = {k: v for k, v in ENV.items() if k not in ("REDIS_URL", "DATABASE_URL")}
-    env.update(BRAWL_VAR_DIR=str(tmp_path), DJANGO_SETTINGS_MODULE="webapp.settings")
+    env = {k: v for k, v in ENV.items() if k not in ("REDIS_URL", "DATABASE_URL", "DJANGO_SETTINGS_MODULE")}
+    env.update(BRAWL_VAR_DIR=str(tmp_path))  # no database credentials, no Django settings: none needed
     proc = subprocess.Popen(
         [*BRAWL, "ladder-referee", "--listen", f"127.0.0.1:{port}", "--grace", "1"],
         cwd=ROOT,
@@ -198,4 +198,4 @@ def test_ladder_referee_prints_a_notice_and_runs_the_referee_in_ladder_mode(tmp_
     log = proc.stdout.read() if proc.stdout else ""
     assert status == 0, log
     assert "brawl ladder-referee is deprecated; running: brawl referee --listen" in log
-    assert "ladder mode: database tokens, staging result sink, relay off" in log
+    assert "ladder mode: web tier checks tokens, results to the broker, relay off" in log

@@ -77,6 +77,8 @@ class Stack:
         self.bot_ports: dict[str, str] = {}
         """The bot port of each referee, by its internal address: where its bots connect."""
         self._internal_ports: dict[str, int] = {}
+        self._own_env = env
+        self._web_server: Any = None
 
     def log(self, name: str) -> str:
         """Returns what process ``name`` has logged so far."""
@@ -102,6 +104,34 @@ class Stack:
         """Starts a ``brawl`` subcommand as process ``name``."""
         return self.spawn(name, [sys.executable, "-m", "referee.cli", *args], env)
 
+    def serve_web_internal(self) -> str:
+        """Serves the web app from a thread of this process (its Django, its test database); returns its URL.
+
+        Ladder referees check bot tokens through the web tier's internal API
+        (``BRAWL_WEB_INTERNAL_URL``); a stack without its own ``brawl web`` gets this one, started
+        once, before its first referee. It shares the test's database and service credential.
+        """
+        if "BRAWL_WEB_INTERNAL_URL" in self._own_env:
+            return self._own_env["BRAWL_WEB_INTERNAL_URL"]
+        if self._web_server is not None:
+            return self.env["BRAWL_WEB_INTERNAL_URL"]
+        import threading
+
+        from django.core.handlers.wsgi import WSGIHandler
+        from django.core.servers.basehttp import ThreadedWSGIServer, WSGIRequestHandler
+
+        class Quiet(WSGIRequestHandler):
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+        server = ThreadedWSGIServer(("127.0.0.1", 0), Quiet, allow_reuse_address=False)
+        server.set_app(WSGIHandler())
+        threading.Thread(target=server.serve_forever, name="web-internal", daemon=True).start()
+        self._web_server = server
+        url = f"http://127.0.0.1:{server.server_address[1]}"
+        self.env["BRAWL_WEB_INTERNAL_URL"] = url
+        return url
+
     def start_referee(self, name: str = "referee", port: int = 0, args: Sequence[str] = ()) -> str:
         """Starts ``brawl referee`` (ladder mode, plus ``args``) and waits until it accepts connections.
 
@@ -110,6 +140,7 @@ class Stack:
         the processes started afterwards; the first one is :attr:`referee_address`. A referee
         started again under the same name keeps its internal port.
         """
+        self.serve_web_internal()
         port = port or free_port()
         bot_address = f"127.0.0.1:{port}"
         internal_port = self._internal_ports.setdefault(name, free_port())
@@ -222,3 +253,7 @@ class Stack:
                 with contextlib.suppress(ProcessLookupError):
                     os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
+        if self._web_server is not None:
+            self._web_server.shutdown()
+            self._web_server.server_close()
+            self._web_server = None
