@@ -34,6 +34,7 @@ from webapp.bots import services as bot_services
 from webapp.bots.models import BotToken
 
 ROOT = Path(__file__).resolve().parents[2]
+BRAWL = [sys.executable, "-m", "referee.cli"]
 SECRET = "token-service-" + secrets.token_urlsafe(24)
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -76,8 +77,7 @@ def referee(web: str, tmp_path: Path) -> Iterator[str]:
     )
     log = open(tmp_path / "referee.log", "wb")  # noqa: SIM115 - the child writes it
     proc = subprocess.Popen(
-        [sys.executable, "-m", "referee.cli", "referee", "--listen", f"127.0.0.1:{port}"]
-        + ["--internal-listen", f"127.0.0.1:{internal}", "--grace", "1"],
+        [*BRAWL, "referee", "--listen", f"127.0.0.1:{port}", "--internal-listen", f"127.0.0.1:{internal}", "--grace=1"],
         cwd=ROOT,
         env=env,
         stdout=log,
