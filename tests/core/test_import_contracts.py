@@ -98,3 +98,17 @@ def test_a_cycle_between_sibling_modules_breaks_the_acyclic_contract(copy: Path)
     assert result.returncode != 0, result.stdout
     broken = result.stdout[result.stdout.index("Broken contracts") :]
     assert "No import cycles" in broken and "violation_" in broken, result.stdout
+
+
+@pytest.mark.parametrize("target", ["django.db", "webapp.bots.token_store", "workers.celery"])
+def test_the_ladder_referee_importing_django_or_the_web_tier_breaks_its_contract(copy: Path, target: str) -> None:
+    refhost = copy / "workers" / "refhost.py"
+    original = refhost.read_text()
+    refhost.write_text(original + f"\n\ndef violation():\n    import {target}\n")
+    try:
+        result = _lint_imports(copy)
+    finally:
+        refhost.write_text(original)
+    assert result.returncode != 0, result.stdout
+    broken = result.stdout[result.stdout.index("Broken contracts") :]
+    assert "The ladder referee's wiring needs no database" in broken and "workers.refhost" in broken, result.stdout
