@@ -1,7 +1,7 @@
 """Permissions shared by the apps: who may read and who may change what.
 
 Anyone may read public data; an author changes only their own bots; organizers hold the organizer role
-(``webapp.tournaments.roles``: the ``organizers`` group, or a superuser).
+(``webapp.roles``: the ``organizers`` group, or a superuser).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ class IsOrganizer(permissions.BasePermission):
     message = "Only organizers may do this."
 
     def has_permission(self, request: Request, view: APIView) -> bool:
-        from webapp.tournaments.roles import is_organizer
+        from webapp.roles import is_organizer
 
         return is_organizer(request.user)
 

@@ -44,7 +44,7 @@ def ensure_demo(*, play_finished_tournament: bool = True) -> Demo:
     from referee.core.registry import game_names
     from webapp.bots import services as bots
     from webapp.bots.models import Bot
-    from webapp.tournaments.roles import make_organizer
+    from webapp.roles import make_organizer
     from workers.housebots import STRENGTHS
 
     demo = Demo()

@@ -22,7 +22,7 @@ from webapp.bots import services as bot_services
 from webapp.hosting import services
 from webapp.hosting.models import HostedUpload, UploadStatus
 from webapp.matches import services as match_services
-from webapp.tournaments.roles import make_organizer
+from webapp.roles import make_organizer
 from workers.hosting import sandbox
 
 UPLOADS = Path(__file__).parent / "uploads"

@@ -25,7 +25,7 @@ from webapp.bots import services as bot_services
 from webapp.bots.models import Bot
 from webapp.matches import services as match_services
 from webapp.matches.models import Match
-from webapp.tournaments.roles import make_organizer
+from webapp.roles import make_organizer
 
 GAME = "tinygame"
 register(TinyGame())

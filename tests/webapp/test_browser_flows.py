@@ -25,9 +25,9 @@ from tests.webapp.test_browser import docs_shot
 from tests.webapp.test_tournaments import play_out
 from webapp.matches import services as match_services
 from webapp.matches.models import Match, MatchStatus
+from webapp.roles import is_organizer, make_organizer
 from webapp.tournaments import services as t_services
 from webapp.tournaments.models import Tournament, TournamentStatus
-from webapp.tournaments.roles import is_organizer, make_organizer
 
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 

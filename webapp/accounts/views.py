@@ -21,7 +21,7 @@ from webapp.accounts import lockout
 from webapp.accounts.serializers import ApiTokenSerializer, MeSerializer
 from webapp.accounts.services import do_rotate_api_token
 from webapp.matches.services import challenges_left
-from webapp.tournaments.roles import is_organizer
+from webapp.roles import is_organizer
 
 
 class MeView(APIView):

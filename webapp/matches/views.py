@@ -58,7 +58,7 @@ def match_queryset() -> QuerySet[Match]:
 def visible_matches(user: object) -> QuerySet[Match]:
     """Matches the user may see: everything except games of unpublished tournaments, unless staff or an
     organizer; an author also sees their own bots' games there (secrets still wait for the reveal rule)."""
-    from webapp.tournaments.roles import is_organizer
+    from webapp.roles import is_organizer
 
     qs = match_queryset()
     if not (getattr(user, "is_staff", False) or is_organizer(user)):

@@ -12,6 +12,6 @@ from webapp.games import all_games
 def site(request: HttpRequest) -> dict[str, Any]:
     """Adds ``nav_games`` (name and title of every game) and ``is_organizer`` (read lazily: only pages
     that show the navigation of a signed-in user ask for the user's permissions)."""
-    from webapp.tournaments.roles import is_organizer
+    from webapp.roles import is_organizer
 
     return {"nav_games": all_games(), "is_organizer": lambda: is_organizer(request.user)}

@@ -47,11 +47,11 @@ from webapp.rankings.models import Rating
 from webapp.rankings.views import PROVISIONAL_GAMES, leaderboard
 from webapp.rankings.views_pages import bot_profile
 from webapp.rankings.views_pages import leaderboard_page as cached_leaderboard_page
+from webapp.roles import is_organizer
 from webapp.tournaments import services as t_services
 from webapp.tournaments.bracket import bracket_data
 from webapp.tournaments.console import lifecycle_state
 from webapp.tournaments.models import Tournament, TournamentEntrant, TournamentStatus
-from webapp.tournaments.roles import is_organizer
 from webapp.tournaments.views import visible_tournaments
 
 MAX_ZIP_IDS = 500

@@ -7,7 +7,7 @@ from django.db.models.signals import post_migrate
 
 
 def _organizer_group(sender: AppConfig, **kwargs: Any) -> None:
-    from webapp.tournaments.roles import ensure_organizer_group
+    from webapp.roles import ensure_organizer_group
 
     ensure_organizer_group()
 

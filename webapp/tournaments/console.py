@@ -2,7 +2,7 @@
 
 Every write goes through :mod:`webapp.tournaments.services` (the API calls the same functions), so
 the lifecycle checks are the same whichever door is used. Only users with the organizer role
-(:mod:`webapp.tournaments.roles`) get past :func:`organizer_required`; others get a 403 page.
+(:mod:`webapp.roles`) get past :func:`organizer_required`; others get a 403 page.
 """
 
 from __future__ import annotations
@@ -24,10 +24,10 @@ from webapp.bots.models import Bot
 from webapp.errors import error_response
 from webapp.games import game_info
 from webapp.matches.models import Match, MatchStatus
+from webapp.roles import is_organizer
 from webapp.tournaments import services
 from webapp.tournaments.bracket import bracket_data
 from webapp.tournaments.models import Seeding, Tournament, TournamentEntrant, TournamentFormat, TournamentStatus
-from webapp.tournaments.roles import is_organizer
 
 
 def organizer_required(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:

@@ -20,11 +20,11 @@ from webapp.matches.models import Match
 from webapp.matches.serializers import MatchSerializer
 from webapp.matches.views import match_queryset
 from webapp.permissions import IsOrganizer, IsOrganizerOrReadOnly
+from webapp.roles import is_organizer
 from webapp.tournaments import serializers as s
 from webapp.tournaments import services
 from webapp.tournaments.bracket import bracket_data
 from webapp.tournaments.models import Tournament, TournamentEntrant, TournamentStatus
-from webapp.tournaments.roles import is_organizer
 
 
 def visible_tournaments(user: Any) -> QuerySet[Tournament]:
