@@ -136,6 +136,8 @@ def _reads_env(func: ast.expr, name: str) -> bool:
     if isinstance(func, ast.Name):
         return bool(_ENV_HELPER.search(func.id)) and name.isupper()
     if isinstance(func, ast.Attribute):
+        if _ENV_HELPER.search(func.attr) and name.isupper():  # settings.env("NAME", ...)
+            return True
         return func.attr == "getenv" or (func.attr in ("get", "setdefault") and _is_os_environ(func.value))
     return False
 

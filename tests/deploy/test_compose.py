@@ -87,7 +87,7 @@ def test_migration_runs_django_migrate_with_the_settings_module() -> None:
 
 def test_everything_that_uses_the_database_waits_for_the_migration() -> None:
     for name, svc in brawl_services().items():
-        if name == "migrate" or "house" in svc.get("profiles", []):
+        if name == "migrate" or "house" in svc.get("profiles", []) or "DATABASE_URL" not in svc["environment"]:
             continue
         assert svc["depends_on"]["migrate"]["condition"] == "service_completed_successfully", name
     web = next(s for s in brawl_cli_services().values() if s["command"][0] == "web")
@@ -242,3 +242,10 @@ def test_referees_run_in_ladder_mode_with_the_relay_on() -> None:
             env = {k: interpolate(str(v), {}) for k, v in svc["environment"].items()}
             # Bots reach any referee through the proxy, so the referees must relay seats to each other.
             assert relay_url(args, env) == env["REDIS_URL"], name
+            # No database credentials: the web tier checks bot tokens for the referee.
+            assert not {"DATABASE_URL", "SECRET_KEY", "POSTGRES_PASSWORD"} & set(env), name
+            assert env["BRAWL_WEB_INTERNAL_URL"] == "http://web:8000", name
+            assert "postgres" not in svc["depends_on"] and "migrate" not in svc["depends_on"], name
+    # The web tier answers to the name the referees call it by.
+    web_hosts = interpolate(str(services()["web"]["environment"]["ALLOWED_HOSTS"]), {}).split(",")
+    assert "web" in web_hosts

@@ -326,8 +326,17 @@ def test_referees_run_in_ladder_mode_with_the_relay_on() -> None:
     [c] = k8s_named("StatefulSet", "referee")["spec"]["template"]["spec"]["containers"]
     args = parse_brawl(c["args"])
     assert args.command == "referee" and not is_standalone(args)
+    # No database credentials: not the whole Secret, only the broker's URL and the service credential.
     sources = {(kind, s[kind]["name"]) for s in c["envFrom"] for kind in s}
-    assert ("secretRef", "brawl-secrets") in sources
+    assert ("secretRef", "brawl-secrets") not in sources
+    env = {e["name"]: e for e in c["env"]}
+    assert set(env) == {"REDIS_URL", "BRAWL_INTERNAL_TOKEN", "BRAWL_WEB_INTERNAL_URL"}
+    for name in ("REDIS_URL", "BRAWL_INTERNAL_TOKEN"):
+        assert env[name]["valueFrom"]["secretKeyRef"] == {"name": "brawl-secrets", "key": name}
+    # The web tier's Service, on its port, under a host name it accepts.
+    web_port = k8s_named("Service", "web")["spec"]["ports"][0]["port"]
+    assert env["BRAWL_WEB_INTERNAL_URL"]["value"] == f"http://web:{web_port}"
+    assert "web" in k8s_named("ConfigMap", "brawl-config")["data"]["ALLOWED_HOSTS"].split(",")
     # The Service spreads bots over the referees, so they must relay seats to each other: REDIS_URL on.
     redis = k8s_named("Secret", "brawl-secrets")["stringData"]["REDIS_URL"]
     assert relay_url(args, {"REDIS_URL": redis}) == redis
