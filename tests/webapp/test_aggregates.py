@@ -10,12 +10,14 @@ of the finished matches, and the W-D-L must equal the matches API's ``result`` f
 
 from __future__ import annotations
 
+import threading
 from collections import defaultdict
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
+from django.db import connections
 
 from tests.webapp.conftest import GAME, forced_replay
 from webapp.bots.models import Bot, BotOpponentStats, BotStats
@@ -153,3 +155,29 @@ def test_match_outcomes_rule() -> None:
     assert own == {1: "draw", 2: "draw"}
     own, pairs = stats.match_outcomes([(1, 1), (1, 2), (2, 3)])  # one bot in two seats counts once, at its best
     assert own == {1: "win", 2: "loss"} and pairs == {(1, 2): "win", (2, 1): "loss"}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_results_recorded_at_once_all_count(make_bot: Callable[..., Bot]) -> None:
+    """Eight results of one bot recorded by eight threads at once (each its own connection) all count."""
+    hub = make_bot(User.objects.create_user("hub"), "hub")
+    rivals = [make_bot(User.objects.create_user(f"rival{i}"), f"rival{i}") for i in range(8)]
+    matches = [match_services.do_queue_match(GAME, [hub.latest_version, r.latest_version], rated=False) for r in rivals]
+    replays = [forced_replay(m, (1, 2) if i % 2 else (2, 1)) for i, m in enumerate(matches)]
+    start = threading.Barrier(len(matches))
+
+    def finish(i: int) -> None:
+        try:
+            start.wait()
+            match_services.do_finish_match(matches[i].pk, replays[i])
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=finish, args=(i,)) for i in range(len(matches))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    row = BotStats.objects.get(bot=hub)
+    assert (row.games, row.wins, row.losses, row.last_match_id) == (8, 4, 4, max(m.pk for m in matches))
+    assert stored() == independent_recount()
