@@ -20,13 +20,13 @@ run: $(STAMP)
 test: $(STAMP)
 	bash scripts/test.sh
 
-## test-slow: the long playouts and soaks kept out of the default run
+## test-slow: the long playouts, conformance counts and soaks kept out of the default run (serially)
 test-slow: $(STAMP)
-	$(PY) -m pytest -m slow -q
+	$(PY) -m pytest -m slow -q -p no:cacheprovider
 
 ## soak: brawl run with 12 extra bots for 30 minutes (BRAWL_SOAK_MINUTES to change), figures printed
 soak: $(STAMP)
-	$(PY) -m pytest tests/run/test_soak.py -m slow -q -s -p no:cacheprovider
+	$(PY) -m pytest tests/run/test_soak.py::test_soak_thirty_minutes -q -s -p no:cacheprovider
 
 ## screenshots: refresh docs/screenshots/ from the browser tests (real services and Chromium, one file at a time)
 screenshots: $(STAMP)

@@ -13,5 +13,16 @@ trap brawl_services_stop EXIT
 echo "test: DATABASE_URL=$DATABASE_URL REDIS_URL=$REDIS_URL"
 
 VENV="$VENV" bash scripts/lint.sh
-echo "== pytest"
-"$PY" -m pytest -m "not slow" -q -p no:cacheprovider "$@"
+
+# The default suite runs on pytest-xdist workers, one per core (at most 4: tests/conftest.py gives
+# each its own Redis databases, and a Redis server has 16). Whole files go to one worker
+# (--dist loadfile), so the tests of a file keep their order and module fixtures.
+# BRAWL_TEST_WORKERS=0 runs everything in this process, as before.
+WORKERS=${BRAWL_TEST_WORKERS:-$(nproc 2>/dev/null || echo 2)}
+if [ "$WORKERS" -gt 4 ]; then WORKERS=4; fi
+echo "== pytest ($WORKERS workers)"
+if [ "$WORKERS" -gt 0 ]; then
+  "$PY" -m pytest -m "not slow" -q -p no:cacheprovider -n "$WORKERS" --dist loadfile "$@"
+else
+  "$PY" -m pytest -m "not slow" -q -p no:cacheprovider "$@"
+fi

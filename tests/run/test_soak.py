@@ -1,7 +1,8 @@
 """The soak (issue 12): ``brawl run`` with 12 extra bots keeps going, steadily, within bounded memory and disk.
 
-The 3-minute version runs in the default suite; the 30-minute one is ``make soak`` (and part of
-``make test-slow``); ``BRAWL_SOAK_MINUTES`` overrides either length. Both assert:
+Both are in the slow suite (``make test-slow``): the 3-minute version, and the 30-minute one that
+``make soak`` runs; ``BRAWL_SOAK_MINUTES`` overrides either length. The default suite keeps
+``brawl run`` unattended in ``test_run_command.py`` and ``test_restart.py``. Both assert:
 
 - no process died unrestarted: every service of ``brawl run`` has a live pid at the end, the
   supervisor never gave up, ``brawl run`` exits 0 on Ctrl-C, and the extra bots are still connected;
@@ -73,6 +74,7 @@ def _budget(minutes: float) -> float:
     return float(os.environ.get("BRAWL_SOAK_MINUTES", minutes)) * 60 + 900
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(_budget(3))
 def test_soak_three_minutes(tmp_path: Path) -> None:
     _check(_run(3, tmp_path))

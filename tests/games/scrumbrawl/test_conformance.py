@@ -69,8 +69,8 @@ CASES: list[tuple[str, int, dict[str, Any], int, bool]] = [
 ]
 """The full counts, run by the slow suite."""
 
-DEFAULT_SHARE = 4
-"""The default suite plays the first quarter of each case's games (at least 4): since rules version 3
+DEFAULT_SHARE = 8
+"""The default suite plays the first eighth of each case's games (at least 2): since rules version 3
 asks every seat after every roll (Alter Reality), random play makes five times the decisions, and the
 whole counts cost about four minutes of CPU; the slow suite keeps them."""
 
@@ -78,7 +78,7 @@ whole counts cost about four minutes of CPU; the slow suite keeps them."""
 def _params() -> list[Any]:
     params = []
     for label, seats, config, games, validate in CASES:
-        quick = max(4, games // DEFAULT_SHARE)
+        quick = max(2, games // DEFAULT_SHARE)
         params.append(pytest.param(label, seats, config, quick, validate, id=label))
         params.append(pytest.param(label, seats, config, games, validate, id=f"{label}, all", marks=pytest.mark.slow))
     return params
