@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from webapp.hosting import checks
 from workers.hosting import sandbox, upload
 from workers.hosting.validation import validate
 
@@ -34,7 +35,7 @@ def _zip(entries: dict[str, bytes], *, modes: dict[str, int] | None = None) -> b
 
 def test_a_python_file_is_accepted_with_its_digest() -> None:
     data = (UPLOADS / "first_bot.py").read_bytes()
-    checked = upload.check("first_bot.py", data, "first_bot:FirstBot")
+    checked = checks.check("first_bot.py", data, "first_bot:FirstBot")
     assert checked.kind == "python" and checked.files == {"first_bot.py": data}
     import hashlib
 
@@ -48,16 +49,16 @@ def test_a_zip_package_and_an_executable_are_accepted() -> None:
             "mybot/core.py": b"class Bot:\n    def choose(self, d, o, opts):\n        return opts[0].id\n",
         }
     )
-    assert upload.check("bot.zip", package, "mybot.core:Bot").kind == "python"
+    assert checks.check("bot.zip", package, "mybot.core:Bot").kind == "python"
     script = _zip({"run.sh": b"#!/bin/sh\nexit 0\n"}, modes={"run.sh": stat.S_IFREG | 0o755})
-    checked = upload.check("bot.zip", script, "run.sh")
+    checked = checks.check("bot.zip", script, "run.sh")
     assert checked.kind == "exec" and "run.sh" in checked.executables
 
 
 @pytest.mark.parametrize(
     ("filename", "data", "entry", "reason"),
     [
-        ("big.py", b"#" * (upload.MAX_UPLOAD_BYTES + 1), "big:Bot", "the limit is"),
+        ("big.py", b"#" * (checks.MAX_UPLOAD_BYTES + 1), "big:Bot", "the limit is"),
         ("empty.py", b"", "empty:Bot", "empty"),
         ("bad.py", b"def broken(:\n", "bad:Bot", "does not compile"),
         ("bot.py", b"class Bot: pass\n", "other:Bot", "not in the upload"),
@@ -65,46 +66,46 @@ def test_a_zip_package_and_an_executable_are_accepted() -> None:
         ("b.zip", _zip({"../evil.py": b""}), "evil:Bot", "unsafe path"),
         ("b.zip", _zip({"/etc/evil.py": b""}), "evil:Bot", "unsafe path"),
         ("b.zip", _zip({"link": b"/etc/passwd"}, modes={"link": stat.S_IFLNK | 0o777}), "link", "symbolic link"),
-        ("b.zip", _zip({f"f{i}.py": b"" for i in range(upload.MAX_FILES + 1)}), "f0:Bot", "files; the limit"),
+        ("b.zip", _zip({f"f{i}.py": b"" for i in range(checks.MAX_FILES + 1)}), "f0:Bot", "files; the limit"),
         ("b.zip", _zip({"run": b""}), "../run", "neither module:Class"),
     ],
 )
 def test_bad_uploads_are_refused_with_the_reason(filename: str, data: bytes, entry: str, reason: str) -> None:
-    with pytest.raises(upload.UploadRefused, match=reason.replace("(", r"\(")):
-        upload.check(filename, data, entry)
+    with pytest.raises(checks.UploadRefused, match=reason.replace("(", r"\(")):
+        checks.check(filename, data, entry)
 
 
 def test_a_zip_bomb_is_refused_before_it_is_unpacked() -> None:
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-        archive.writestr("bot.py", b"\0" * (upload.MAX_UNPACKED_BYTES + 1))
-    assert len(buffer.getvalue()) < upload.MAX_UPLOAD_BYTES
-    with pytest.raises(upload.UploadRefused, match="unpacks to more than"):
-        upload.check("b.zip", buffer.getvalue(), "bot:Bot")
+        archive.writestr("bot.py", b"\0" * (checks.MAX_UNPACKED_BYTES + 1))
+    assert len(buffer.getvalue()) < checks.MAX_UPLOAD_BYTES
+    with pytest.raises(checks.UploadRefused, match="unpacks to more than"):
+        checks.check("b.zip", buffer.getvalue(), "bot:Bot")
 
 
 def test_storage_is_content_addressed_read_only_and_removable(tmp_path: Path) -> None:
-    checked = upload.check("first_bot.py", (UPLOADS / "first_bot.py").read_bytes(), "first_bot:FirstBot")
-    folder = upload.store(tmp_path, checked)
-    assert folder == upload.stored_path(tmp_path, checked.sha256)
-    assert upload.store(tmp_path, checked) == folder  # the same bytes twice: stored once
+    checked = checks.check("first_bot.py", (UPLOADS / "first_bot.py").read_bytes(), "first_bot:FirstBot")
+    folder = checks.store(tmp_path, checked)
+    assert folder == checks.stored_path(tmp_path, checked.sha256)
+    assert checks.store(tmp_path, checked) == folder  # the same bytes twice: stored once
     assert (folder / "first_bot.py").stat().st_mode & 0o222 == 0
-    assert upload.disk_usage(tmp_path) == checked.unpacked_bytes
-    assert upload.remove(tmp_path, checked.sha256) == checked.unpacked_bytes
-    assert upload.disk_usage(tmp_path) == 0
+    assert checks.disk_usage(tmp_path) == checked.unpacked_bytes
+    assert checks.remove(tmp_path, checked.sha256) == checked.unpacked_bytes
+    assert checks.disk_usage(tmp_path) == 0
 
 
 @needs_sandbox
 def test_import_check_runs_in_the_sandbox(tmp_path: Path) -> None:
     """A good entry imports; an import error and a module that loops at import fail with the log."""
-    good = upload.store(
-        tmp_path, upload.check("first_bot.py", (UPLOADS / "first_bot.py").read_bytes(), "first_bot:FirstBot")
+    good = checks.store(
+        tmp_path, checks.check("first_bot.py", (UPLOADS / "first_bot.py").read_bytes(), "first_bot:FirstBot")
     )
     assert upload.run_import_check(good, "first_bot:FirstBot", slot=11) == (True, "import ok\n")
-    broken = upload.store(tmp_path, upload.check("bad.py", b"import no_such_module\n", "bad:Bot"))
+    broken = checks.store(tmp_path, checks.check("bad.py", b"import no_such_module\n", "bad:Bot"))
     ok, log = upload.run_import_check(broken, "bad:Bot", slot=11)
     assert not ok and "No module named 'no_such_module'" in log
-    loops = upload.store(tmp_path, upload.check("slow.py", b"while True:\n    pass\n", "slow:Bot"))
+    loops = checks.store(tmp_path, checks.check("slow.py", b"while True:\n    pass\n", "slow:Bot"))
     ok, log = upload.run_import_check(loops, "slow:Bot", slot=11, timeout=3)
     assert not ok and "no answer within 3 s" in log
 

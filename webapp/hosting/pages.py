@@ -22,9 +22,8 @@ from django.views.decorators.http import require_POST
 from rest_framework.exceptions import APIException
 
 from webapp.bots.models import Bot
-from webapp.hosting import services
+from webapp.hosting import checks, services
 from webapp.hosting.models import HostedUpload, UploadStatus
-from workers.hosting import upload as checks
 
 
 @dataclass(frozen=True)

@@ -20,8 +20,8 @@ from django.utils import timezone
 
 from webapp.api import DomainError, InvalidInput, LimitReached
 from webapp.bots.models import Bot
+from webapp.hosting import checks
 from webapp.hosting.models import HostedRun, HostedUpload, UploadStatus
-from workers.hosting import upload as checks
 
 UPLOADS_PER_DAY = 20
 """Uploads one author may make in any 24 hours."""

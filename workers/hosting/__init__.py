@@ -5,8 +5,9 @@
   limits, and names how it ended (crash, out of memory, process limit, CPU limit).
 - :mod:`workers.hosting.proxy` serves the referee's bot port on a Unix socket bound into the
   sandbox: the only way out of it.
-- :mod:`workers.hosting.upload` checks an upload (size, layout, a syntax/import check in the
-  sandbox) and stores it under its SHA-256.
+- :mod:`workers.hosting.upload` runs an upload's import check in the sandbox; the checks that run
+  nothing (size, layout, syntax) and the storage under its SHA-256 are the web app's
+  (``webapp.hosting.checks``).
 - :mod:`workers.hosting.seccomp` builds the system-call filter bubblewrap installs for each bot.
 - :mod:`workers.hosting.host` is ``brawl host``: it keeps hosted versions connected and restarts
   or stops them, in bubblewrap here or (``--mode k8s``) as pods through

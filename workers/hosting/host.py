@@ -38,8 +38,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from workers.hosting import sandbox
-from workers.hosting import upload as checks
+from webapp.hosting import checks
+from workers.hosting import sandbox, upload
 from workers.hosting.proxy import UnixProxy
 
 log = logging.getLogger("workers.hosting")
@@ -246,7 +246,7 @@ class BotHost:
             if pods is not None:
                 ok, text = await pods.import_check(row.pk, row.sha256, row.entry)
             else:
-                ok, text = await checks.import_check(folder, row.entry, slot=VALIDATION_SLOT)
+                ok, text = await upload.import_check(folder, row.entry, slot=VALIDATION_SLOT)
             if not ok:
                 await asyncio.to_thread(
                     _close_db, services.do_record_validation, row, False, "the import check failed", text
