@@ -19,6 +19,7 @@ from referee.core.replay import Replay, verify
 from tests.webapp.conftest import GAME, client_for
 from webapp.bots.models import Bot, BotToken
 from webapp.matches import services as match_services
+from webapp.matches.models import Match
 from webapp.tournaments import services as t_services
 
 pytestmark = pytest.mark.django_db
@@ -199,6 +200,9 @@ def test_replay_download_verifies(anon, rated_match) -> None:
     verify(Replay.loads(r.content))
     gz = anon.get(f"/api/v1/matches/{rated_match.pk}/replay/", {"gz": "1"})
     assert Replay.loads(gzip.decompress(gz.content)).seed == 7
+    # The gzip download is the stored Replay.encode bytes, not a second compression.
+    stored = Match.objects.get(pk=rated_match.pk).replay_stored()
+    assert gz.content == stored == Replay.loads(r.content).encode()
 
 
 def test_frames_resimulate_spectator_view(anon, rated_match) -> None:

@@ -175,14 +175,18 @@ class Match(models.Model):
         """Whether a replay is stored."""
         return bool(self.replay_path) or self.replay_gz is not None
 
+    def replay_stored(self) -> bytes | None:
+        """Returns the replay as stored (``Replay.encode``'s gzip, or the JSON of an older file), or ``None``."""
+        if self.replay_gz is not None:
+            return bytes(self.replay_gz)
+        if self.replay_path:
+            return (settings.REPLAY_DIR / self.replay_path).read_bytes()
+        return None
+
     def replay_bytes(self) -> bytes | None:
         """Returns the replay JSON text as bytes, or ``None`` when none is stored."""
-        if self.replay_gz is not None:
-            return decompress(bytes(self.replay_gz))
-        if self.replay_path:
-            raw = (settings.REPLAY_DIR / self.replay_path).read_bytes()
-            return decompress(raw)
-        return None
+        raw = self.replay_stored()
+        return decompress(raw) if raw is not None else None
 
     def replay_data(self) -> dict[str, Any] | None:
         """Returns the replay as plain data, or ``None``."""

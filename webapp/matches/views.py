@@ -24,7 +24,7 @@ from rest_framework.throttling import SimpleRateThrottle
 
 from referee.core.errors import EngineError
 from referee.core.registry import UnknownGameError
-from referee.core.replay import Replay, ReplayError
+from referee.core.replay import Replay, ReplayError, decompress
 from webapp.api import BadParameter, bounded_int, query_id
 from webapp.matches.framestore import frames_gz, patched_frames_gz
 from webapp.matches.live import MAX_WAIT_SECONDS, live_frames
@@ -106,6 +106,10 @@ def filter_matches(qs: QuerySet[Match], params: Mapping[str, str]) -> QuerySet[M
     return qs
 
 
+GZIP_MAGIC = b"\x1f\x8b"
+"""The first two bytes of a gzip stream."""
+
+
 class NotRevealed(NotFound):
     """The replay exists but holds the seed of a match (or mirrored set) that has not ended."""
 
@@ -113,8 +117,8 @@ class NotRevealed(NotFound):
     default_code = "not_revealed"
 
 
-def public_replay_bytes(match: Match) -> bytes:
-    """Returns the stored replay JSON of ``match`` if its secrets are revealed.
+def public_replay_stored(match: Match) -> bytes:
+    """Returns the replay of ``match`` as stored (see ``Match.replay_stored``) if its secrets are revealed.
 
     Raises:
         NotRevealed: the match (or a match sharing its seed) has not ended; a staged replay stays hidden.
@@ -122,11 +126,15 @@ def public_replay_bytes(match: Match) -> bytes:
     """
     if not match.secrets_revealed():
         raise NotRevealed()
-    fresh = Match.objects.only("replay_gz", "replay_path").get(pk=match.pk)
-    raw = fresh.replay_bytes()
+    raw = Match.objects.only("replay_gz", "replay_path").get(pk=match.pk).replay_stored()
     if raw is None:
         raise NotFound("this match has no replay (yet)")
     return raw
+
+
+def public_replay_bytes(match: Match) -> bytes:
+    """Returns the stored replay JSON of ``match`` if its secrets are revealed (see :func:`public_replay_stored`)."""
+    return decompress(public_replay_stored(match))
 
 
 def load_replay(match: Match) -> Replay:
@@ -226,12 +234,14 @@ class MatchViewSet(viewsets.ReadOnlyModelViewSet):
     def replay(self, request: Request, pk: str | None = None) -> HttpResponse:
         """Downloads the replay JSON (``brawl replay verify`` checks it); gzip if ``?gz=1``."""
         match = self.get_object()
-        raw = public_replay_bytes(match)
+        stored = public_replay_stored(match)
         if request.query_params.get("gz") == "1":
-            response = HttpResponse(gzip.compress(raw, mtime=0), content_type="application/gzip")
+            # The stored bytes are Replay.encode's gzip already; an older plain-JSON file is encoded once.
+            gz = stored if stored[:2] == GZIP_MAGIC else Replay.loads(stored).encode()
+            response = HttpResponse(gz, content_type="application/gzip")
             response["Content-Disposition"] = f'attachment; filename="match-{match.pk}.json.gz"'
         else:
-            response = HttpResponse(raw, content_type="application/json")
+            response = HttpResponse(decompress(stored), content_type="application/json")
             response["Content-Disposition"] = f'attachment; filename="match-{match.pk}.json"'
         return response
 
