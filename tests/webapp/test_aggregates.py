@@ -73,6 +73,13 @@ def stored() -> tuple[dict[int, tuple[int, int, int, int, int | None]], dict[tup
 def check(anon: Any) -> None:
     assert stored() == independent_recount()
     for s in BotStats.objects.all():
+        record = anon.get(f"/api/v1/bots/{s.bot_id}/").json()["record"]
+        assert (record["games"], record["wins"], record["draws"], record["losses"]) == (
+            s.games,
+            s.wins,
+            s.draws,
+            s.losses,
+        )
         for result, expected in (("win", s.wins), ("draw", s.draws), ("loss", s.losses)):
             body = anon.get("/api/v1/matches/", {"bot": s.bot_id, "result": result, "status": "finished"}).json()
             assert len(body["results"]) == expected, (s.bot_id, result)

@@ -65,6 +65,7 @@ def test_bot_page_changes_after_a_result(bots: list[Bot]) -> None:
     html, _ = get(client, f"/bots/{a.pk}/")
     assert h2h_row(html, "cached1") == (1, 0, 1) and h2h_row(html, "cached2") == (0, 1, 0)
     assert "1-0-1" in html  # the rated W-D-L of the ratings table moved too
+    assert re.search(r'id="bot-record">3 finished matches, <abbr[^>]*>1-1-1</abbr>', html)  # BotStats, all matches
 
     # A new version shows at once (the bots generation moves when the version is committed).
     bot_services.do_create_version(a, notes="faster")

@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import unicodedata
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from webapp.api import MAX_ID
-from webapp.bots.models import DESCRIPTION_MAX_CHARS, Bot, BotToken, BotVersion
+from webapp.bots.models import DESCRIPTION_MAX_CHARS, Bot, BotStats, BotToken, BotVersion
 from webapp.bots.services import bot_name_problem
 
 
@@ -23,16 +24,48 @@ class BotVersionSerializer(serializers.ModelSerializer):
         read_only_fields = ["id", "number", "created"]
 
 
+class BotRecordSerializer(serializers.ModelSerializer):
+    """A bot's results over its finished matches, rated or not, all versions (kept as results are recorded)."""
+
+    class Meta:
+        model = BotStats
+        fields = ["games", "wins", "draws", "losses", "last_played"]
+        read_only_fields = fields
+
+
 class BotSerializer(serializers.ModelSerializer):
-    """A bot, with its author and latest version."""
+    """A bot, with its author, latest version and record."""
 
     owner = serializers.CharField(source="owner.username", read_only=True)
     latest_version = BotVersionSerializer(read_only=True)
+    record = serializers.SerializerMethodField(
+        help_text="Finished matches, wins (first alone), draws (first with another bot), losses and when it last "
+        "played, over every finished match of the bot; zeros before the first."
+    )
 
     class Meta:
         model = Bot
-        fields = ["id", "name", "game", "description", "owner", "is_house", "active", "latest_version", "created"]
+        fields = [
+            "id",
+            "name",
+            "game",
+            "description",
+            "owner",
+            "is_house",
+            "active",
+            "latest_version",
+            "record",
+            "created",
+        ]
         read_only_fields = ["id", "owner", "is_house", "latest_version", "created"]
+
+    @extend_schema_field(BotRecordSerializer)
+    def get_record(self, obj: Bot) -> dict[str, object]:
+        try:
+            stats = obj.stats
+        except BotStats.DoesNotExist:
+            stats = BotStats(bot=obj)
+        return dict(BotRecordSerializer(stats).data)
 
 
 def api_bot_name(value: str) -> None:

@@ -65,7 +65,7 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Update
     http_method_names = ["get", "post", "patch", "head", "options"]
 
     def get_queryset(self) -> QuerySet[Bot]:
-        qs = Bot.objects.select_related("owner", "latest_version").order_by("game", "name")
+        qs = Bot.objects.select_related("owner", "latest_version", "stats").order_by("game", "name")
         if self.action != "list":
             # The filters select a listing; on one bot they would hide it (a PATCH with ?active=false
             # that activates the bot then failed to read it back: a 500 the schema fuzzer found).
