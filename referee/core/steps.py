@@ -95,8 +95,13 @@ class Pending:
     """The frame that answers: a step called again with the choice, or a standing decision."""
     window: str | None = None
     """The id of the held out-of-turn window this decision belongs to (:attr:`Decision.window`)."""
-    by_id: dict[str, Option] = field(default_factory=dict, repr=False)
-    """The options by id; filled when the interpreter takes the pending decision."""
+
+    def chosen(self, option_id: str) -> Option | None:
+        """Returns the option with id ``option_id``, or ``None`` if it is not one of them."""
+        for option in self.options:
+            if option.id == option_id:
+                return option
+        return None
 
 
 StepHandler = Callable[[Any, Frame, "str | None"], "Pending | None"]
@@ -126,20 +131,25 @@ class StandingDecision:
         """Returns the seat this decision asks now."""
         return int(frame["queue"][0]) if self.window else int(frame["seat"])
 
-    def pending(self, frame: Frame, options: list[Option], seat: int | None = None) -> Pending:
-        """Returns the pending decision of ``frame`` with ``options`` (for ``seat``, default: the next one asked)."""
-        by_id = {o.id: o for o in options}
-        default = self.default if self.default != "first" and self.default in by_id else options[0].id
+    def pending(self, frame: Frame, options: list[Option]) -> Pending:
+        """Returns the pending decision of ``frame`` with ``options``, for the seat it asks now."""
+        default = self.default
+        if default == "first" or not any(o.id == default for o in options):
+            default = options[0].id
+        args = frame.args
         return Pending(
-            self.seat(frame) if seat is None else seat,
+            int(args["queue"][0]) if self.window else int(args["seat"]),
             self.kind,
-            frame.get("prompt", self.kind),
+            args.get("prompt", self.kind),
             options,
             default,
             frame,
-            frame.get("wid"),
-            by_id,
+            args.get("wid"),
         )
+
+
+ACTION, STEP, STANDING = 0, 1, 2
+"""The kinds of entry in :attr:`Rules.table`."""
 
 
 class Rules:
@@ -148,12 +158,14 @@ class Rules:
     def __init__(self, game: str) -> None:
         self.game = game
         self.steps: dict[str, StepHandler] = {}
-        """The steps by name."""
+        """The steps by name (an action is wrapped as a step that never waits)."""
         self.decisions: dict[str, StandingDecision] = {}
         """The standing decisions by name."""
+        self.table: dict[str, tuple[int, Any]] = {}
+        """What the interpreter runs, by name: ``(ACTION, fn)``, ``(STEP, handler)`` or ``(STANDING, decision)``."""
 
     def _free(self, name: str) -> None:
-        if name in self.steps or name in self.decisions:
+        if name in self.table:
             raise ValueError(f"{self.game}: step {name!r} is registered twice")
 
     def step(self, name: str) -> Callable[[StepHandler], StepHandler]:
@@ -162,6 +174,7 @@ class Rules:
         def wrap(fn: StepHandler) -> StepHandler:
             self._free(name)
             self.steps[name] = fn
+            self.table[name] = (STEP, fn)
             return fn
 
         return wrap
@@ -176,6 +189,7 @@ class Rules:
 
             self._free(name)
             self.steps[name] = handler
+            self.table[name] = (ACTION, fn)
             return fn
 
         return wrap
@@ -187,7 +201,9 @@ class Rules:
 
         def wrap(fn: ApplyFn) -> ApplyFn:
             self._free(name)
-            self.decisions[name] = StandingDecision(name, kind, options, fn, default, window)
+            spec = StandingDecision(name, kind, options, fn, default, window)
+            self.decisions[name] = spec
+            self.table[name] = (STANDING, spec)
             return fn
 
         return wrap
@@ -243,30 +259,27 @@ class StepMatch(Match):
 
     def run(self) -> None:
         """Runs frames until a decision with options is pending or the match ends."""
-        rules = self.rules
+        table = self.rules.table
         stack = self.stack
         while self.pending is None and self._outcome is None:
             if not stack:
-                raise RuntimeError(f"{rules.game}: the step stack ran empty before the match ended")
+                raise RuntimeError(f"{self.rules.game}: the step stack ran empty before the match ended")
             top = stack[-1]
-            standing = rules.decisions.get(top.name)
-            if standing is None:
+            kind, entry = table[top.name]
+            if kind == ACTION:
                 stack.pop()
-                self._wait(rules.steps[top.name](self, top, None))
-                continue
-            options = standing.options(self, top)
-            if options:
-                self.pending = standing.pending(top, options)
-            elif standing.window and len(top["queue"]) > 1:
-                top["queue"].pop(0)
+                entry(self, top)
+            elif kind == STEP:
+                stack.pop()
+                self.pending = entry(self, top, None)
             else:
-                stack.pop()
-
-    def _wait(self, pending: Pending | None) -> None:
-        if pending is not None:
-            if not pending.by_id:
-                pending.by_id = {o.id: o for o in pending.options}
-            self.pending = pending
+                options = entry.options(self, top)
+                if options:
+                    self.pending = entry.pending(top, options)
+                elif entry.window and len(top["queue"]) > 1:
+                    top["queue"].pop(0)
+                else:
+                    stack.pop()
 
     # -- the contract -------------------------------------------------------------------------
 
@@ -293,8 +306,7 @@ class StepMatch(Match):
         p = self.pending
         if self._outcome is not None or p is None:
             raise MatchOverError(f"the {self.info.name} match is over; no option can be taken")
-        chosen = p.by_id.get(option_id)
-        if chosen is None:
+        if p.chosen(option_id) is None:
             self.option(option_id)  # raises IllegalOptionError naming the legal options
         start = len(self._events)
         self.answer(p, option_id)
@@ -302,13 +314,15 @@ class StepMatch(Match):
         return self._events[start:]
 
     def answer(self, p: Pending, option_id: str) -> None:
-        """Hands the pending decision ``p`` the answer ``option_id`` without running on."""
+        """Hands the pending decision ``p`` the (legal) answer ``option_id`` without running on."""
         self.pending = None
-        standing = self.rules.decisions.get(p.frame.name)
-        if standing is not None:
-            standing.apply(self, p.frame, p.by_id[option_id])
+        kind, entry = self.rules.table[p.frame.name]
+        if kind == STANDING:
+            option = p.chosen(option_id)
+            assert option is not None
+            entry.apply(self, p.frame, option)
         else:
-            self._wait(self.rules.steps[p.frame.name](self, p.frame, option_id))
+            self.pending = entry(self, p.frame, option_id)
 
     def window_followers(self, first: Decision) -> list[tuple[Decision, Sequence[Option]]]:
         """Returns the later seats of the pending held window, read from the window's queue, without copying.

@@ -32,6 +32,7 @@ class HookPoint(Generic[H]):
         self.name = name
         self.doc = doc
         self.handlers: dict[str, H] = {}
+        self._holds: dict[frozenset[str], bool] = {}
         POINTS[name] = self
 
     def register(self, hook: str) -> Callable[[H], H]:
@@ -41,6 +42,7 @@ class HookPoint(Generic[H]):
             if hook in self.handlers:
                 raise ValueError(f"scrumbrawl: hook {hook!r} is registered twice at {self.name!r}")
             self.handlers[hook] = fn
+            self._holds.clear()
             return fn
 
         return wrap
@@ -56,9 +58,13 @@ class HookPoint(Generic[H]):
             return []  # the common case, on a hot path (most creatures and orbs have no hook here)
         return [self.handlers[h] for h in sorted(hooks) if h in self.handlers]
 
-    def holds(self, hooks: Iterable[str]) -> bool:
-        """Whether any of ``hooks`` is registered here."""
-        return not self.handlers.keys().isdisjoint(hooks)
+    def holds(self, hooks: frozenset[str]) -> bool:
+        """Whether any of ``hooks`` (a creature's or an orb's, from the content) is registered here."""
+        hit = self._holds.get(hooks)
+        if hit is None:
+            # Cached by the hook set: content is immutable, and registering happens at import.
+            hit = self._holds[hooks] = not self.handlers.keys().isdisjoint(hooks)
+        return hit
 
     def __repr__(self) -> str:
         return f"HookPoint({self.name!r}, {sorted(self.handlers)!r})"
