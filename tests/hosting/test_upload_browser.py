@@ -1,7 +1,8 @@
 """An author uploads a hosted bot from the bot's page in a real browser (Debian's Chromium, driven by
 Playwright), and sees it appear, get validated by the real bot host in the real sandbox, and
-become the bot's latest version; the checks and the validation log are one click away. Another
-author sees none of it. A screenshot goes to test-output/screenshots/.
+become the bot's latest version; the checks and the validation log are one click away, and the
+match page shows the author the output of the version's run. Another author sees none of it.
+Screenshots go to test-output/screenshots/.
 """
 
 from __future__ import annotations
@@ -18,10 +19,14 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import User
 from django.test import override_settings
+from django.utils import timezone
 from playwright.sync_api import Browser, Page, sync_playwright
 
 from webapp.bots import services as bot_services
+from webapp.hosting import services
 from webapp.hosting.models import HostedUpload, UploadStatus
+from webapp.matches import services as match_services
+from workers.hosting import sandbox
 from workers.hosting.host import BotHost, HostSettings
 
 # Playwright's sync API runs an event loop in this thread; the ORM calls made between page actions
@@ -103,7 +108,8 @@ def test_author_uploads_a_python_bot_from_the_bot_page_and_sees_it_validate(
     assert sha in page.locator("ul.messages").inner_text()
     row = HostedUpload.objects.get(bot=bot)
     line = page.locator(f'#hosted-uploads tr[data-upload="{row.pk}"]')
-    assert "waiting for the bot host" in line.inner_text() and sha in line.inner_text()
+    assert "waiting for the bot host" in line.inner_text() and sha[:16] in line.inner_text()
+    assert line.locator("code.sha").get_attribute("title") == sha
 
     validate_pending()  # the real sandbox, a real validation match against the random house bot
     row.refresh_from_db()
@@ -122,9 +128,29 @@ def test_author_uploads_a_python_bot_from_the_bot_page_and_sees_it_validate(
     assert "[sandbox: " in page.locator("#validation-log").inner_text()
     page.screenshot(path=str(SHOTS / "hosted-upload-detail.png"), full_page=True)
 
+    # A ladder match of the new version against bob's bot, with a run of it that hit its memory
+    # limit: the match page shows alice that run's output and verdict, and bob nothing.
+    bob = User.objects.get(username="bob-b")
+    rival, _ = bot_services.do_create_bot(bob, GAME, "Browser-Rival")
+    bot.refresh_from_db()
+    match = match_services.do_queue_match(GAME, [bot.latest_version, rival.latest_version], rated=True)
+    match_services.do_start_match(match.pk, "ref-test")
+    run = services.do_start_run(row, timezone.now())
+    services.do_update_run(run.pk, "hosted bot starts match\nMemoryError\n", verdict=sandbox.verdict(
+        1, "MemoryError", stopped=False), ended=True)  # fmt: skip
+    page.goto(f"{live_server.url}/matches/{match.pk}/")
+    panel = page.locator("#hosted-logs")
+    assert panel.is_visible()
+    assert "out of memory (memory limit reached)" in panel.locator(".verdict").first.inner_text()
+    assert "MemoryError" in panel.locator("pre.hosted-log").first.inner_text()
+    page.screenshot(path=str(SHOTS / "hosted-match-logs.png"), full_page=True)
+
     other = log_in(browser, live_server.url, "bob-b", errors)
     other.goto(f"{live_server.url}/bots/{bot.pk}/")
     assert other.locator("#hosted").count() == 0
     answer = other.goto(f"{live_server.url}/hosted/uploads/{row.pk}/")
     assert answer is not None and answer.status == 404
+    other.goto(f"{live_server.url}/matches/{match.pk}/")
+    assert other.locator("#match-status").count() == 1 and other.locator("#hosted-logs").count() == 0
+    assert "MemoryError" not in other.content()
     assert not errors, errors

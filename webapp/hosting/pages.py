@@ -39,11 +39,12 @@ class Check:
 def upload_checks(row: HostedUpload) -> list[Check]:
     """The checks of ``row`` in order: those on arrival, the import check, the validation match."""
     arrival = [
-        Check("size", "passed", f"{row.size_bytes} bytes (at most {checks.MAX_UPLOAD_BYTES})"),
+        Check("size", "passed", f"{row.size_bytes} bytes (at most {checks.MAX_UPLOAD_BYTES // 2**20} MiB)"),
         Check(
             "layout and syntax",
             "passed",
-            f"{row.stored_bytes} bytes unpacked (at most {checks.MAX_UNPACKED_BYTES}); entry {row.entry} found"
+            f"{row.stored_bytes} bytes unpacked (at most {checks.MAX_UNPACKED_BYTES // 2**20} MiB, "
+            f"{checks.MAX_FILES} files); entry {row.entry} found"
             + ("; every .py file compiles" if row.kind == "python" else ""),
         ),
     ]
