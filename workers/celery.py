@@ -1,7 +1,7 @@
 """The Celery application of the Brawl Ladder: broker, queues, reliability settings and the beat schedule.
 
 The broker is Redis when ``REDIS_URL`` is set; otherwise the embedded filesystem transport of
-``workers.broker`` under ``<BRAWL_VAR_DIR>/broker`` (``./var/broker``), so the one-machine default
+``referee.broker`` under ``<BRAWL_VAR_DIR>/broker`` (``./var/broker``), so the one-machine default
 needs no server (kombu's own filesystem transport tore messages under concurrency, kombu#1551). Tasks
 acknowledge late and are rejected back to the queue when their worker dies, one message is
 prefetched at a time, and every task is safe to run twice (see ``workers.tasks``). Two queues
@@ -30,7 +30,7 @@ from referee import settings
 
 # Broker settings and queues live apart so a ladder referee can publish results without importing
 # this app (its task metrics import the web tier, and with it Django). Re-exported for callers.
-from workers.brokerconf import QUEUES, RECORDING, SCHEDULING, broker_settings
+from referee.brokerconf import QUEUES, RECORDING, SCHEDULING, broker_settings
 
 __all__ = ["QUEUES", "RECORDING", "SCHEDULING", "app", "broker_settings"]
 

@@ -25,9 +25,9 @@ import base64
 import logging
 from typing import Any
 
+from referee.brokerconf import RECORDING
 from referee.core.ids import MatchId
 from referee.server.sinks import HandOffResultSink
-from workers.brokerconf import RECORDING
 
 log = logging.getLogger(__name__)
 
@@ -49,16 +49,10 @@ def publisher() -> Any:
     if _publisher is None:
         from celery import Celery
 
-        from workers.brokerconf import QUEUES, broker_settings
+        from referee.brokerconf import publisher_settings
 
         app = Celery("brawl-referee", set_as_current=False)
-        app.conf.update(
-            **broker_settings(),
-            task_serializer="json",
-            accept_content=["json"],
-            task_queues=QUEUES,
-            broker_connection_retry_on_startup=True,
-        )
+        app.conf.update(**publisher_settings())
         _publisher = app
     return _publisher
 

@@ -1,9 +1,10 @@
 """Handing a queued match to whoever runs matches: the one place the web app enqueues work.
 
-With ``BRAWL_DISPATCH=celery`` the match id is sent, after the transaction commits, through the
-workers' Celery app (``workers.celery.app``) to the task named by ``BRAWL_RUN_MATCH_TASK`` (the
-workers refetch the row, so only the id travels). Otherwise nothing is sent: a queued match waits
-in the table until the workers' reaper starts it. This module does not run matches.
+With ``BRAWL_DISPATCH=celery`` the match id is sent, after the transaction commits, to the task
+named by ``BRAWL_RUN_MATCH_TASK`` through ``webapp.tasks_out`` (a publish-only Celery app that sends
+by name and imports no workers code; the workers refetch the row, so only the id travels).
+Otherwise nothing is sent: a queued match waits in the table until the workers' reaper starts it.
+This module does not run matches.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ import logging
 
 from django.conf import settings
 from django.db import transaction
+
+from webapp import tasks_out
 
 log = logging.getLogger(__name__)
 
@@ -26,10 +29,6 @@ def _send(match_id: int) -> None:
     if mode != "celery":
         log.debug("match queued without dispatch", extra={"match_id": match_id})
         return
-    # The workers' Celery app carries the broker settings; celery's default app would point at an
-    # unconfigured AMQP broker. Imported here so the site runs without Celery configured.
-    from workers.celery import app
-
-    app.send_task(settings.BRAWL_RUN_MATCH_TASK, args=[match_id])
+    tasks_out.send_task(settings.BRAWL_RUN_MATCH_TASK, args=[match_id])
     # DEBUG: the worker logs the match's start at INFO; a line here too would double it.
     log.debug("match dispatched", extra={"match_id": match_id})

@@ -5,6 +5,8 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import transaction
 
+from webapp import tasks_out
+
 
 def send_after_commit() -> None:
     """With ``BRAWL_DISPATCH=celery``, queues one delivery sweep once the transaction commits.
@@ -16,8 +18,6 @@ def send_after_commit() -> None:
         return
 
     def send() -> None:
-        from workers.celery import app
-
-        app.send_task("workers.webhooks.deliver_due_webhooks")
+        tasks_out.send_task("workers.webhooks.deliver_due_webhooks")
 
     transaction.on_commit(send)

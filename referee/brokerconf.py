@@ -1,15 +1,19 @@
-"""The broker the Brawl Ladder's processes share, and its two queues, without the Celery app.
+"""The broker every Brawl Ladder process shares, its two queues and a publisher's settings, without Celery.
 
-``workers.celery`` builds the workers' app from these; a ladder referee builds a publish-only app
-from them (``workers.refhost``), so it never imports the task modules, the web tier or Django.
-``REDIS_URL`` selects Redis; otherwise the embedded filesystem transport (``workers.broker``).
+Three kinds of process put tasks on the broker and none of them imports another's code for it: the
+workers (``workers.celery`` builds their app from :func:`broker_settings` and :data:`QUEUES`), the web
+app (``webapp.tasks_out`` queues a match or a webhook sweep by task name) and a ladder referee
+(``workers.refhost`` publishes results). The last two build a publish-only Celery app from
+:func:`publisher_settings`, so they import no task module, and the referee no Django. ``REDIS_URL``
+selects Redis; otherwise the embedded filesystem transport (:mod:`referee.broker`).
 
-This module is not the Celery app (``workers.celery``) nor the transport (``workers.broker``).
+This module imports no Celery (the referee's contracts forbid it); it returns the settings a Celery
+app is configured with.
 """
 
 from __future__ import annotations
 
-from kombu import Exchange, Queue
+from kombu.entity import Exchange, Queue
 
 from referee import settings
 
@@ -37,7 +41,7 @@ def broker_settings() -> dict[str, object]:
                 "priority_steps": [0],
             },
         }
-    from workers import broker
+    from referee import broker
 
     broker.register()
     folder = conf.var_dir / "broker"
@@ -62,3 +66,21 @@ def broker_settings() -> dict[str, object]:
 
 QUEUES = tuple(Queue(q, Exchange(q, type="direct"), routing_key=q) for q in (SCHEDULING, RECORDING))
 """Each queue with its own exchange and routing key: queues sharing a binding would each get a copy of every message."""
+
+
+def publisher_settings() -> dict[str, object]:
+    """Returns the configuration of a Celery app that only publishes tasks by name (no task modules).
+
+    A task sent without a route goes to :data:`SCHEDULING`, as in the workers' app; a caller that
+    publishes to another queue names it (``queue=RECORDING``).
+    """
+    return {
+        **broker_settings(),
+        "task_serializer": "json",
+        "accept_content": ["json"],
+        "task_queues": QUEUES,
+        "task_default_queue": SCHEDULING,
+        "task_default_exchange": SCHEDULING,
+        "task_default_routing_key": SCHEDULING,
+        "broker_connection_retry_on_startup": True,
+    }

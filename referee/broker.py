@@ -26,7 +26,7 @@ Limits (measured in ``docs/deploy.md``): one machine and one local filesystem (`
 atomic, so not NFS); every consumer polls the folder (Celery's 1 s poll interval by default), so a
 message waits up to that long; a folder listing per poll makes a deep backlog slow.
 
-Used when ``REDIS_URL`` is unset (``workers.celery.broker_settings``); registered with kombu as the
+Used when ``REDIS_URL`` is unset (``referee.brokerconf.broker_settings``); registered with kombu as the
 ``brawlfs`` transport.
 """
 
@@ -112,7 +112,7 @@ class Channel(filesystem.Channel):
 
     # -- publishing ------------------------------------------------------------------------------
 
-    def _put(self, queue: str, payload: Any, **kwargs: Any) -> None:
+    def _put(self, queue: str, payload: Any, **kwargs: Any) -> None:  # type: ignore[override]
         """Writes the message under a staging name, syncs it, then renames it into the queue."""
         # Nanoseconds, zero-padded: names sort in publish order across processes.
         name = f"{time.time_ns():020d}_{uuid.uuid4().hex}.{queue}.msg"
@@ -132,7 +132,7 @@ class Channel(filesystem.Channel):
 
     # -- consuming -------------------------------------------------------------------------------
 
-    def _get(self, queue: str) -> Any:
+    def _get(self, queue: str) -> Any:  # type: ignore[override]
         """Claims the oldest message of ``queue`` by renaming it into this channel's unacked folder."""
         now = time.monotonic()
         if now - self._last_sweep >= self._sweep_every:
