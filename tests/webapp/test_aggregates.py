@@ -10,6 +10,7 @@ of the finished matches, and the W-D-L must equal the matches API's ``result`` f
 
 from __future__ import annotations
 
+import io
 import threading
 from collections import defaultdict
 from collections.abc import Callable
@@ -17,6 +18,7 @@ from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
+from django.core.management import call_command
 from django.db import connections
 
 from tests.webapp.conftest import GAME, forced_replay
@@ -188,3 +190,17 @@ def test_results_recorded_at_once_all_count(make_bot: Callable[..., Bot]) -> Non
     row = BotStats.objects.get(bot=hub)
     assert (row.games, row.wins, row.losses, row.last_match_id) == (8, 4, 4, max(m.pk for m in matches))
     assert stored() == independent_recount()
+
+
+def test_recount_command_rebuilds_rows_written_around_the_services(make_bot: Callable[..., Bot]) -> None:
+    x, y = (make_bot(User.objects.create_user(f"bulk{i}"), f"bulk{i}") for i in range(2))
+    for ranks in ((1, 2), (1, 1), (2, 1)):
+        m = match_services.do_queue_match(GAME, [x.latest_version, y.latest_version], rated=False)
+        match_services.do_finish_match(m.pk, forced_replay(m, ranks))
+    kept = stored()
+    BotStats.objects.all().delete()  # as a bulk loader leaves them
+    BotOpponentStats.objects.all().delete()
+    out = io.StringIO()
+    call_command("recount_bot_stats", stdout=out)
+    assert "counted 2 bots" in out.getvalue()
+    assert stored() == kept == independent_recount()
