@@ -188,6 +188,20 @@ def test_match_list_detail_filters(anon, rated_match) -> None:
     assert anon.get("/api/v1/matches/", {"bot": alpha.pk, "page": 1}).json()["count"] == 1  # the numbered form does
     detail = anon.get(f"/api/v1/matches/{rated_match.pk}/").json()
     assert detail["seed"] == 7 and len(detail["seats"]) == 2 and "incidents" in detail
+    # Latency is stored on the seats; the detail's per-seat object is built from them (same names as before).
+    seats = {str(s.seat): s for s in Match.objects.get(pk=rated_match.pk).seats.all()}
+    assert set(detail["latency"]) == set(seats)
+    for seat, figures in detail["latency"].items():
+        listed_mean = next(s["mean_latency_ms"] for s in detail["seats"] if str(s["seat"]) == seat)
+        if listed_mean is None:
+            assert figures == {}
+        else:
+            assert figures == {
+                "mean_ms": round(listed_mean, 1),
+                "p95_ms": seats[seat].p95_latency_ms,
+                "max_ms": seats[seat].max_latency_ms,
+                "decisions": seats[seat].timed_decisions,
+            }
     won = len(anon.get("/api/v1/matches/", {"bot": alpha.pk, "result": "win"}).json()["results"])
     lost = len(anon.get("/api/v1/matches/", {"bot": alpha.pk, "result": "loss"}).json()["results"])
     drawn = len(anon.get("/api/v1/matches/", {"bot": alpha.pk, "result": "draw"}).json()["results"])

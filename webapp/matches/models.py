@@ -123,8 +123,6 @@ class Match(models.Model):
     """Path of the replay file under ``REPLAY_DIR`` when it is kept on disk instead."""
     incidents = models.JSONField(default=list, blank=True)
     """The referee's incidents (timeouts, illegal answers, strikes, forfeits) as recorded in the replay."""
-    latency = models.JSONField(default=dict, blank=True)
-    """Latency summary per seat: ``{"0": {"mean_ms":.., "p95_ms":.., "max_ms":..}, ...}``."""
     failure = models.TextField(blank=True, default="")
     """Why the match failed or was cancelled, for people."""
 
@@ -214,7 +212,28 @@ class MatchSeat(models.Model):
     illegal_answers = models.PositiveIntegerField(default=0)
     """Answers that named no legal option or could not be parsed."""
     mean_latency_ms = models.FloatField(null=True, blank=True)
-    """Mean think time per decision, in milliseconds."""
+    """Mean think time per decision, in milliseconds; ``None`` when the seat timed no decision."""
+    p95_latency_ms = models.PositiveIntegerField(null=True, blank=True)
+    """The 95th percentile of the seat's think times, in whole milliseconds (as the replay records them)."""
+    max_latency_ms = models.PositiveIntegerField(null=True, blank=True)
+    """The seat's longest think time, in whole milliseconds."""
+    timed_decisions = models.PositiveIntegerField(default=0)
+    """Decisions whose think time the referee recorded (what the latency figures are over).
+
+    The seat is the one place latency is stored; the match detail's ``latency`` object is built
+    from these columns (``MatchDetailSerializer.get_latency``).
+    """
+
+    def latency_summary(self) -> dict[str, float | int | None]:
+        """Returns ``{"mean_ms", "p95_ms", "max_ms", "decisions"}``, or ``{}`` when no decision was timed."""
+        if self.mean_latency_ms is None:
+            return {}
+        return {
+            "mean_ms": round(self.mean_latency_ms, 1),
+            "p95_ms": self.p95_latency_ms,
+            "max_ms": self.max_latency_ms,
+            "decisions": self.timed_decisions,
+        }
 
     class Meta:
         ordering = ["match_id", "seat"]

@@ -90,6 +90,10 @@ class MatchDetailSerializer(MatchSerializer):
     secrets_revealed = serializers.SerializerMethodField(
         help_text="Whether the seed and the replay are public (the match and every match sharing its seed ended)."
     )
+    latency = serializers.SerializerMethodField(
+        help_text='Think time per seat: {"0": {"mean_ms", "p95_ms", "max_ms", "decisions"}, ...}, milliseconds; '
+        "{} for a seat with no timed decision (built from the seats, where latency is stored)."
+    )
 
     class Meta(MatchSerializer.Meta):
         fields = [
@@ -111,6 +115,9 @@ class MatchDetailSerializer(MatchSerializer):
 
     def get_secrets_revealed(self, obj: Match) -> bool:
         return obj.secrets_revealed()
+
+    def get_latency(self, obj: Match) -> dict[str, dict[str, float | int | None]]:
+        return {str(seat.seat): seat.latency_summary() for seat in obj.seats.all()}
 
 
 class FramesSerializer(serializers.Serializer):

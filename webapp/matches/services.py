@@ -219,6 +219,10 @@ def do_start_match(match_id: int, referee_id: str) -> Match:
     return match
 
 
+LATENCY_FIELDS = ("mean_latency_ms", "p95_latency_ms", "max_latency_ms", "timed_decisions")
+"""The seat's think-time figures, the one place latency is stored."""
+
+
 def seat_records(replay: Replay) -> list[dict[str, Any]]:
     """Returns, per seat, what the referee recorded: strikes, timeouts, illegal answers, mean latency."""
     out: list[dict[str, Any]] = []
@@ -231,16 +235,9 @@ def seat_records(replay: Replay) -> list[dict[str, Any]]:
                 "timeouts": kinds.count("timeout"),
                 "illegal_answers": kinds.count("illegal_answer") + kinds.count("malformed_answer"),
                 "mean_latency_ms": statistics.fmean(times) if times else None,
-                "latency": (
-                    {
-                        "mean_ms": round(statistics.fmean(times), 1),
-                        "p95_ms": sorted(times)[max(0, int(len(times) * 0.95) - 1)],
-                        "max_ms": max(times),
-                        "decisions": len(times),
-                    }
-                    if times
-                    else {}
-                ),
+                "p95_latency_ms": sorted(times)[max(0, int(len(times) * 0.95) - 1)] if times else None,
+                "max_latency_ms": max(times) if times else None,
+                "timed_decisions": len(times),
             }
         )
     return out
@@ -285,12 +282,13 @@ def do_finish_match(match_id: int, replay: Replay, *, referee_id: str = "") -> M
         seat.strikes = record["strikes"]
         seat.timeouts = record["timeouts"]
         seat.illegal_answers = record["illegal_answers"]
-        seat.mean_latency_ms = record["mean_latency_ms"]
-    MatchSeat.objects.bulk_update(seats, ["rank", "score", "strikes", "timeouts", "illegal_answers", "mean_latency_ms"])
+        # Latency lives on the seat only; the match detail's ``latency`` is built from it.
+        for name in LATENCY_FIELDS:
+            setattr(seat, name, record[name])
+    MatchSeat.objects.bulk_update(seats, ["rank", "score", "strikes", "timeouts", "illegal_answers", *LATENCY_FIELDS])
     match.status = MatchStatus.FINISHED
     match.outcome = outcome.to_json()
     match.incidents = [i.to_json() for i in replay.incidents]
-    match.latency = {str(i): r["latency"] for i, r in enumerate(records)}
     match.finished_at = now
     match.referee_id = referee_id or match.referee_id
     match.started_at = match.started_at or now
@@ -300,7 +298,6 @@ def do_finish_match(match_id: int, replay: Replay, *, referee_id: str = "") -> M
             "status",
             "outcome",
             "incidents",
-            "latency",
             "finished_at",
             "referee_id",
             "started_at",
