@@ -46,6 +46,10 @@ def reachable(m: BrawlMatch, mover: ChampState, starts: list[tuple[Hex, int]], b
     """
     occ = occupied(m)
     traps = m.traps
+    cells, statues = m.content.arena.cells, m.statues
+    # The hexes an Enemy stands on: the rest of :func:`_passable`, computed once per search.
+    mine = team(m, mover.seat)
+    enemies = {h for h, other in occ.items() if other.id != mover.id and team(m, other.seat) != mine}
     # best[h] = (traps entered, steps, path): fewest traps first, then fewest steps.
     best: dict[Hex, tuple[int, int, Path]] = {}
     frontier: list[tuple[Hex, int, int, Path]] = []
@@ -64,7 +68,7 @@ def reachable(m: BrawlMatch, mover: ChampState, starts: list[tuple[Hex, int]], b
                 continue
             for d in DIRECTIONS:
                 n = (h[0] + d[0], h[1] + d[1])
-                if not _passable(m, mover, n, occ):
+                if n not in cells or n in statues or n in enemies:
                     continue
                 nt = t + (1 if n in traps else 0)
                 key = (nt, steps + 1)
@@ -74,7 +78,7 @@ def reachable(m: BrawlMatch, mover: ChampState, starts: list[tuple[Hex, int]], b
                 best[n] = (nt, steps + 1, npath)
                 nxt.append((n, nt, steps + 1, npath))
         frontier = nxt
-    return {h: p for h, (_t, _s, p) in best.items() if p and endable(m, h, occ)}
+    return {h: p for h, (_t, _s, p) in best.items() if p and h in cells and h not in statues and h not in occ}
 
 
 def move_destinations(m: BrawlMatch, mover: ChampState, budget: int) -> dict[Hex, Path]:
