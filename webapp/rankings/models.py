@@ -118,7 +118,11 @@ class RatingHistory(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["match", "bot_version"], name="rating_history_once_per_match_version")
         ]
-        indexes = [models.Index(fields=["bot_version", "id"], name="rating_history_version_id")]
+        indexes = [
+            models.Index(fields=["bot_version", "id"], name="rating_history_version_id"),
+            # The newest change of one game, read on every leaderboard request (webapp.rankings.views_pages).
+            models.Index(fields=["game", "id"], name="rating_history_game_id"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.bot_version_id} in match {self.match_id}: {self.elo_before:.0f} -> {self.elo_after:.0f}"

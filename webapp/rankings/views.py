@@ -91,7 +91,8 @@ class RatingViewSet(viewsets.ReadOnlyModelViewSet):
         from webapp.rankings.views_pages import leaderboard_stamp
 
         query = urlencode(sorted(request.query_params.items()))
-        key = f"ratings-api:v1:{leaderboard_stamp()}:{request.get_host()}:{request.is_secure()}:{query}"
+        stamp = leaderboard_stamp(request.query_params.get("game"))
+        key = f"ratings-api:v1:{stamp}:{request.get_host()}:{request.is_secure()}:{query}"
         return Response(cached(key, lambda: super(RatingViewSet, self).list(request, *args, **kwargs).data))
 
 

@@ -4,7 +4,7 @@ Both are cached under keys that name the state of the data they were computed fr
 the data, so a key changes as soon as the data does and nothing has to be deleted (``webapp.cache``).
 
 **Leaderboard**: the rows of one page with their trend lines, and the chart of the leaders, under
-the highest rating-history id (every rated result, and a recompute, writes new history rows) and
+the game's highest rating-history id (every rated result, and a recompute, writes new history rows) and
 the bots generation (a bot's activity, name or new version). The window query over the leaders'
 whole history (15 ms at 100,000 matches) runs once per rated result, not once per request.
 
@@ -182,9 +182,13 @@ def sparkline(points: list[float], width: int = 80, height: int = 18) -> str:
     return " ".join(f"{i * step:.1f},{height - (p - lo) / span * (height - 2) - 1:.1f}" for i, p in enumerate(points))
 
 
-def leaderboard_stamp() -> str:
-    """The state of every leaderboard: the highest rating-history id and the bots generation (one index read)."""
-    top = RatingHistory.objects.order_by("-id").values_list("id", flat=True).first() or 0
+def leaderboard_stamp(game: str | None = None) -> str:
+    """The state of ``game``'s leaderboard (all, without a game): its newest rating-history id, the bots generation.
+
+    One read of the ``(game, id)`` index: a rated result of one game leaves the other's cached.
+    """
+    history = RatingHistory.objects.all() if not game else RatingHistory.objects.filter(game=game)
+    top = history.order_by("-id").values_list("id", flat=True).first() or 0
     return f"{top}:{bots_generation()}"
 
 
@@ -220,7 +224,7 @@ def leaderboard_page(game: str, active: bool | None, raw_page: str | None) -> di
         page = max(1, int(raw_page or 1))
     except ValueError:
         page = 1
-    stamp = leaderboard_stamp()
+    stamp = leaderboard_stamp(game)
     board = cached(
         f"leaderboard:v1:{game}:{active}:{page}:{stamp}", lambda: compute_leaderboard_page(game, active, page)
     )
