@@ -16,8 +16,8 @@ streams by the same parent process, measured in the same run:
 * ``max step ms``: the longest step seen on a referee's loop (applying the answers, then asking
   the next decision: the engine's work, the patch, the messages), in wall time and, with
   ``--step-cpu``, in the loop thread's CPU time (``cpu``; the wall time also counts the process
-  being descheduled on a loaded machine; without the flag ``cpu`` is nan, since the thread CPU
-  clock is a system call that costs the referee up to a tenth of a decision under load).
+  being descheduled on a loaded machine; without the flag ``cpu`` is ``-``: the thread CPU clock
+  is a system call, which the referee only reads on request).
 
     python -m bench.bench_referee [--games scrumbrawl,superfantasybrawl] [--concurrency 1,10,100]
                                   [--processes 1,2] [--decisions 4000] [--step-cpu] [--no-yield]
@@ -325,7 +325,7 @@ def main() -> int:
     parser.add_argument(
         "--step-cpu",
         action="store_true",
-        help="also time each step in the loop thread's CPU time (two system calls per decision; off: 'cpu' is nan)",
+        help="also time each step in the loop thread's CPU time (two system calls per decision; off: 'cpu' is '-')",
     )
     parser.add_argument(
         "--no-yield",

@@ -125,8 +125,8 @@ class MatchRunner:
     iteration per decision; off only to measure what the yield costs and saves)."""
     step_cpu: bool = False
     """Also time each step in the loop thread's CPU time (``max_step_cpu_seconds``). Off by default:
-    the thread CPU clock is a system call, 1 us idle but 15 - 30 us on the loaded 2-core machine the
-    benchmarks ran on, and two reads per decision were about a tenth of a decision's cost there."""
+    the thread CPU clock is a system call (1 - 3 us a read on the benchmark machine, 40 times a
+    ``perf_counter`` read; 15 - 30 us under cProfile), two more per decision for a diagnostic."""
 
     def __init__(
         self,

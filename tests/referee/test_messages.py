@@ -14,21 +14,25 @@ from referee.core.replay import Recorder
 from referee.protocol import codec
 from referee.protocol.timecontrol import TimeSettings
 from referee.server.messages import MatchMessages
-from referee.server.outgoing import as_bytes
+from referee.server.outgoing import OPTION_TAG, as_bytes, embedded
 from referee.server.state import Pending, SeatSpec, SeatState
 
 
 def test_an_option_is_encoded_once_and_again_when_its_content_changes_under_the_same_id() -> None:
     msgs = MatchMessages(MatchId("m1"), "tinygame", TimeSettings())
+
+    def field(opt: Option) -> bytes:
+        return embedded(OPTION_TAG, codec.option("tinygame", opt).SerializeToString())
+
     a = Option("take:1", "take", "Take 1", {"n": 1})
     first = msgs.option(a)
-    assert msgs.option(a) is first
+    assert first == field(a) and msgs.option(a) is first
     assert msgs.option(Option("take:1", "take", "Take 1", {"n": 1})) is first  # equal content, new object
     changed = Option("take:1", "take", "Take 1 (last)", {"n": 1})
     again = msgs.option(changed)
-    assert again is not first and again == codec.option("tinygame", changed)
+    assert again == field(changed) != first
     other = Option("take:1", "take", "Take 1 (last)", {"n": 2})
-    assert msgs.option(other) == codec.option("tinygame", other) != again
+    assert msgs.option(other) == field(other) != again
     msgs.shed()
     assert msgs.option(a) == first and msgs.option(a) is not first
 
