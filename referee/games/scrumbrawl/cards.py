@@ -25,6 +25,7 @@ from referee.games.scrumbrawl.board import (
 from referee.games.scrumbrawl.content import CONTENT
 from referee.games.scrumbrawl.creatures import MAX_CREATURES, count_of, has, summon
 from referee.games.scrumbrawl.engine import Frame, SBMatch, decision, step
+from referee.games.scrumbrawl.hooks import WINDOW_ONLY
 from referee.games.scrumbrawl.orbs import can_be_fumbled
 
 
@@ -36,13 +37,29 @@ def cards_of(m: SBMatch, seat: int, kind: str) -> list[str]:
         name = m.card_names[card]
         if name in seen:
             continue
-        if kind == "Dispel" or kind == "Fumble" or kind == "Revenant":
+        if kind == "Dispel" or kind == "Fumble":
             if name != kind:
                 continue
         elif CONTENT.card_type(name) != kind:
             continue
         seen.add(name)
         out.append(card)
+    return out
+
+
+def window_only_creatures(m: SBMatch, seat: int) -> list[tuple[str, str]]:
+    """Returns ``(card id, name)`` of each creature in ``seat``'s hand that enters only through its window.
+
+    That is the Revenant (the ``window_only`` hook point), one card per distinct name, in hand order.
+    """
+    seen: set[str] = set()
+    out = []
+    for card in m.hands[seat]:
+        name = m.card_names[card]
+        if name in seen or name not in CONTENT.creatures or not WINDOW_ONLY.holds(CONTENT.creatures[name].hooks):
+            continue
+        seen.add(name)
+        out.append((card, name))
     return out
 
 
@@ -409,8 +426,8 @@ def _revenant_options(m: SBMatch, f: Frame) -> list[Option]:
     if count_of(m, seat) >= MAX_CREATURES:
         return []
     plays = [
-        Option(f"revenant:{k}", "revenant", "summon the Revenant", {"card": k, "card_name": "Revenant"})
-        for k in cards_of(m, seat, "Revenant")
+        Option(f"revenant:{k}", "revenant", f"summon the {name}", {"card": k, "card_name": name})
+        for k, name in window_only_creatures(m, seat)
     ]
     return [*plays, Option("pass", "pass", "no Revenant")]
 

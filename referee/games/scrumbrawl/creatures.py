@@ -488,7 +488,7 @@ def _revenant_return(m: SBMatch, f: Frame) -> None:
     cid = f["cid"]
     if cid in m.discard and count_of(m, f["seat"]) < MAX_CREATURES:
         m.discard.remove(cid)
-        m.emit("ability", {"creature": cid, "name": "Revenant", "detail": "relocates"})
+        m.emit("ability", {"creature": cid, "name": m.card_names[cid], "detail": "relocates"})
         f.get("fate", {})["raised"] = True
         summon(m, cid, f["seat"], entered=m.turn)
 

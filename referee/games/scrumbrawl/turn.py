@@ -25,7 +25,7 @@ from referee.games.scrumbrawl.creatures import (
     summon,
 )
 from referee.games.scrumbrawl.engine import Creature, Frame, SBMatch, decision, step
-from referee.games.scrumbrawl.hooks import ON_TURN_START
+from referee.games.scrumbrawl.hooks import ON_TURN_START, WINDOW_ONLY
 
 PHASES = (
     "turn_start",
@@ -165,7 +165,7 @@ def _place_options(m: SBMatch, f: Frame) -> list[Option]:
     for card in hand:
         name = m.card_names[card]
         kind = CONTENT.card_type(name)
-        if kind == "creature" and room and name != "Revenant":
+        if kind == "creature" and room and not WINDOW_ONLY.holds(CONTENT.creatures[name].hooks):
             out.append(Option(f"summon:{card}", "summon", f"summon {name}", {"card": card, "card_name": name}))
         elif kind == "enchantment" and name not in seen:
             seen.add(name)

@@ -27,6 +27,8 @@ def _data_hooks() -> set[str]:
 
 HOOK_NAMES = frozenset(_data_hooks())
 ORB_NAMES = frozenset(CONTENT.orbs)
+ABILITY_HOLDERS = frozenset(name for name, c in CONTENT.creatures.items() if c.hooks)
+"""The creatures with an ability: comparing a creature's name with one of these is an ability check too."""
 
 
 def name_uses(source: str, filename: str = "<src>") -> list[str]:
@@ -35,7 +37,7 @@ def name_uses(source: str, filename: str = "<src>") -> list[str]:
     for node in ast.walk(ast.parse(source, filename)):
         if isinstance(node, ast.Compare):
             for operand in (node.left, *node.comparators):
-                if isinstance(operand, ast.Constant) and operand.value in HOOK_NAMES:
+                if isinstance(operand, ast.Constant) and operand.value in HOOK_NAMES | ABILITY_HOLDERS:
                     found.append(f"{filename}:{node.lineno}: compares the ability {operand.value!r}")
         if isinstance(node, ast.Constant) and node.value in ORB_NAMES:
             found.append(f"{filename}:{node.lineno}: names the orb {node.value!r}")
@@ -55,6 +57,7 @@ def test_the_scan_catches_an_ability_comparison_and_an_orb_name() -> None:
         "<src>:1: compares the ability 'troll_regenerate'",
         "<src>:3: names the orb 'Heavy Orb'",
     ]
+    assert name_uses('if name != "Revenant":\n    pass\n') == ["<src>:1: compares the ability 'Revenant'"]
     # Registering a hook by name is how the data meets the code: not a comparison.
     assert name_uses('@ON_KILL.register("revenant")\ndef f():\n    pass\n') == []
 
