@@ -42,7 +42,7 @@ from referee.server.hub import RefereeSettings
 from referee.server.match import SeatSpec
 from referee.server.service import create_server
 from referee.server.sinks import MemoryResultSink
-from referee.server.timecontrol import TimeSettings
+from referee.protocol.timecontrol import TimeSettings
 
 WINDOW_KINDS = ("alter_reality", "dispel_window", "fumble_window", "team_window", "dispel")
 """ScrumBrawl's held-window decision kinds."""

@@ -33,7 +33,7 @@ from referee.server.hub import Referee, StartError
 from referee.server.match import SeatSpec
 from referee.server.service import tune_gc
 from referee.server.sinks import FileResultSink, MemoryResultSink, ResultSink
-from referee.server.timecontrol import TimeSettings, defaults_for
+from referee.protocol.timecontrol import TimeSettings, defaults_for
 
 
 @dataclass

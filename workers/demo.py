@@ -173,7 +173,7 @@ async def _play_queued(tournament_id: int) -> int:
     from referee.server.hub import Referee
     from referee.server.match import SeatSpec
     from referee.server.sinks import MemoryResultSink
-    from referee.server.timecontrol import defaults_for
+    from referee.protocol.timecontrol import defaults_for
     from webapp.matches import services as matches
     from webapp.matches.models import Match, MatchStatus
     from workers.housebots import STRENGTHS

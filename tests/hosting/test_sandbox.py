@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from referee.server.match import MatchState
-from referee.server.timecontrol import TimeSettings
+from referee.protocol.timecontrol import TimeSettings
 from tests.referee.bots import FirstBot
 from tests.referee.harness import Env, referee_env, wait_connected
 from workers.hosting import sandbox

@@ -25,7 +25,7 @@ from referee.server.hub import RefereeSettings
 from referee.server.match import MatchState, SeatSpec
 from referee.server.service import create_server
 from referee.server.sinks import MemoryResultSink
-from referee.server.timecontrol import TimeSettings
+from referee.protocol.timecontrol import TimeSettings
 from workers.hosting import sandbox
 from workers.hosting.proxy import UnixProxy
 
