@@ -1,4 +1,8 @@
-"""API views for games, bots, versions and tokens: parse, check permission, call a service."""
+"""API views for games, bots, versions and tokens: parse, check permission, call a service.
+
+A bot's challenge (``/bots/<id>/challenge/``) creates a match: its view is the matches app's
+(``webapp.matches.challenges``).
+"""
 
 # Django and DRF declare options as mutable class attributes (Meta.fields, permission_classes, list_display).
 # ruff: noqa: RUF012
@@ -18,8 +22,6 @@ from webapp.bots import serializers as s
 from webapp.bots import services
 from webapp.bots.models import Bot, BotToken
 from webapp.games import all_games, game_info
-from webapp.matches import services as match_services
-from webapp.matches.serializers import MatchSerializer
 from webapp.permissions import IsOwnerOrReadOnly
 
 TOKEN_WARNING = "Store this token now: it is shown once and cannot be retrieved again."
@@ -151,28 +153,3 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Update
         else:
             services.do_revoke_all_tokens(bot)
         return Response(s.BotTokenSerializer(bot.tokens.all(), many=True).data)
-
-    @extend_schema(request=s.ChallengeSerializer, responses={201: MatchSerializer})
-    @action(detail=True, methods=["post"])
-    def challenge(self, request: Request, pk: str | None = None) -> Response:
-        """Requests an unrated match against any active bot; limited per author per UTC day.
-
-        A refused request answers 429 with ``retry_after`` seconds and ``resets_at``.
-        """
-        bot = self._own_bot()
-        body = s.ChallengeSerializer(data=request.data)
-        body.is_valid(raise_exception=True)
-        opponent = get_object_or_404(Bot.objects.select_related("latest_version"), pk=body.validated_data["opponent"])
-        match = match_services.do_request_challenge(request.user, bot, opponent)
-        left, resets_at = match_services.challenges_left(request.user)
-        response = Response(MatchSerializer(reload_match(match.pk)).data, status=status.HTTP_201_CREATED)
-        response["X-Challenges-Remaining"] = str(left)
-        response["X-Challenges-Reset"] = resets_at.isoformat()
-        return response
-
-
-def reload_match(match_id: int) -> object:
-    """Returns the match with what its serializer needs, in a fixed number of queries."""
-    from webapp.matches.views import match_queryset
-
-    return match_queryset().get(pk=match_id)
