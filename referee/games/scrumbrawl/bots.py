@@ -12,6 +12,7 @@ from typing import Any
 
 from referee.core.bots import RandomPolicy
 from referee.core.contract import Decision, JSONDict, Option
+from referee.games.scrumbrawl.content import CONTENT
 
 
 def _dist(a: tuple[int, int], b: tuple[int, int]) -> int:
@@ -78,7 +79,8 @@ class HeuristicPolicy:
                 return by_kind[kind][0].id
         owner = {c["id"]: c["owner"] for c in obs["creatures"]}
         for o in by_kind.get("enchant", []):
-            if owner.get(o.params["creature"]) == me and o.params["card_name"] != "Aura of Cursing":
+            curse = "cursing" in CONTENT.enchantments[o.params["card_name"]].grants
+            if owner.get(o.params["creature"]) == me and not curse:
                 return o.id
         return "end"
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from referee.core.contract import Option
 from referee.games.scrumbrawl.board import DIRS, dist, loose_orb, on_board, sq
-from referee.games.scrumbrawl.content import CreatureSpec
+from referee.games.scrumbrawl.content import CONTENT, CreatureSpec
 from referee.games.scrumbrawl.creatures import another_turn, can_carry, damage, has, is_stone, orb_hooks, spec, stat
 from referee.games.scrumbrawl.engine import Creature, Frame, Pos, SBMatch, decision, step
 from referee.games.scrumbrawl.hooks import CHARGES, DEFENCE_DICE, KILLER, ON_ATTACKED, REACH
@@ -472,9 +472,9 @@ def _finish_engagement(m: SBMatch, e: Frame) -> None:
             another_turn(m, x)
         elif not e["counter"]:
             x.done = True
-        if e["frenzy_off"] and x.enchant and m.card_names[x.enchant] == "Frenzied Attack":
+        if e["frenzy_off"] and x.enchant and "frenzy" in CONTENT.enchantments[m.card_names[x.enchant]].grants:
             m.discard.append(x.enchant)
-            m.emit("enchantment_lost", {"creature": x.id, "card": x.enchant, "name": "Frenzied Attack"})
+            m.emit("enchantment_lost", {"creature": x.id, "card": x.enchant, "name": m.card_names[x.enchant]})
             x.enchant = None
     if e["counter"] or x is None:
         return

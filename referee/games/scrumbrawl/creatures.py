@@ -34,11 +34,6 @@ def spec(c: Creature) -> CreatureSpec:
     return CONTENT.creatures[c.name]
 
 
-def enchant_name(m: SBMatch, c: Creature) -> str | None:
-    """Returns the name of ``c``'s creature enchantment."""
-    return m.card_names[c.enchant] if c.enchant else None
-
-
 def is_stone(m: SBMatch, c: Creature) -> bool:
     """Whether the Gargoyle ``c`` is stone (from its choice to the end of its owner's next turn)."""
     return c.stone_turn >= 0
@@ -228,7 +223,7 @@ def _damage(m: SBMatch, f: Frame) -> None:
     kills_enchanted = (
         src is not None and f["cause"] == "combat" and (has(m, src, "venom") or KILLS_ENCHANTED.holds(spec(src).hooks))
     )
-    cursed = enchant_name(m, c) == "Aura of Cursing"
+    cursed = c.enchant is not None and "cursing" in CONTENT.enchantments[m.card_names[c.enchant]].grants
     if c.enchant and not kills_enchanted:
         card = c.enchant
         c.enchant = None

@@ -27,8 +27,11 @@ def _data_hooks() -> set[str]:
 
 HOOK_NAMES = frozenset(_data_hooks())
 ORB_NAMES = frozenset(CONTENT.orbs)
-ABILITY_HOLDERS = frozenset(name for name, c in CONTENT.creatures.items() if c.hooks)
-"""The creatures with an ability: comparing a creature's name with one of these is an ability check too."""
+ABILITY_HOLDERS = frozenset(name for name, c in CONTENT.creatures.items() if c.hooks) | frozenset(
+    name for name, e in CONTENT.enchantments.items() if e.grants
+)
+"""The creatures with an ability and the enchantments that grant one: comparing a card's name with one of
+these is an ability check too (the rules read the hooks and the grants instead)."""
 
 
 def name_uses(source: str, filename: str = "<src>") -> list[str]:
