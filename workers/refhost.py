@@ -106,7 +106,10 @@ def serve_ladder_referee(
     from referee.server.service import serve
 
     # No database here: the web tier checks the bot tokens (webapp.internal) and records their use.
-    tokens = WebTokenStore(env_settings.current().web_internal_url, internal_token())
+    try:
+        tokens = WebTokenStore(env_settings.current().web_internal_url, internal_token())
+    except ValueError as exc:  # a malformed BRAWL_WEB_INTERNAL_URL: say so, no traceback
+        raise SystemExit(f"error: BRAWL_WEB_INTERNAL_URL: {exc}") from exc
     settings = RefereeSettings() if max_message_bytes is None else RefereeSettings(max_message_bytes=max_message_bytes)
     asyncio.run(
         serve(

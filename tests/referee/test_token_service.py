@@ -191,3 +191,20 @@ def test_the_store_says_when_the_web_tier_is_down_or_refuses_it(web: str, issued
         asyncio.run(down.authenticate(issued.token))
     with pytest.raises(ValueError, match="http"):
         WebTokenStore("ftp://web", SECRET)
+
+
+def test_a_malformed_web_url_stops_the_referee_at_start_naming_the_variable(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "DJANGO_SETTINGS_MODULE", "REDIS_URL")}
+    env.update(PYTHONPATH=str(ROOT), BRAWL_VAR_DIR=str(tmp_path), BRAWL_WEB_INTERNAL_URL="web:8000")
+    done = subprocess.run(
+        [*BRAWL, "referee", "--listen", "127.0.0.1:0", "--internal-listen", "127.0.0.1:0", "--no-relay"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode != 0
+    assert "error: BRAWL_WEB_INTERNAL_URL:" in done.stderr and "'web:8000'" in done.stderr
+    assert "Traceback" not in done.stderr
