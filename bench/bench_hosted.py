@@ -24,12 +24,12 @@ import time
 from pathlib import Path
 
 from referee.core.ids import BotId
+from referee.protocol.timecontrol import TimeSettings
 from referee.server.auth import BotIdentity, MemoryTokenStore
 from referee.server.hub import RefereeSettings
 from referee.server.match import SeatSpec
 from referee.server.service import create_server
 from referee.server.sinks import MemoryResultSink
-from referee.protocol.timecontrol import TimeSettings
 from workers.hosting import sandbox
 from workers.hosting.proxy import UnixProxy
 

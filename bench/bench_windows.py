@@ -35,6 +35,7 @@ from referee.core import get_game
 from referee.core.contract import Decision, JSONDict, Option
 from referee.core.ids import BotId
 from referee.core.replay import Recorder, Replay
+from referee.protocol.timecontrol import TimeSettings
 from referee.sdk import BotClient
 from referee.sdk.house import house_factory
 from referee.server.auth import BotIdentity, MemoryTokenStore
@@ -42,7 +43,6 @@ from referee.server.hub import RefereeSettings
 from referee.server.match import SeatSpec
 from referee.server.service import create_server
 from referee.server.sinks import MemoryResultSink
-from referee.protocol.timecontrol import TimeSettings
 
 WINDOW_KINDS = ("alter_reality", "dispel_window", "fumble_window", "team_window", "dispel")
 """ScrumBrawl's held-window decision kinds."""

@@ -26,6 +26,7 @@ from typing import Any, TextIO
 from referee.core.contract import Game
 from referee.core.registry import UnknownGameError, get_game, register
 from referee.core.replay import Replay
+from referee.protocol.timecontrol import TimeSettings, defaults_for
 from referee.sdk.client import load_object
 from referee.sdk.house import UnknownHouseBotError, house_factory
 from referee.server.auth import MemoryTokenStore
@@ -33,7 +34,6 @@ from referee.server.hub import Referee, StartError
 from referee.server.match import SeatSpec
 from referee.server.service import tune_gc
 from referee.server.sinks import FileResultSink, MemoryResultSink, ResultSink
-from referee.protocol.timecontrol import TimeSettings, defaults_for
 
 
 @dataclass

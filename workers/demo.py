@@ -169,11 +169,11 @@ async def _play_queued(tournament_id: int) -> int:
     """Plays every queued match of a tournament in-process until none is left."""
     from asgiref.sync import sync_to_async
 
+    from referee.protocol.timecontrol import defaults_for
     from referee.server.auth import MemoryTokenStore
     from referee.server.hub import Referee
     from referee.server.match import SeatSpec
     from referee.server.sinks import MemoryResultSink
-    from referee.protocol.timecontrol import defaults_for
     from webapp.matches import services as matches
     from webapp.matches.models import Match, MatchStatus
     from workers.housebots import STRENGTHS

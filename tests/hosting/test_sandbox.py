@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from referee.server.match import MatchState
 from referee.protocol.timecontrol import TimeSettings
+from referee.server.match import MatchState
 from tests.referee.bots import FirstBot
 from tests.referee.harness import Env, referee_env, wait_connected
 from workers.hosting import sandbox
