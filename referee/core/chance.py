@@ -21,12 +21,9 @@ from __future__ import annotations
 from collections.abc import Iterable, MutableSequence, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import Any, Generic, Protocol, Self, TypeVar
 
 from referee.core.errors import ChanceExhaustedError
-
-if TYPE_CHECKING:
-    from referee.core.contract import Match
 
 T = TypeVar("T")
 
@@ -257,8 +254,27 @@ class EnumeratingChance:
             self.sampled = True
 
 
+class Forkable(Protocol):
+    """What :func:`chance_outcomes` asks of a match (``referee.core.contract.Match`` has it all)."""
+
+    def option(self, option_id: str) -> object:
+        """Returns the legal option ``option_id`` (raises when it is not legal)."""
+        ...
+
+    def with_chance(self, chance: Chance) -> Self:
+        """Returns an independent copy that draws every later die from ``chance``."""
+        ...
+
+    def apply(self, option_id: str) -> object:
+        """Takes the option ``option_id``."""
+        ...
+
+
+M = TypeVar("M", bound=Forkable)
+
+
 @dataclass(frozen=True)
-class ChanceOutcome:
+class ChanceOutcome(Generic[M]):
     """One way the dice can fall while an option resolves (one leaf of its chance nodes)."""
 
     probability: Fraction
@@ -270,7 +286,7 @@ class ChanceOutcome:
     sampled: bool
     """True when a shuffle (or a draw beyond ``depth``) was sampled: ``match`` is then one sample of
     this outcome, not the only state it stands for."""
-    match: Match
+    match: M
     """An independent copy of the match after the option with these draws; plan on from it (its later
     draws come from the ``sample`` source)."""
 
@@ -293,13 +309,13 @@ class ChanceOutcome:
 
 
 def chance_outcomes(
-    match: Match,
+    match: M,
     option_id: str,
     *,
     sample: Chance | None = None,
     depth: int | None = None,
     limit: int = 10_000,
-) -> list[ChanceOutcome]:
+) -> list[ChanceOutcome[M]]:
     """Lists every outcome of the chance draws that option ``option_id`` makes, with its probability.
 
     The option is applied to copies of ``match`` (``match.with_chance``), never to ``match`` itself.
@@ -328,7 +344,7 @@ def chance_outcomes(
     """
     match.option(option_id)  # validates before anything is copied
     source = sample if sample is not None else SeededChance(0)
-    out: list[ChanceOutcome] = []
+    out: list[ChanceOutcome[M]] = []
     stack: list[tuple[list[int], Fraction]] = [([], Fraction(1))]
     while stack:
         prefix, probability = stack.pop()

@@ -363,7 +363,7 @@ class Match(abc.ABC):
 
     def chance_outcomes(
         self, option_id: str, *, sample: Chance | None = None, depth: int | None = None, limit: int = 10_000
-    ) -> list[ChanceOutcome]:
+    ) -> list[ChanceOutcome[Match]]:
         """Returns every outcome of the dice that option ``option_id`` rolls, with exact probabilities.
 
         Chance as data, as OpenSpiel's chance nodes: each roll and random pick the option makes is
