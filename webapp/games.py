@@ -1,4 +1,7 @@
-"""Game metadata for the site, read from the rules registry.
+"""Game metadata for the site, read from the rules registry (``GameInfo``: what each game says of itself).
+
+Seats and table sizes, teams, the default time control and the kind of board the viewer draws are
+passed on as plain data, for the API (``/api/v1/games/``) and the pages' context alike.
 
 An engine that fails to import (for example while it is being written) is still listed by name,
 with ``available`` false, so one broken engine never takes the whole site down.
@@ -6,6 +9,7 @@ with ``available`` false, so one broken engine never takes the whole site down.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from typing import Any
 
@@ -28,8 +32,14 @@ def game_info(name: str) -> dict[str, Any]:
             "max_seats": 2,
             "has_chance": True,
             "has_hidden_information": True,
+            "table_sizes": [],
+            "free_for_all": False,
+            "teams": [],
+            "time_control": None,
+            "board_kind": None,
             "available": False,
         }
+    board = info.board
     return {
         "name": info.name,
         "title": info.title,
@@ -38,6 +48,13 @@ def game_info(name: str) -> dict[str, Any]:
         "max_seats": info.max_seats,
         "has_chance": info.has_chance,
         "has_hidden_information": info.has_hidden_information,
+        "table_sizes": list(info.table_sizes),
+        "free_for_all": info.free_for_all,
+        "teams": [{"seats": t.seats, "team_of_seat": list(t.team_of_seat), "when": t.when} for t in info.teams],
+        "time_control": dataclasses.asdict(info.time_control),
+        # The kind of board the viewer draws ("hex", "square"); the layout itself travels with a
+        # match's frames (webapp.matches.boards), not with every page that lists the games.
+        "board_kind": str(board["kind"]) if board is not None and "kind" in board else None,
         "available": True,
     }
 

@@ -4,7 +4,9 @@ The scan reads every Python file of the repository with :mod:`ast` and looks for
 (``superfantasybrawl``, ``scrumbrawl``, ``Super Fantasy Brawl``, ``ScrumBrawl``, in any case) in
 code: identifiers, attribute names, import paths and string literals. Docstrings (a module's,
 class's or function's, and the bare strings that document an attribute) and comments are prose,
-not code, and may cite a game as an example.
+not code, and may cite a game as an example. The site's JavaScript (``webapp/static/**/*.js``: the
+replay viewer picks its renderer by the board layout's ``kind``) is held to the same rule: its code,
+with comments taken out, names no game either.
 
 The allow-list, by path:
 
@@ -13,7 +15,7 @@ The allow-list, by path:
 - ``tests/``: tests play named games.
 - ``bench/``: benchmarks time named games and say which in their output.
 - ``docs/``, ``examples/``: prose and sample bots (examples are documentation one can run).
-- ``webapp/templates/``, ``webapp/static/``: the data-driven viewer and pages (not Python; not scanned).
+- ``webapp/templates/``: the data-driven pages (not Python; not scanned).
 - generated ``*_pb2*.py`` modules, the virtualenv and build output.
 """
 
@@ -76,6 +78,60 @@ def game_names_in_code(source: str, filename: str = "<string>") -> list[str]:
     return found
 
 
+def strip_js_comments(source: str) -> str:
+    """``source`` with its ``//`` and ``/* */`` comments blanked (newlines kept), strings left whole."""
+    out: list[str] = []
+    i, n = 0, len(source)
+    while i < n:
+        c = source[i]
+        if c in "'\"`":
+            j = i + 1
+            while j < n and source[j] != c:
+                j += 2 if source[j] == "\\" else 1
+            out.append(source[i : j + 1])
+            i = j + 1
+        elif source.startswith("//", i):
+            j = source.find("\n", i)
+            i = n if j < 0 else j
+        elif source.startswith("/*", i):
+            j = source.find("*/", i + 2)
+            j = n if j < 0 else j + 2
+            out.append("\n" * source.count("\n", i, j))
+            i = j
+        elif c == "/" and _regex_may_start("".join(out)):
+            # A regex literal (``/[&<>"']/g``): kept whole, so its quotes open no string.
+            j, in_class = i + 1, False
+            while j < n and source[j] != "\n" and (in_class or source[j] != "/"):
+                in_class = (in_class and source[j] != "]") or (not in_class and source[j] == "[")
+                j += 2 if source[j] == "\\" else 1
+            out.append(source[i : j + 1])
+            i = j + 1
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def _regex_may_start(before: str) -> bool:
+    """Whether a ``/`` after the code ``before`` starts a regex literal rather than a division."""
+    code = before.rstrip()
+    return not code or code[-1] in "(,=:[!&|?{};" or code.endswith("return")
+
+
+def game_names_in_js(source: str) -> list[str]:
+    """Returns ``line: text`` for each game name in the code of a JavaScript ``source`` (not its comments)."""
+    found = []
+    for number, line in enumerate(strip_js_comments(source).splitlines(), 1):
+        match = GAME_NAME.search(line)
+        if match:
+            found.append(f"{number}: {match.group(0)!r} in {line.strip()[:80]!r}")
+    return found
+
+
+def _scanned_js() -> list[Path]:
+    return sorted((ROOT / "webapp" / "static").rglob("*.js"))
+
+
 def _scanned() -> list[Path]:
     out = []
     for path in sorted(ROOT.rglob("*.py")):
@@ -100,6 +156,18 @@ def test_no_game_name_outside_the_engines() -> None:
     )
 
 
+def test_no_game_name_in_the_sites_javascript() -> None:
+    offenders = {
+        str(p.relative_to(ROOT)): hits
+        for p in _scanned_js()
+        if (hits := game_names_in_js(p.read_text(encoding="utf-8")))
+    }
+    assert not offenders, (
+        "game names in the site's JavaScript (use what the game says of itself: the board layout's kind, "
+        f"webapp.games): {offenders}"
+    )
+
+
 def test_the_scan_covers_the_services() -> None:
     scanned = {str(p.relative_to(ROOT)) for p in _scanned()}
     for expected in ("workers/scheduling.py", "webapp/rankings/services.py", "referee/core/registry.py"):
@@ -119,3 +187,23 @@ def test_the_scan_covers_the_services() -> None:
 )
 def test_the_scan_tells_code_from_prose(source: str, hits: int) -> None:
     assert len(game_names_in_code(source)) == hits
+
+
+def test_the_javascript_scan_covers_the_viewer() -> None:
+    assert ROOT / "webapp" / "static" / "webapp" / "js" / "viewer.js" in _scanned_js()
+
+
+@pytest.mark.parametrize(
+    ("source", "hits"),
+    [
+        ("var R = { scrumbrawl: draw };\n", 1),
+        ('if (data.game === "superfantasybrawl") return 1;\n', 1),
+        ("var t = 'Super Fantasy Brawl';\n", 1),
+        ("// ScrumBrawl: a square board\nvar x = 1;\n", 0),
+        ("/* Super Fantasy Brawl,\n   hexes */ var y = '//not a comment';\n", 0),
+        ("var u = 'http://x/scrumbrawl';\n", 1),
+        ("var e = s.replace(/[\"']/g, ''); // ScrumBrawl\nvar h = a / b; // Super Fantasy Brawl\n", 0),
+    ],
+)
+def test_the_javascript_scan_tells_code_from_comments(source: str, hits: int) -> None:
+    assert len(game_names_in_js(source)) == hits

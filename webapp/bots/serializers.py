@@ -126,6 +126,25 @@ class ChallengeSerializer(serializers.Serializer):
     opponent = serializers.IntegerField(min_value=1, max_value=MAX_ID, help_text="Id of the bot to challenge.")
 
 
+class TeamSplitSerializer(serializers.Serializer):
+    """How the seats of one table size form teams."""
+
+    seats = serializers.IntegerField()
+    team_of_seat = serializers.ListField(child=serializers.IntegerField())
+    when = serializers.CharField(allow_null=True)
+
+
+class TimeControlSerializer(serializers.Serializer):
+    """A game's default time control, in seconds."""
+
+    decision_time = serializers.FloatField()
+    bank_time = serializers.FloatField()
+    max_overrun = serializers.FloatField()
+    max_strikes = serializers.IntegerField()
+    reconnect_grace = serializers.FloatField()
+    max_rtt_credit = serializers.FloatField()
+
+
 class GameSerializer(serializers.Serializer):
     """A game from the registry."""
 
@@ -136,4 +155,13 @@ class GameSerializer(serializers.Serializer):
     max_seats = serializers.IntegerField()
     has_chance = serializers.BooleanField()
     has_hidden_information = serializers.BooleanField()
+    table_sizes = serializers.ListField(
+        child=serializers.IntegerField(), help_text="Seats per ladder table, preferred first."
+    )
+    free_for_all = serializers.BooleanField()
+    teams = TeamSplitSerializer(many=True)
+    time_control = TimeControlSerializer(allow_null=True)
+    board_kind = serializers.CharField(
+        allow_null=True, help_text='The board the viewer draws: "hex", "square" or null.'
+    )
     available = serializers.BooleanField()

@@ -132,11 +132,11 @@
     });
   }
 
-  // Super Fantasy Brawl: the hex arena from the board layout (statues, zones, deployment rows),
+  // A hex board (layout kind "hex", as Super Fantasy Brawl's): the arena from the layout (statues, zones, deployment rows),
   // trap hexes and champions from the observation. Hexes are axial (q, r), "q-1r4" in observations.
   var ZONE_FILL = { red: "#f6d5cf", yellow: "#f7ecc2", blue: "#d3e1f7" };
   var STATUE_FILL = { red: "#c0392b", yellow: "#d4a017", blue: "#2e6fdb" };
-  function sfb(obs, svg, layout) {
+  function hexBoard(obs, svg, layout) {
     layout = layout || {};
     var R = num(layout.radius) || 4, size = 26;
     function center(q, r) { return { x: size * Math.sqrt(3) * (q + r / 2), y: size * 1.5 * r }; }
@@ -180,9 +180,9 @@
     if (gate.length) el("text", { x: -ext + 4, y: size * 1.5 * R + size * 2.1, "font-size": 10, "class": "gate-caption" }, svg, "On gate: " + gate.join(", "));
   }
 
-  // ScrumBrawl: a 20x20 arena of squares (row, col from 1), creatures, orbs and portals.
+  // A square board (layout kind "square", as ScrumBrawl's: 20x20, row and col from 1): creatures, orbs and portals.
   var CREATURE_FILL = { red: "#d9412b", blue: "#2e6fdb", green: "#2a9d5b", orange: "#e67e22", purple: "#7b3fc4" };
-  function scrum(obs, svg, layout) {
+  function squareBoard(obs, svg, layout) {
     var n = (layout && num(layout.size)) || 20, o0 = (layout && num(layout.origin)) || 1, cell = 24;
     svg.setAttribute("viewBox", [0, 0, n * cell, n * cell].join(" "));
     for (var i = 0; i < n; i++) for (var j = 0; j < n; j++) {
@@ -208,10 +208,13 @@
     });
   }
 
-  var RENDERERS = {
-    superfantasybrawl: function (obs, svg) { sfb(obs, svg, data.board); },
-    scrumbrawl: function (obs, svg) { scrum(obs, svg, data.board); },
-  };
+  // Renderers by the board layout's kind (GameInfo.board, sent as data.board): the viewer names no
+  // game, so a new game with a hex or square board is drawn without changes here.
+  var RENDERERS = { hex: hexBoard, square: squareBoard };
+  function rendererFor(layout) {
+    var r = layout && RENDERERS[layout.kind];
+    return r ? function (obs, svg) { r(obs, svg, layout); } : generic;
+  }
   function generic(obs, svg) {
     var ps = pieces(obs, "root");
     if (ps.some(function (x) { return x.p.hex; })) return hexArena(obs, svg);
@@ -272,7 +275,7 @@
   function piece(id) {
     if (id === undefined || id === null || id === "") return "";
     if (names[id]) return names[id];
-    if (data && data.game === "superfantasybrawl") return title(id);
+    if (/^[a-z]+$/.test(String(id))) return title(id);  // a piece named by its id ("nyx"), not numbered ("k23")
     return String(id);
   }
   function hexWords(h) { var p = pos(h); return p ? "hex (" + p.a + ", " + p.b + ")" : String(h); }
@@ -501,7 +504,7 @@
     var frame = data.frames[current], last = lastFrame();
     board.innerHTML = "";
     var svg = el("svg", { "class": "board-svg", "data-frame": current, preserveAspectRatio: "xMidYMid meet" }, board);
-    (RENDERERS[data.game] || generic)(frame.observation || {}, svg);
+    rendererFor(data.board)(frame.observation || {}, svg);
     publicState(frame);
     renderLog(current);
     banner(current === last);
