@@ -20,6 +20,7 @@ from webapp.cache import cached
 from webapp.rankings.models import Rating, RatingHistory
 from webapp.rankings.serializers import RatingHistorySerializer, RatingSerializer
 from webapp.rankings.services import CONFIG
+from webapp.rankings.stamps import leaderboard_stamp
 
 PROVISIONAL_GAMES = CONFIG.k.provisional_games
 """A version is provisional, and listed after the established ones, until it has played this many rated games (20).
@@ -83,13 +84,11 @@ class RatingViewSet(viewsets.ReadOnlyModelViewSet):
         return leaderboard(p.get("game"), active=active, latest_only=p.get("versions", "latest") != "all")
 
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        """The leaderboard, cached until the next rated result or bot change (see ``views_pages.leaderboard_stamp``).
+        """The leaderboard, cached until the next rated result or bot change (see ``stamps.leaderboard_stamp``).
 
         The answer is the same for every caller, so it is cached per query string and host (the
         ``next`` and ``previous`` links are absolute).
         """
-        from webapp.rankings.views_pages import leaderboard_stamp
-
         query = urlencode(sorted(request.query_params.items()))
         stamp = leaderboard_stamp(request.query_params.get("game"))
         key = f"ratings-api:v1:{stamp}:{request.get_host()}:{request.is_secure()}:{query}"

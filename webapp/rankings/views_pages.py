@@ -31,6 +31,7 @@ from django.db.models.functions import RowNumber
 from webapp.bots.models import Bot, BotOpponentStats, BotStats
 from webapp.cache import bots_generation, cached
 from webapp.rankings.models import Rating, RatingHistory
+from webapp.rankings.stamps import leaderboard_stamp
 from webapp.rankings.views import leaderboard
 
 CHART_POINTS = 1000
@@ -184,16 +185,6 @@ def sparkline(points: list[float], width: int = 80, height: int = 18) -> str:
     return " ".join(f"{i * step:.1f},{height - (p - lo) / span * (height - 2) - 1:.1f}" for i, p in enumerate(points))
 
 
-def leaderboard_stamp(game: str | None = None) -> str:
-    """The state of ``game``'s leaderboard (all, without a game): its newest rating-history id, the bots generation.
-
-    One read of the ``(game, id)`` index: a rated result of one game leaves the other's cached.
-    """
-    history = RatingHistory.objects.all() if not game else RatingHistory.objects.filter(game=game)
-    top = history.order_by("-id").values_list("id", flat=True).first() or 0
-    return f"{top}:{bots_generation()}"
-
-
 def compute_leaderboard_page(game: str, active: bool | None, page: int) -> dict[str, Any]:
     """One page of ``game``'s leaderboard with trend lines, and the chart of its first rows, uncached."""
     paged = Paginator(leaderboard(game, active=active), LEADERBOARD_PAGE_SIZE).get_page(page)
@@ -220,7 +211,7 @@ def compute_leaderboard_page(game: str, active: bool | None, page: int) -> dict[
 def leaderboard_page(game: str, active: bool | None, raw_page: str | None) -> dict[str, Any]:
     """:func:`compute_leaderboard_page` (``page``, ``rows``, ``chart``), cached while no rated result or bot changed.
 
-    Adds ``stamp`` (:func:`leaderboard_stamp`: templates key their cached fragments on it).
+    Adds ``stamp`` (:func:`~webapp.rankings.stamps.leaderboard_stamp`: templates key their cached fragments on it).
     """
     try:
         page = max(1, int(raw_page or 1))
