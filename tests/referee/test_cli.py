@@ -174,10 +174,11 @@ def test_referee_mode_and_relay_follow_the_options_and_redis_url() -> None:
 
 def test_ladder_referee_prints_a_notice_and_runs_the_referee_in_ladder_mode(tmp_path: Path) -> None:
     port = free_port()
+    internal = f"127.0.0.1:{free_port()}"  # not the default port: tests run in parallel
     env = {k: v for k, v in ENV.items() if k not in ("REDIS_URL", "DATABASE_URL", "DJANGO_SETTINGS_MODULE")}
     env.update(BRAWL_VAR_DIR=str(tmp_path))  # no database credentials, no Django settings: none needed
     proc = subprocess.Popen(
-        [*BRAWL, "ladder-referee", "--listen", f"127.0.0.1:{port}", "--grace", "1"],
+        [*BRAWL, "ladder-referee", "--listen", f"127.0.0.1:{port}", "--internal-listen", internal, "--grace", "1"],
         cwd=ROOT,
         env=env,
         stdout=subprocess.PIPE,

@@ -102,7 +102,7 @@ def services_env(request: pytest.FixtureRequest) -> Iterator[dict[str, str]]:
 
 def test_run_plays_the_ladder_and_stops_cleanly(checkout: Path, tmp_path: Path, services_env: dict[str, str]) -> None:
     var = tmp_path / "var"
-    web, ref = _free_port(), _free_port()
+    web, ref, internal = _free_port(), _free_port(), _free_port()  # free ports: tests run in parallel
     marker = f"BRAWL_VAR_DIR={var}"
     env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL", "DJANGO_SETTINGS_MODULE"}}
     env.update(services_env)
@@ -110,7 +110,7 @@ def test_run_plays_the_ladder_and_stops_cleanly(checkout: Path, tmp_path: Path, 
     log = (tmp_path / "run.log").open("w")
     proc = subprocess.Popen(
         [sys.executable, "-m", "referee.cli", "run", "--var", str(var), "--web", f"127.0.0.1:{web}",
-         "--referee", f"127.0.0.1:{ref}"],
+         "--referee", f"127.0.0.1:{ref}", "--referee-internal", f"127.0.0.1:{internal}"],
         cwd=checkout, env=env, stdout=log, stderr=subprocess.STDOUT,
     )  # fmt: skip
     try:
