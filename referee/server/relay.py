@@ -36,7 +36,8 @@ import contextlib
 import json
 import logging
 import uuid
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Protocol
 
 import redis.asyncio as aioredis
 from brawl.bot.v1 import bot_pb2
@@ -47,10 +48,47 @@ from referee.server.journal import RedisJournal, keys
 from referee.server.outgoing import Outgoing, as_bytes
 
 if TYPE_CHECKING:
-    from referee.server.hub import BotSession, Referee
+    from referee.server.auth import BotIdentity
     from referee.server.match import MatchRunner
+    from referee.server.state import MatchState
 
 log = logging.getLogger(__name__)
+
+
+class HostedSession(Protocol):
+    """What the relay asks of a local bot's session (``referee.server.hub.BotSession``)."""
+
+    @property
+    def identity(self) -> BotIdentity: ...
+    @property
+    def games(self) -> frozenset[str]: ...
+    @property
+    def seats(self) -> set[tuple[MatchId, Seat]]: ...
+    @property
+    def auto_pass_kinds(self) -> frozenset[str]: ...
+    @property
+    def free(self) -> int: ...
+    def rtt_credit(self, cap: float) -> float: ...
+    def send(self, message: Outgoing) -> None: ...
+
+
+class RelayedReferee(Protocol):
+    """What the relay asks of its referee (``referee.server.hub.Referee``, which creates the relay).
+
+    A protocol rather than an import of the hub: the hub imports this module.
+    """
+
+    @property
+    def sessions(self) -> Mapping[str, HostedSession]: ...
+    @property
+    def accepting(self) -> bool: ...
+    def get(self, match_id: str) -> MatchRunner | None: ...
+    def list(self, state: MatchState | None = None) -> list[MatchRunner]: ...
+    def adopt(self, record: Mapping[str, Any]) -> MatchRunner | None: ...
+    def orphan(self, bot_id: BotId, match_id: MatchId, seat: Seat) -> None: ...
+    def session_for(self, bot_id: BotId, game: str) -> HostedSession | None: ...
+    def on_session_ready(self) -> None: ...
+
 
 Fields = dict[str, str | bytes]
 """One Redis stream entry."""
@@ -107,7 +145,11 @@ class RedisRelay:
     """
 
     def __init__(
-        self, referee: Referee, url: str = "redis://127.0.0.1:6379/0", referee_id: str = "", prefix: str = "brawl"
+        self,
+        referee: RelayedReferee,
+        url: str = "redis://127.0.0.1:6379/0",
+        referee_id: str = "",
+        prefix: str = "brawl",
     ) -> None:
         self.referee = referee
         self.redis: aioredis.Redis = aioredis.Redis.from_url(url)
@@ -121,7 +163,7 @@ class RedisRelay:
         self.stream = f"{prefix}:relay:{self.id}"
         self.links: dict[tuple[MatchId, Seat], RelayLink] = {}
         """Origin side: seats of local matches played through another referee."""
-        self.hosted: dict[tuple[MatchId, Seat], tuple[str, BotSession]] = {}
+        self.hosted: dict[tuple[MatchId, Seat], tuple[str, HostedSession]] = {}
         """Host side: seats of remote matches played by a local session, with their origin."""
         self.hosted_boot: dict[tuple[MatchId, Seat], str] = {}
         """Host side: the origin's boot id when it claimed each hosted seat."""
@@ -388,7 +430,7 @@ class RedisRelay:
 
     # ----- host side ---------------------------------------------------------------------
 
-    def forward_answer(self, session: BotSession, answer: bot_pb2.Answer) -> bool:
+    def forward_answer(self, session: HostedSession, answer: bot_pb2.Answer) -> bool:
         """Sends a local bot's answer to the origin of its match; ``False`` if not hosted here."""
         for (match_id, _seat), (origin, hosted_by) in self.hosted.items():
             if match_id == answer.match_id and hosted_by is session:
@@ -396,7 +438,7 @@ class RedisRelay:
                 return True
         return False
 
-    def session_closed(self, session: BotSession) -> None:
+    def session_closed(self, session: HostedSession) -> None:
         """Tells origins that a hosted bot's stream ended."""
         for key, (origin, hosted_by) in list(self.hosted.items()):
             if hosted_by is session:
