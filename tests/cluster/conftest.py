@@ -61,7 +61,8 @@ def cluster(transactional_db: Any, tmp_path: Path, settings: Any, monkeypatch: p
     monkeypatch.setenv("REDIS_URL", url)
     from workers.celery import app
 
-    # The test process queues the tournament's first games through the web app's dispatch.
+    # Tests send tasks through the workers' app too (the web app's dispatch, webapp.tasks_out, follows
+    # REDIS_URL by itself), so it needs the same broker.
     app.conf.broker_url = url
     app.conf.broker_transport_options = {"visibility_timeout": VISIBILITY_TIMEOUT}
     # Drop pooled broker connections: an earlier suite pointed the app at another Redis database,

@@ -69,7 +69,8 @@ def stack(transactional_db: Any, tmp_path: Path, settings: Any, monkeypatch: pyt
     monkeypatch.setenv("REDIS_URL", url)
     from workers.celery import app
 
-    # The test process queues matches through the web app's dispatch, so it needs the same broker.
+    # Tests send tasks through the workers' app too (the web app's dispatch, webapp.tasks_out, follows
+    # REDIS_URL by itself), so it needs the same broker.
     app.conf.broker_url = url
     app.conf.broker_transport_options = {"visibility_timeout": 6}
     # Drop pooled broker connections: an earlier suite pointed the app at another Redis database,
