@@ -44,9 +44,6 @@ INFO = dataclasses.replace(
 )
 """What the game says of itself: the ladder plays pods of 4 (else 3), 2v2 with ``teams: true``."""
 
-SIMPLE_REMOVED = ("Transmuter", "Chaos Mage", "The Magic Stump")
-"""Creatures the Simple Rules variant takes out of the deck (section 1.8)."""
-
 _DEFAULTS: dict[str, Any] = {
     "max_rounds": 40,
     "teams": False,
@@ -125,7 +122,8 @@ class ScrumBrawl(Game):
 
 def deck_names(cfg: Mapping[str, Any]) -> list[str]:
     """The deck as card names for ``cfg``: creatures, then each other card times its count."""
-    names = [n for n in CONTENT.creatures if not (cfg["simple_rules"] and n in SIMPLE_REMOVED)]
+    # The Simple Rules variant takes some creatures out (section 1.8): ``simple_rules_removed`` in the data.
+    names = [n for n, c in CONTENT.creatures.items() if not (cfg["simple_rules"] and c.simple_rules_removed)]
     counts = {**CONTENT.deck, **cfg["deck_counts"]}
     for name, n in counts.items():
         kind = CONTENT.card_type(name)

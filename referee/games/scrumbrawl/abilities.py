@@ -134,7 +134,7 @@ def _use_transmuter(m: SBMatch, c: Creature, p: dict[str, Any]) -> None:
     if m.friendly(t.owner, c.owner):
         m.stack.append(then)
     else:
-        m.roll("Transmuter", [(8, 1, 8)], Frame("d8_gate", {"upto": 4, "then": then}))
+        m.roll(c.name, [(8, 1, 8)], Frame("d8_gate", {"upto": 4, "then": then}))
 
 
 @MAGIC_USE.register("magic_stump")

@@ -25,7 +25,7 @@ from referee.games.scrumbrawl.board import (
 from referee.games.scrumbrawl.content import CONTENT
 from referee.games.scrumbrawl.creatures import MAX_CREATURES, count_of, has, summon
 from referee.games.scrumbrawl.engine import Frame, SBMatch, decision, step
-from referee.games.scrumbrawl.hooks import WINDOW_ONLY
+from referee.games.scrumbrawl.hooks import INSTANT_EFFECT, PLAYED_EFFECT, WINDOW_ONLY
 from referee.games.scrumbrawl.orbs import can_be_fumbled
 
 
@@ -35,12 +35,27 @@ def cards_of(m: SBMatch, seat: int, kind: str) -> list[str]:
     out = []
     for card in m.hands[seat]:
         name = m.card_names[card]
-        if name in seen:
+        if name in seen or CONTENT.card_type(name) != kind:
             continue
-        if kind == "Dispel" or kind == "Fumble":
-            if name != kind:
-                continue
-        elif CONTENT.card_type(name) != kind:
+        seen.add(name)
+        out.append(card)
+    return out
+
+
+def played_cards_of(m: SBMatch, seat: int, effect: str) -> list[str]:
+    """Returns the card ids in ``seat``'s hand of the played events whose one effect is ``effect``.
+
+    ``effect`` is a hook of the ``played_effect`` point (``"dispel"``, ``"fumble"``): the card is found by
+    what it does (``effects`` in ``data/cards.json``), never by its name. One id per distinct name.
+    """
+    if effect not in PLAYED_EFFECT.handlers:
+        raise ValueError(f"scrumbrawl: {effect!r} is not a played effect")
+    seen: set[str] = set()
+    out = []
+    for card in m.hands[seat]:
+        name = m.card_names[card]
+        ev = CONTENT.events.get(name)
+        if name in seen or ev is None or ev.effects != (effect,):
             continue
         seen.add(name)
         out.append(card)
@@ -196,7 +211,7 @@ def _anytime_targets(m: SBMatch, seat: int) -> bool:
 def anytime_plays(m: SBMatch, seat: int) -> list[Option]:
     """The Dispel (on any enchantment) and, on the active side, Fumble (on any carrier) plays of ``seat``."""
     out: list[Option] = []
-    d = cards_of(m, seat, "Dispel")
+    d = played_cards_of(m, seat, "dispel")
     if d:
         out.extend(
             Option(
@@ -207,7 +222,7 @@ def anytime_plays(m: SBMatch, seat: int) -> list[Option]:
             )
             for k in enchantments_in_play(m)
         )
-    fumbles = cards_of(m, seat, "Fumble")
+    fumbles = played_cards_of(m, seat, "fumble")
     if fumbles and active_side(m, seat):
         out.extend(
             Option(
@@ -342,9 +357,12 @@ def play_alter(m: SBMatch, seat: int, params: dict[str, object], data: dict[str,
 
 def _dispel_window_options(m: SBMatch, f: Frame) -> list[Option]:
     seat = f["queue"][0]
-    cards = cards_of(m, seat, "Dispel")
+    cards = played_cards_of(m, seat, "dispel")
     what = "the event" if f["ref"]["dispels"] % 2 == 0 else "the Dispel"
-    plays = [Option(f"dispel:{c}", "dispel", f"Dispel {what}", {"card": c, "card_name": "Dispel"}) for c in cards]
+    plays = [
+        Option(f"dispel:{c}", "dispel", f"{m.card_names[c]} {what}", {"card": c, "card_name": m.card_names[c]})
+        for c in cards
+    ]
     return [*plays, Option("pass", "pass", "let it resolve")]
 
 
@@ -403,7 +421,7 @@ def _fumble_options(m: SBMatch, f: Frame) -> list[Option]:
         return []
     plays = [
         Option(f"fumble:{k}", "fumble", f"Fumble: {c.name} drops the orb", {"card": k, "creature": c.id})
-        for k in cards_of(m, seat, "Fumble")
+        for k in played_cards_of(m, seat, "fumble")
     ]
     return [*plays, Option("pass", "pass", "no Fumble")]
 
@@ -417,7 +435,7 @@ def play_fumble(m: SBMatch, seat: int, card: str, cid: str) -> None:
     """Plays Fumble on carrier ``cid`` (it cannot be Dispelled)."""
     play_from_hand(m, seat, card)
     m.discard.append(card)
-    m.push("fumble", cid=cid, why="Fumble")
+    m.push("fumble", cid=cid, why=m.card_names[card])
 
 
 def _revenant_options(m: SBMatch, f: Frame) -> list[Option]:
@@ -483,9 +501,13 @@ def _instant_resolve(m: SBMatch, f: Frame) -> None:
 
 @step("event_effect")
 def _event_effect(m: SBMatch, f: Frame) -> None:
-    EFFECTS[f["effect"]](m, f)
+    handler = INSTANT_EFFECT.handlers.get(f["effect"])
+    if handler is None:
+        raise RuntimeError(f"{f['effect']} is a played event, not an instant effect")
+    handler(m, f)
 
 
+@INSTANT_EFFECT.register("chaos")
 def _chaos(m: SBMatch, f: Frame) -> None:
     m.emit("effect", {"name": "chaos", "detail": f["cause"]})
     pids = sorted(m.portals)
@@ -511,6 +533,7 @@ def _chaos(m: SBMatch, f: Frame) -> None:
         place_portal(m, pid)
 
 
+@INSTANT_EFFECT.register("earthquake")
 def _earthquake(m: SBMatch, f: Frame) -> None:
     m.emit("effect", {"name": "earthquake", "detail": f["cause"]})
     order = {s: i for i, s in enumerate(m.order_from(m.active))}
@@ -529,6 +552,7 @@ def _doom_check(m: SBMatch, f: Frame) -> None:
         m.push("destroy", cid=f["cid"], killer=None, cause=f["cause"])
 
 
+@INSTANT_EFFECT.register("fissure")
 def _fissure(m: SBMatch, f: Frame) -> None:
     m.emit("effect", {"name": "fissure", "detail": f["cause"]})
     place_2d20(m, "Fissure", Frame("fissure_hit"))
@@ -566,6 +590,7 @@ def _wipe(m: SBMatch, cids: list[str], orbs: list[str], pids: list[str], cause: 
         m.push("destroy", cid=cid, killer=None, cause=cause)
 
 
+@INSTANT_EFFECT.register("hailstorm")
 def _hailstorm(m: SBMatch, f: Frame) -> None:
     m.emit("effect", {"name": "hailstorm", "detail": f["cause"]})
     for card in reversed(enchantments_in_play(m)):
@@ -578,6 +603,7 @@ def _hail_check(m: SBMatch, f: Frame) -> None:
         remove_enchantment(m, f["card"], "hailstorm")
 
 
+@INSTANT_EFFECT.register("lightning_storm")
 def _lightning(m: SBMatch, f: Frame) -> None:
     m.emit("effect", {"name": "lightning_storm", "detail": f["cause"]})
     m.roll("Lightning Storm strikes", [(8, 1, 8)], Frame("strikes"))
@@ -603,6 +629,7 @@ def _strike_square(m: SBMatch, f: Frame) -> None:
     )
 
 
+@INSTANT_EFFECT.register("gypsy_bazaar")
 def _gypsy(m: SBMatch, f: Frame) -> None:
     m.emit("effect", {"name": "gypsy_bazaar", "detail": f["cause"]})
     instants: list[tuple[int, str]] = []
@@ -627,6 +654,7 @@ def _gypsy(m: SBMatch, f: Frame) -> None:
     open_window(m, "team_window", m.order_from(m.active), "play a team enchantment you were dealt?")
 
 
+@INSTANT_EFFECT.register("orbstorm")
 def _orbstorm(m: SBMatch, f: Frame) -> None:
     m.emit("effect", {"name": "orbstorm", "detail": f["cause"]})
     m.roll("Orbstorm", [(8, 1, 8)], Frame("orbstorm_n"))
@@ -640,6 +668,7 @@ def _orbstorm_n(m: SBMatch, f: Frame) -> None:
             place_new_orb(m, orb)
 
 
+@INSTANT_EFFECT.register("sacrifice")
 def _sacrifice(m: SBMatch, f: Frame) -> None:
     m.emit("effect", {"name": "sacrifice", "detail": f["cause"]})
     for seat in reversed(m.order_from(m.active)):
@@ -660,21 +689,6 @@ def _sacrifice_choice(m: SBMatch, f: Frame, opt: Option) -> None:
     m.push("destroy", cid=opt.params["creature"], killer=None, cause="sacrifice")
 
 
-def _not_instant(m: SBMatch, f: Frame) -> None:
-    raise RuntimeError(f"{f['effect']} is a played event, not an instant effect")
-
-
-EFFECTS = {
-    "chaos": _chaos,
-    "earthquake": _earthquake,
-    "fissure": _fissure,
-    "hailstorm": _hailstorm,
-    "lightning_storm": _lightning,
-    "gypsy_bazaar": _gypsy,
-    "orbstorm": _orbstorm,
-    "sacrifice": _sacrifice,
-    "dispel": _not_instant,
-    "fumble": _not_instant,
-}
+PLAYED_EFFECT.mark("dispel", "fumble")
 
 __all__ = ["relocate_orb"]

@@ -56,6 +56,8 @@ class CreatureSpec:
     """``(low, high, attacks)`` rows of the d8 table (Demoness, Hydra)."""
     ground_only_range: bool = False
     """The Magic Stump's root attack hits non-flying creatures only."""
+    simple_rules_removed: bool = False
+    """The Simple Rules variant takes the creature out of the deck (section 1.8)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,6 +160,7 @@ def parse_creature(entry: dict[str, Any]) -> CreatureSpec:
         text=entry["text"],
         variable_attacks=variable,
         ground_only_range=bool(entry.get("ground_only_range", False)),
+        simple_rules_removed=bool(entry.get("simple_rules_removed", False)),
     )
 
 

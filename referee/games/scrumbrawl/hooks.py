@@ -1,12 +1,13 @@
-"""The named hook points of ScrumBrawl: where a creature's ability or an orb's effect acts.
+"""The named hook points of ScrumBrawl: where a creature's ability, an orb's or an event's effect acts.
 
-Abilities and orb effects are data: ``hooks`` in ``data/creatures.json`` and ``data/orbs.json`` name
-them. Each :class:`HookPoint` below is a registry from hook name to what that hook does at that
-point of the rules, filled by the rules modules with ``@POINT.register("hook")`` (as Super Fantasy
-Brawl's ``KEYWORDS``). The engine asks a point for the handlers of a creature's or an orb's hooks
-(:meth:`HookPoint.of`) or whether any applies (:meth:`HookPoint.holds`), and never compares an
-ability's or an orb's name; ``tests/games/scrumbrawl/test_hooks.py`` scans the engine for that and
-checks that every hook of the data is registered at some point, and every registered hook is used.
+Abilities, orb effects and event effects are data: ``hooks`` in ``data/creatures.json`` and
+``data/orbs.json`` and ``effects`` in ``data/cards.json`` name them. Each :class:`HookPoint` below is a
+registry from hook name to what that hook does at that point of the rules, filled by the rules modules
+with ``@POINT.register("hook")`` (as Super Fantasy Brawl's ``KEYWORDS``). The engine asks a point for
+the handlers of a creature's or an orb's hooks (:meth:`HookPoint.of`) or whether any applies
+(:meth:`HookPoint.holds`), and never compares an ability's, an orb's or a card's name;
+``tests/games/scrumbrawl/test_hooks.py`` scans the engine for that and checks that every hook of the
+data is registered at some point, and every registered hook is used.
 
 A *trait* point holds a plain ``True`` per hook: the rule that reads it is the point itself (a Weak
 creature cannot carry a heavy orb). A point with handlers calls them in the order of the sorted hook
@@ -138,6 +139,17 @@ CARRIER_TURN_START: HookPoint[Any] = HookPoint("carrier_turn_start", "the carrie
 CARRIER_TURN_END: HookPoint[Any] = HookPoint("carrier_turn_end", "the carrier's owner's turn ends: handler(m, c)")
 KILLER: HookPoint[bool] = HookPoint(
     "killer", "trait: the carrier strikes any creature in throwing range, T against D (section 2.4)"
+)
+
+# -- cards (effects of the events in data/cards.json) -------------------------------------------
+
+INSTANT_EFFECT: HookPoint[Any] = HookPoint(
+    "instant_effect", "an instant event's effect resolves, not Dispelled: handler(m, frame with 'cause')"
+)
+PLAYED_EFFECT: HookPoint[bool] = HookPoint(
+    "played_effect",
+    "trait: an event played from the hand into a window (Dispel, Fumble); the windows offer the cards that "
+    "have this one effect (:func:`cards.played_cards_of`)",
 )
 
 

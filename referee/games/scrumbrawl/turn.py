@@ -189,7 +189,7 @@ def _place_options(m: SBMatch, f: Frame) -> list[Option]:
 
 
 def _dispel_options(m: SBMatch, seat: int) -> list[Option]:
-    d = cards.cards_of(m, seat, "Dispel")
+    d = cards.played_cards_of(m, seat, "dispel")
     if not d:
         return []
     return [
@@ -205,7 +205,7 @@ def _dispel_options(m: SBMatch, seat: int) -> list[Option]:
 
 def _fumble_options(m: SBMatch, seat: int) -> list[Option]:
     # 2.3 Fumble: "You may play this during any player's turn": on one's own turn, at any time.
-    fumbles = cards.cards_of(m, seat, "Fumble")
+    fumbles = cards.played_cards_of(m, seat, "fumble")
     if not fumbles:
         return []
     return [
