@@ -311,9 +311,127 @@ async def main_async(
             for proc, conn, _, _ in referees:
                 conn.send(("stop",))
                 proc.join(5)
-            for proc, *_ in [*echoes, *referees]:
+            for proc in [e[0] for e in echoes] + [r[0] for r in referees]:
                 if proc.is_alive():
                     proc.kill()
+
+
+# ----- loop mechanics per decision (--components) ---------------------------------------------
+
+
+def components(rounds: int = 9, n: int = 20_000) -> None:
+    """Times, in this thread's CPU, the loop mechanics a decision pays, the old way against the new.
+
+    Each pair runs back to back ``rounds`` times, interleaved; the minimum per operation is
+    printed (the least disturbed by the other processes on the machine). The old ways are copied
+    here, as they were in the referee before issue 14's hop pass:
+
+    * ``clock``: ``asyncio.get_running_loop().time()`` (a ``getpid`` system call in CPython 3.11)
+      against ``time.monotonic()``, the same clock; the referee reads it about five times a decision;
+    * ``wait``: a match's wait for an answer (a future, and a timer set and cancelled for every
+      decision) against the same with one timer kept while deadlines move forward;
+    * ``outbox``: a message through a session's ``asyncio.Queue`` to its writer task against the
+      lighter deque-and-future outbox (:class:`referee.server.hub.Outbox`);
+    * ``hop``: one more task step between two tasks (``await asyncio.sleep(0)``), for scale.
+    """
+    from referee.server.hub import Outbox
+    from referee.server.match import MatchRunner
+
+    async def clock_old() -> None:
+        for _ in range(n):
+            asyncio.get_running_loop().time()
+
+    async def clock_new() -> None:
+        for _ in range(n):
+            time.monotonic()
+
+    class OldWaiter:
+        def __init__(self) -> None:
+            self._waiter: asyncio.Future[None] | None = None
+
+        def _wake(self) -> None:
+            w = self._waiter
+            if w is not None and not w.done():
+                w.set_result(None)
+
+        async def _sleep_until(self, when: float) -> None:
+            loop = asyncio.get_running_loop()
+            self._waiter = loop.create_future()
+            handle = loop.call_at(when, self._wake)
+            try:
+                await self._waiter
+            finally:
+                handle.cancel()
+                self._waiter = None
+
+    def new_waiter() -> Any:
+        r = MatchRunner.__new__(MatchRunner)
+        r._waiter, r._loop, r._timer, r._timer_at = None, None, None, 0.0
+        return r
+
+    async def wait(waiter: Any) -> None:
+        loop = asyncio.get_running_loop()
+        for i in range(n):
+            loop.call_soon(waiter._wake)  # the answer, from another callback
+            await waiter._sleep_until(time.monotonic() + 30.0 + i * 1e-6)
+        if getattr(waiter, "_timer", None) is not None:
+            waiter._stop_timer()
+
+    async def wait_old() -> None:
+        await wait(OldWaiter())
+
+    async def wait_new() -> None:
+        await wait(new_waiter())
+
+    async def through(box: Any) -> None:
+        async def writer() -> None:
+            while await box.get() is not None:
+                pass
+
+        task = asyncio.create_task(writer())
+        for _ in range(n):
+            box.put_nowait(b"x")
+            await asyncio.sleep(0)  # the match moves on; the writer takes the message
+        box.put_nowait(None)
+        await task
+
+    async def outbox_old() -> None:
+        await through(asyncio.Queue())
+
+    async def outbox_new() -> None:
+        await through(Outbox())
+
+    async def hop() -> None:
+        for _ in range(n):
+            await asyncio.sleep(0)
+
+    async def nothing() -> None:
+        for _ in range(n):
+            pass
+
+    pairs = {
+        "clock": (clock_old, clock_new),
+        "wait": (wait_old, wait_new),
+        "outbox": (outbox_old, outbox_new),
+        "hop": (nothing, hop),
+    }
+    best: dict[tuple[str, int], float] = {}
+
+    async def run() -> None:
+        for _ in range(rounds):
+            for name, fns in pairs.items():
+                for which, fn in enumerate(fns):
+                    c0 = time.thread_time()
+                    await fn()
+                    per = (time.thread_time() - c0) / n
+                    best[(name, which)] = min(best.get((name, which), per), per)
+
+    asyncio.run(run())
+    print(f"loop mechanics, thread CPU per operation, min of {rounds} interleaved rounds of {n}:")
+    print(f"{'':<8} {'old us':>7} {'new us':>7} {'saved us':>8}")
+    for name in pairs:
+        old, new = best[(name, 0)] * 1e6, best[(name, 1)] * 1e6
+        print(f"{name:<8} {old:>7.2f} {new:>7.2f} {old - new:>8.2f}")
 
 
 def main() -> int:
@@ -332,7 +450,15 @@ def main() -> int:
         action="store_true",
         help="the referee does not yield between applying answers and asking the next decision (for comparison)",
     )
+    parser.add_argument(
+        "--components",
+        action="store_true",
+        help="only time the loop mechanics of a decision, old way against new, in thread CPU (see components())",
+    )
     args = parser.parse_args()
+    if args.components:
+        components()
+        return 0
     games = [g for g in args.games.split(",") if g]
     _register_test_games(games)
     asyncio.run(

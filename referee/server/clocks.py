@@ -9,8 +9,8 @@ for the network. Pure functions of numbers (the caller reads the loop's clock), 
 
 from __future__ import annotations
 
-import asyncio
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from brawl.bot.v1 import bot_pb2
@@ -70,9 +70,13 @@ def set_duration(target: object, secs: float) -> None:
     target.nanos = nanos  # type: ignore[attr-defined]
 
 
-def loop_time() -> float:
-    """The event loop's monotonic clock, in seconds."""
-    return asyncio.get_running_loop().time()
+loop_time: Callable[[], float] = time.monotonic
+"""The event loop's monotonic clock, in seconds.
+
+asyncio's default loop reads ``time.monotonic`` for ``loop.time()``; reading it directly spares
+``asyncio.get_running_loop()``, which costs a ``getpid`` system call in CPython 3.11 (3.8 % of a
+referee's CPU at 10 ScrumBrawl matches, five reads per decision). Timers are set with
+``call_later`` (relative), so they stay right on a loop with another clock."""
 
 
 def time_now() -> float:

@@ -84,6 +84,44 @@ class AlreadyExistsError(StartError):
     """The match id is taken by a different request."""
 
 
+class Outbox:
+    """A session's outgoing messages, for its one writer: a deque and at most one waiting ``get``.
+
+    Lighter than ``asyncio.Queue`` (pure Python, with a size bound, task counting and a loop
+    lookup per wait that this queue has no use for): it is touched twice per message.
+    """
+
+    __slots__ = ("_items", "_loop", "_waiter")
+
+    def __init__(self) -> None:
+        self._items: deque[Outgoing | None] = deque()
+        self._waiter: asyncio.Future[None] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def put_nowait(self, item: Outgoing | None) -> None:
+        """Appends ``item`` and wakes the writer if it waits."""
+        self._items.append(item)
+        w = self._waiter
+        if w is not None:
+            self._waiter = None
+            if not w.done():
+                w.set_result(None)
+
+    async def get(self) -> Outgoing | None:
+        """The oldest message, waiting for one if there is none."""
+        items = self._items
+        while not items:
+            if self._loop is None:
+                self._loop = asyncio.get_running_loop()
+            w = self._waiter = self._loop.create_future()
+            await w
+        return items.popleft()
+
+    def qsize(self) -> int:
+        """Messages waiting."""
+        return len(self._items)
+
+
 class BotSession:
     """One connected bot process (one ``Connect`` stream): a :class:`SeatLink` for its seats."""
 
@@ -96,7 +134,7 @@ class BotSession:
         """Set when a re-check found the token revoked: the session takes no seat and is closing."""
         self.games = games
         self.max_matches = max_matches
-        self.outbox: asyncio.Queue[Outgoing | None] = asyncio.Queue()
+        self.outbox = Outbox()
         self.seats: set[tuple[MatchId, Seat]] = set()
         self.closed = False
         self._rtts: deque[float] = deque(maxlen=5)

@@ -181,6 +181,10 @@ class MatchRunner:
         work, without the time the process spent descheduled."""
         self._end: Outcome | None = None
         self._waiter: asyncio.Future[None] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._timer: asyncio.TimerHandle | None = None
+        self._timer_at = 0.0
+        """When :attr:`_timer` fires (:func:`loop_time`)."""
         self._seated = asyncio.Event()
         self.spectators = Spectators(
             match_id, self.name, self.recorder, lambda: (self.state, self.is_over()), lambda: self.event_total
@@ -368,19 +372,43 @@ class MatchRunner:
             w.set_result(None)
 
     async def _sleep_until(self, when: float) -> None:
-        loop = asyncio.get_running_loop()
+        """Waits until :func:`loop_time` reaches ``when`` or :meth:`_wake` is called.
+
+        One timer serves many waits: a timer already set for ``when`` or earlier is kept (deadlines
+        move forward decision after decision, so it fires early at most once, and the caller, which
+        re-checks its deadlines in a loop, sleeps again); only an earlier ``when`` sets a new one.
+        Most decisions so set no timer and cancel none.
+        """
+        loop = asyncio.get_running_loop() if self._loop is None else self._loop
+        self._loop = loop
         self._waiter = loop.create_future()
-        handle = loop.call_at(when, self._wake)
+        timer = self._timer
+        if timer is None or self._timer_at > when:
+            if timer is not None:
+                timer.cancel()
+            self._timer = loop.call_later(max(0.0, when - loop_time()), self._timer_fired)
+            self._timer_at = when
         try:
             await self._waiter
         finally:
-            handle.cancel()
             self._waiter = None
+
+    def _timer_fired(self) -> None:
+        self._timer = None
+        self._wake()
+
+    def _stop_timer(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
 
     async def run(self) -> Replay | None:
         """Plays the match to its end and records it; returns the replay (``None`` if it failed)."""
         with logsetup.bind(match_id=str(self.match_id)):  # on every record of this match's task
-            return await self._run()
+            try:
+                return await self._run()
+            finally:
+                self._stop_timer()
 
     async def _run(self) -> Replay | None:
         try:
