@@ -11,7 +11,7 @@ Gargoyle's stone and the Killer Orb are handled here. Damage itself is in ``crea
 from __future__ import annotations
 
 from referee.core.contract import Option
-from referee.games.scrumbrawl.board import DIRS, dist, loose_orb, on_board, sq
+from referee.games.scrumbrawl.board import DIRS, INDEX, dist, loose_orb, on_board, sq
 from referee.games.scrumbrawl.content import CONTENT, CreatureSpec
 from referee.games.scrumbrawl.creatures import another_turn, can_carry, damage, has, is_stone, orb_hooks, spec, stat
 from referee.games.scrumbrawl.engine import Creature, Frame, Pos, SBMatch, decision, step
@@ -132,8 +132,11 @@ def can_counter(m: SBMatch, t: Creature, x: Creature) -> bool:
     return reach_mode(m, t, x) is not None
 
 
-def charge_options(m: SBMatch, x: Creature, reach: dict[Pos, int]) -> list[tuple[Creature, Pos]]:
-    """Minotaur charges: an enemy and a direction such that its last three squares run straight at it."""
+def charge_options(m: SBMatch, x: Creature, reach: dict[int, int]) -> list[tuple[Creature, Pos]]:
+    """Minotaur charges: an enemy and a direction such that its last three squares run straight at it.
+
+    ``reach`` is ``x``'s :func:`~referee.games.scrumbrawl.movement.reach_indices`.
+    """
     from referee.games.scrumbrawl.movement import remaining
 
     out: list[tuple[Creature, Pos]] = []
@@ -152,7 +155,7 @@ def charge_options(m: SBMatch, x: Creature, reach: dict[Pos, int]) -> list[tuple
             if any(p in occupied and p != x.pos for p in line[:3]):
                 continue
             start = line[3]
-            if (start == x.pos and left >= 3) or reach.get(start, 99) + 3 <= left:
+            if (start == x.pos and left >= 3) or reach.get(INDEX[start], 99) + 3 <= left:
                 out.append((t, d))
     return out
 

@@ -8,7 +8,7 @@ may then move on with what is left of its movement. This module does not resolve
 
 from __future__ import annotations
 
-from referee.games.scrumbrawl.board import NEIGHBOURS, neighbours
+from referee.games.scrumbrawl.board import INDEX, NEIGHBOUR_INDEX, POS_AT, neighbours
 from referee.games.scrumbrawl.creatures import can_carry, has, heavy, orb_hooks, spec, stat
 from referee.games.scrumbrawl.engine import Creature, Frame, Pos, SBMatch, step
 from referee.games.scrumbrawl.hooks import GAZES, HEAVY
@@ -33,28 +33,34 @@ def gaze_squares(m: SBMatch, c: Creature) -> set[Pos]:
 
 def reachable(m: SBMatch, c: Creature) -> dict[Pos, int]:
     """Returns each square ``c`` may end a move on, with its cost in squares."""
+    return {POS_AT[i]: cost for i, cost in reach_indices(m, c).items()}
+
+
+def reach_indices(m: SBMatch, c: Creature) -> dict[int, int]:
+    """:func:`reachable` with the squares as :data:`~referee.games.scrumbrawl.board.INDEX` numbers."""
     budget = remaining(m, c)
     if budget <= 0:
         return {}
     flying = has(m, c, "flying")
-    occupied = {x.pos for x in m.creatures.values()}
-    stops = set(m.portals.values()) | gaze_squares(m, c)
-    loose = {p for p in m.orbs.values() if p is not None}
+    occupied = {INDEX[x.pos] for x in m.creatures.values()}
+    stops = {INDEX[p] for p in m.portals.values()} | {INDEX[p] for p in gaze_squares(m, c)}
+    loose = {INDEX[p] for p in m.orbs.values() if p is not None}
     weak = has(m, c, "weak")
     heavy_sq = next((p for o, p in m.orbs.items() if p is not None and HEAVY.holds(orb_hooks(o))), None)
     blocked_orb = c.orb is not None and can_carry(c)
-    out: dict[Pos, int] = {}
-    frontier = [c.pos]
-    seen = {c.pos}
+    out: dict[int, int] = {}
+    start = INDEX[c.pos]
+    frontier = [start]
+    seen = {start}
     if weak and heavy_sq is not None:
-        seen.add(heavy_sq)
+        seen.add(INDEX[heavy_sq])
     if blocked_orb:
         seen |= loose
     halt = stops | loose
     for cost in range(1, budget + 1):
-        nxt: list[Pos] = []
+        nxt: list[int] = []
         for p in frontier:
-            for q in NEIGHBOURS[p]:
+            for q in NEIGHBOUR_INDEX[p]:
                 if q in seen:
                     continue
                 seen.add(q)

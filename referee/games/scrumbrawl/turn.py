@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from referee.core.contract import Option
 from referee.games.scrumbrawl import abilities, cards, combat, movement, orbs
-from referee.games.scrumbrawl.board import DIR_NAMES, DIRS, dist, sq
+from referee.games.scrumbrawl.board import DIR_NAMES, DIRS, POS_AT, SQ_AT, dist
 from referee.games.scrumbrawl.cards import draw_card
 from referee.games.scrumbrawl.content import CONTENT
 from referee.games.scrumbrawl.creatures import (
@@ -245,6 +245,32 @@ def _place(m: SBMatch, f: Frame, opt: Option) -> None:
 # -- acting ------------------------------------------------------------------------------------
 
 
+_MOVES: dict[tuple[str, str], dict[int, Option]] = {}
+"""The move options already built, by creature (card id and name) and square index: an option is
+immutable and depends on nothing else, and building one is most of the cost of listing a turn's
+options (a creature may reach some 150 squares). Bounded by the cards times the squares."""
+
+
+def _move_options(cid: str, name: str, squares: list[int]) -> list[Option]:
+    """The move options of creature ``cid`` (named ``name``) to each of ``squares`` (indices), in order."""
+    known = _MOVES.get((cid, name))
+    if known is None:
+        if len(_MOVES) > 4096:  # card ids are few; this only guards a long-lived process against growth
+            _MOVES.clear()
+        known = _MOVES[(cid, name)] = {}
+    out = []
+    for i in squares:
+        opt = known.get(i)
+        if opt is None:
+            s = SQ_AT[i]
+            r, col = POS_AT[i]
+            opt = known[i] = Option(
+                f"move:{cid}:{s}", "move", f"{name} moves to {s}", {"creature": cid, "row": r, "col": col}
+            )
+        out.append(opt)
+    return out
+
+
 def creature_options(m: SBMatch, c: Creature) -> list[Option]:
     """Every action creature ``c`` may take now."""
     out: list[Option] = []
@@ -252,11 +278,9 @@ def creature_options(m: SBMatch, c: Creature) -> list[Option]:
         return out
     if not (c.moved or c.attacked or c.maneuvered):
         out.extend(abilities.magic_options(m, c))
-    reach = movement.reachable(m, c) if not c.attacked else {}
-    prefix, label = f"move:{c.id}:", f"{c.name} moves to "
-    for pos in sorted(reach):
-        s = sq(pos)
-        out.append(Option(prefix + s, "move", label + s, {"creature": c.id, "row": pos[0], "col": pos[1]}))
+    reach = movement.reach_indices(m, c) if not c.attacked else {}
+    if reach:
+        out.extend(_move_options(c.id, c.name, sorted(reach)))
     if not c.attacked:
         for t, mode in combat.attack_targets(m, c):
             out.append(
