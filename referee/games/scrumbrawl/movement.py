@@ -36,8 +36,22 @@ def reachable(m: SBMatch, c: Creature) -> dict[Pos, int]:
     return {POS_AT[i]: cost for i, cost in reach_indices(m, c).items()}
 
 
-def reach_indices(m: SBMatch, c: Creature) -> dict[int, int]:
-    """:func:`reachable` with the squares as :data:`~referee.games.scrumbrawl.board.INDEX` numbers."""
+def move_cost(m: SBMatch, c: Creature, dest: Pos) -> int | None:
+    """The cost in squares of ``c``'s move to ``dest``, or None if it cannot end a move there.
+
+    The same as ``reachable(m, c).get(dest)``, but the search stops as soon as it reaches ``dest``.
+    """
+    target = INDEX.get(dest)
+    if target is None:
+        return None
+    return reach_indices(m, c, target).get(target)
+
+
+def reach_indices(m: SBMatch, c: Creature, target: int = -1) -> dict[int, int]:
+    """:func:`reachable` with the squares as :data:`~referee.games.scrumbrawl.board.INDEX` numbers.
+
+    With a ``target`` the search stops once it has reached that square (breadth first: at its least cost).
+    """
     budget = remaining(m, c)
     if budget <= 0:
         return {}
@@ -69,6 +83,8 @@ def reach_indices(m: SBMatch, c: Creature) -> dict[int, int]:
                         nxt.append(q)
                     continue
                 out[q] = cost
+                if q == target:
+                    return out
                 if q not in halt:
                     nxt.append(q)
         frontier = nxt
@@ -87,7 +103,7 @@ def _move_go(m: SBMatch, f: Frame) -> None:
     if c is None or c.done:
         return
     dest: Pos = tuple(f["dest"])
-    cost = reachable(m, c).get(dest)
+    cost = move_cost(m, c, dest)
     if cost is None:
         return
     control(m, c)

@@ -425,7 +425,10 @@ def _act(m: SBMatch, f: Frame, opt: Option) -> None:
         t = m.creatures[p["target"]]
         d = next(k for k, v in DIR_NAMES.items() if v == p["direction"])
         start = (t.pos[0] - 4 * d[0], t.pos[1] - 4 * d[1])
-        cost = 3 + (0 if start == c.pos else movement.reachable(m, c)[start])
+        start_cost = 0 if start == c.pos else movement.move_cost(m, c, start)
+        if start_cost is None:
+            raise RuntimeError(f"charge {opt.id}: its start {start} is not reachable")
+        cost = 3 + start_cost
         old = c.pos
         c.pos = (t.pos[0] - d[0], t.pos[1] - d[1])
         c.steps += cost
