@@ -40,6 +40,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
         help="deprecated: use `brawl referee` (ladder mode is its default)",
     )
     ref.add_argument("--listen", default="127.0.0.1:50051", metavar="HOST:PORT", help="address to bind")
+    ref.add_argument(
+        "--internal-listen", default="127.0.0.1:50052", metavar="HOST:PORT", help="address of the internal API"
+    )
     ref.add_argument("--grace", type=float, default=30.0, help="seconds running matches get on shutdown")
     ref.set_defaults(func=cmd_ladder_referee)
 
@@ -94,6 +97,6 @@ def cmd_ladder_referee(args: argparse.Namespace) -> int:
 
     from referee.cli import main
 
-    argv = ["referee", "--listen", args.listen, "--grace", str(args.grace)]
+    argv = ["referee", "--listen", args.listen, "--internal-listen", args.internal_listen, "--grace", str(args.grace)]
     print(f"brawl ladder-referee is deprecated; running: brawl {' '.join(argv)}", file=sys.stderr)
     return main(argv)
