@@ -47,16 +47,12 @@ NEIGHBOURS: dict[Pos, tuple[Pos, ...]] = {
 
 _W = SIZE + 2
 INDEX: dict[Pos, int] = {pos: pos[0] * _W + pos[1] for pos in NEIGHBOURS}
-"""Each square of the Arena as a small integer, in the order of the squares (row, then column): the
-breadth-first search of movement runs on these (an int hashes far faster than a tuple)."""
+"""Each square of the Arena as a small integer, in the order of the squares (row, then column), rows
+``SIZE + 2`` wide: movement's search runs on bit sets of these (``movement.reach_layers``)."""
 POS_AT: dict[int, Pos] = {i: pos for pos, i in INDEX.items()}
 """The square of each index of :data:`INDEX`."""
 SQ_AT: dict[int, str] = {i: f"r{pos[0]}c{pos[1]}" for i, pos in POS_AT.items()}
 """The id (:func:`sq`) of the square of each index."""
-NEIGHBOUR_INDEX: dict[int, tuple[int, ...]] = {
-    INDEX[pos]: tuple(INDEX[q] for q in ns) for pos, ns in NEIGHBOURS.items()
-}
-""":data:`NEIGHBOURS` by index."""
 
 
 def neighbours(pos: Pos) -> list[Pos]:

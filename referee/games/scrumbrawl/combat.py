@@ -132,12 +132,12 @@ def can_counter(m: SBMatch, t: Creature, x: Creature) -> bool:
     return reach_mode(m, t, x) is not None
 
 
-def charge_options(m: SBMatch, x: Creature, reach: dict[int, int]) -> list[tuple[Creature, Pos]]:
+def charge_options(m: SBMatch, x: Creature, reach: list[int]) -> list[tuple[Creature, Pos]]:
     """Minotaur charges: an enemy and a direction such that its last three squares run straight at it.
 
-    ``reach`` is ``x``'s :func:`~referee.games.scrumbrawl.movement.reach_indices`.
+    ``reach`` is ``x``'s :func:`~referee.games.scrumbrawl.movement.reach_layers`.
     """
-    from referee.games.scrumbrawl.movement import remaining
+    from referee.games.scrumbrawl.movement import layer_cost, remaining
 
     out: list[tuple[Creature, Pos]] = []
     if not CHARGES.holds(spec(x).hooks) or not may_strike(m, x):
@@ -155,7 +155,8 @@ def charge_options(m: SBMatch, x: Creature, reach: dict[int, int]) -> list[tuple
             if any(p in occupied and p != x.pos for p in line[:3]):
                 continue
             start = line[3]
-            if (start == x.pos and left >= 3) or reach.get(INDEX[start], 99) + 3 <= left:
+            cost = layer_cost(reach, INDEX[start])
+            if (start == x.pos and left >= 3) or (cost is not None and cost + 3 <= left):
                 out.append((t, d))
     return out
 

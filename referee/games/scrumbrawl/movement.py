@@ -8,11 +8,19 @@ may then move on with what is left of its movement. This module does not resolve
 
 from __future__ import annotations
 
-from referee.games.scrumbrawl.board import INDEX, NEIGHBOUR_INDEX, POS_AT, neighbours
+from collections.abc import Iterable
+
+from referee.games.scrumbrawl.board import INDEX, POS_AT, SIZE, neighbours
 from referee.games.scrumbrawl.creatures import can_carry, has, heavy, orb_hooks, spec, stat
 from referee.games.scrumbrawl.engine import Creature, Frame, Pos, SBMatch, step
 from referee.games.scrumbrawl.hooks import GAZES, HEAVY
 from referee.games.scrumbrawl.orbs import control, open_fumble_window
+
+_W = SIZE + 2
+ARENA = sum(1 << i for i in POS_AT)
+"""The bit set of every square of the Arena (bit ``i`` for square index ``i``)."""
+_BYTES = (_W * _W + 7) // 8
+_BYTE_SQUARES = [[tuple(8 * k + b for b in range(8) if byte >> b & 1) for byte in range(256)] for k in range(_BYTES)]
 
 
 def remaining(m: SBMatch, c: Creature) -> int:
@@ -33,7 +41,7 @@ def gaze_squares(m: SBMatch, c: Creature) -> set[Pos]:
 
 def reachable(m: SBMatch, c: Creature) -> dict[Pos, int]:
     """Returns each square ``c`` may end a move on, with its cost in squares."""
-    return {POS_AT[i]: cost for i, cost in reach_indices(m, c).items()}
+    return {POS_AT[i]: cost for cost, layer in enumerate(reach_layers(m, c), 1) for i in squares_of(layer)}
 
 
 def move_cost(m: SBMatch, c: Creature, dest: Pos) -> int | None:
@@ -44,50 +52,82 @@ def move_cost(m: SBMatch, c: Creature, dest: Pos) -> int | None:
     target = INDEX.get(dest)
     if target is None:
         return None
-    return reach_indices(m, c, target).get(target)
+    return layer_cost(reach_layers(m, c, target), target)
 
 
-def reach_indices(m: SBMatch, c: Creature, target: int = -1) -> dict[int, int]:
-    """:func:`reachable` with the squares as :data:`~referee.games.scrumbrawl.board.INDEX` numbers.
+def layer_cost(layers: list[int], i: int) -> int | None:
+    """The cost of square index ``i`` in :func:`reach_layers` ``layers``, or None if none holds it."""
+    bit = 1 << i
+    for cost, layer in enumerate(layers, 1):
+        if layer & bit:
+            return cost
+    return None
 
-    With a ``target`` the search stops once it has reached that square (breadth first: at its least cost).
+
+def _mask(indices: Iterable[int]) -> int:
+    out = 0
+    for i in indices:
+        out |= 1 << i
+    return out
+
+
+def _spread(f: int) -> int:
+    """The squares next to any square of the set ``f`` (bit ``i`` for index ``i``), inside the Arena.
+
+    A row of the index is ``SIZE + 2`` wide with an off-board column on each side, so a shift never
+    wraps from one row's edge to the next row's square: the mask drops what falls off the Arena.
+    """
+    rows = f | (f << 1) | (f >> 1)  # each square with its left and right neighbours
+    return (rows | (rows << _W) | (rows >> _W)) & ARENA
+
+
+def reach_layers(m: SBMatch, c: Creature, target: int = -1) -> list[int]:
+    """:func:`reachable` as bit sets of square indices (:data:`~referee.games.scrumbrawl.board.INDEX`),
+    one per cost: ``layers[k]`` holds the squares ``c`` may end a move on for ``k + 1`` squares.
+
+    The breadth-first search of section 1.6.1 runs a whole layer at once on the bit sets. With a
+    ``target`` it stops at the first layer that holds that square.
     """
     budget = remaining(m, c)
     if budget <= 0:
-        return {}
+        return []
     flying = has(m, c, "flying")
-    occupied = {INDEX[x.pos] for x in m.creatures.values()}
-    stops = {INDEX[p] for p in m.portals.values()} | {INDEX[p] for p in gaze_squares(m, c)}
-    loose = {INDEX[p] for p in m.orbs.values() if p is not None}
-    weak = has(m, c, "weak")
-    heavy_sq = next((p for o, p in m.orbs.items() if p is not None and HEAVY.holds(orb_hooks(o))), None)
-    blocked_orb = c.orb is not None and can_carry(c)
-    out: dict[int, int] = {}
-    start = INDEX[c.pos]
-    frontier = [start]
-    seen = {start}
-    if weak and heavy_sq is not None:
-        seen.add(INDEX[heavy_sq])
-    if blocked_orb:
+    occupied = _mask(INDEX[x.pos] for x in m.creatures.values())
+    loose = _mask(INDEX[p] for p in m.orbs.values() if p is not None)
+    halt = _mask(INDEX[p] for p in m.portals.values()) | _mask(INDEX[p] for p in gaze_squares(m, c)) | loose
+    frontier = 1 << INDEX[c.pos]
+    seen = frontier
+    if has(m, c, "weak"):
+        heavy_sq = next((p for o, p in m.orbs.items() if p is not None and HEAVY.holds(orb_hooks(o))), None)
+        if heavy_sq is not None:
+            seen |= 1 << INDEX[heavy_sq]
+    if c.orb is not None and can_carry(c):
         seen |= loose
-    halt = stops | loose
-    for cost in range(1, budget + 1):
-        nxt: list[int] = []
-        for p in frontier:
-            for q in NEIGHBOUR_INDEX[p]:
-                if q in seen:
-                    continue
-                seen.add(q)
-                if q in occupied:
-                    if flying:
-                        nxt.append(q)
-                    continue
-                out[q] = cost
-                if q == target:
-                    return out
-                if q not in halt:
-                    nxt.append(q)
-        frontier = nxt
+    if not flying:
+        seen |= occupied  # a walker neither ends on nor passes an occupied square
+    goal = 1 << target if target >= 0 else 0
+    layers: list[int] = []
+    for _ in range(budget):
+        new = _spread(frontier) & ~seen
+        seen |= new
+        if flying:
+            land = new & ~occupied
+            frontier = (new & occupied) | (land & ~halt)  # a flyer passes over a creature
+        else:
+            land = new
+            frontier = new & ~halt
+        layers.append(land)
+        if land & goal or not frontier:
+            break
+    return layers
+
+
+def squares_of(mask: int) -> list[int]:
+    """The square indices of bit set ``mask``, in increasing order (the order of the squares)."""
+    out: list[int] = []
+    for k, byte in enumerate(mask.to_bytes(_BYTES, "little")):
+        if byte:
+            out.extend(_BYTE_SQUARES[k][byte])
     return out
 
 

@@ -278,9 +278,12 @@ def creature_options(m: SBMatch, c: Creature) -> list[Option]:
         return out
     if not (c.moved or c.attacked or c.maneuvered):
         out.extend(abilities.magic_options(m, c))
-    reach = movement.reach_indices(m, c) if not c.attacked else {}
+    reach = movement.reach_layers(m, c) if not c.attacked else []
     if reach:
-        out.extend(_move_options(c.id, c.name, sorted(reach)))
+        every = 0
+        for layer in reach:
+            every |= layer
+        out.extend(_move_options(c.id, c.name, movement.squares_of(every)))
     if not c.attacked:
         for t, mode in combat.attack_targets(m, c):
             out.append(

@@ -1,5 +1,6 @@
-"""Move generation's fast paths agree with the plain rules (issue 14): the breadth-first search on square
-indices, the search that stops at its destination, and the move options reused between decisions.
+"""Move generation's fast paths agree with the plain rules (issue 14): the breadth-first search on bit
+sets of square indices, the search that stops at its destination, and the move options reused between
+decisions.
 
 Random games are walked decision by decision; at each action decision every creature of the seat to
 move is checked against a reference search on ``(row, col)`` squares written from section 1.6.1
