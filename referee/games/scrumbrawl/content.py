@@ -189,6 +189,12 @@ def parse_content(creatures: Any, cards: Any, orbs: Any) -> Content:
         for e in cards["enchantments"]
     }
     events = {e["name"]: EventSpec(e["name"], e["timing"], tuple(e["effects"]), e["text"]) for e in cards["events"]}
+    for ev in events.values():
+        if ev.timing == "played" and len(ev.effects) != 1:
+            # The windows find a played card by its one effect (Dispel by "dispel", Fumble by "fumble").
+            raise ContentError(
+                f"cards.json: event {ev.name!r}: a played event has exactly one effect, got {list(ev.effects)!r}"
+            )
     alter = {f"Alter Reality {v}": int(v) for v in cards["alter_reality"]}
     orb_specs = {o["name"]: OrbSpec(o["name"], dict(o["mods"]), o["text"], frozenset(o["hooks"])) for o in orbs["orbs"]}
     deck = dict(cards["deck"])

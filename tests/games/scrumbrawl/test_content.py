@@ -45,6 +45,13 @@ CASES: list[tuple[str, Callable[[Docs], object], str]] = [
     ("orb mods", lambda d: d["orbs.json"]["orbs"][0]["mods"].update(Q=1), r"mods: 'Q' is not one of"),
     ("orb hook", lambda d: d["orbs.json"]["orbs"][1]["hooks"].append("sticky"), r"hooks\[1\]: 'sticky'"),
     ("event effects", lambda d: d["cards.json"]["events"][0].update(effects=["chaos", "dispel"]), "or 8 for a d8"),
+    (
+        "played event",
+        lambda d: next(e for e in d["cards.json"]["events"] if e["timing"] == "played").update(
+            effects=["dispel"] * 4 + ["fumble"] * 4
+        ),
+        "a played event has exactly one effect",
+    ),
     ("deck card", lambda d: d["cards.json"]["deck"].update({"Mystery": 2}), "'Mystery' is not an enchantment"),
     ("deck creatures", lambda d: d["cards.json"]["deck"].update(creatures=2), "every creature is exactly one copy"),
     (
