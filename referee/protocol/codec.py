@@ -94,36 +94,60 @@ def _is_simple(desc: Any, seen: frozenset[str] = frozenset()) -> bool:
     return ok
 
 
+# How _fill_message writes each field of a message, by field name (see _plan).
+_SCALAR, _REPEATED, _MESSAGE, _REPEATED_MESSAGE, _MAP, _MAP_MESSAGE = range(6)
+_PLANS: dict[Any, dict[str, int]] = {}
+
+
+def _plan(desc: Any) -> dict[str, int]:
+    """Each field of ``desc`` by name, with how it is filled (worked out once per message type:
+    ``GetOptions()`` and the descriptor lookups cost more than the fill itself)."""
+    plan = _PLANS.get(desc)
+    if plan is None:
+        plan = {}
+        for fd in desc.fields:
+            mt = fd.message_type
+            if mt is None:
+                plan[fd.name] = _REPEATED if fd.is_repeated else _SCALAR
+            elif mt.GetOptions().map_entry:
+                plan[fd.name] = _MAP if mt.fields_by_name["value"].message_type is None else _MAP_MESSAGE
+            else:
+                plan[fd.name] = _REPEATED_MESSAGE if fd.is_repeated else _MESSAGE
+        _PLANS[desc] = plan
+    return plan
+
+
 def _fill_message(msg: Any, data: Any) -> None:
     # Plain setattr/extend/add: an order of magnitude faster than json_format.ParseDict. Wrong
-    # shapes raise (TypeError, ValueError, AttributeError...) and the caller falls back to the
-    # strict parser for its exact error message.
-    fields = msg.DESCRIPTOR.fields_by_name
+    # shapes raise (TypeError, ValueError, AttributeError, KeyError...) and the caller falls back
+    # to the strict parser for its exact error message.
+    plan = _plan(msg.DESCRIPTOR)
     for key, value in data.items():
         if value is None:
             continue
-        fd = fields[key]
-        if fd.message_type is not None:
+        how = plan[key]
+        if how == _SCALAR:
+            setattr(msg, key, value)
+        elif how == _REPEATED_MESSAGE:
             target = getattr(msg, key)
-            if fd.message_type.GetOptions().map_entry:
-                scalar = fd.message_type.fields_by_name["value"].message_type is None
-                for k, v in value.items():
-                    if scalar:
-                        target[k] = v
-                    else:
-                        _fill_message(target[k], v)
-            elif fd.is_repeated:
-                for item in value:
-                    _fill_message(target.add(), item)
-            else:
-                target.SetInParent()
-                _fill_message(target, value)
-        elif fd.is_repeated:
+            for item in value:
+                _fill_message(target.add(), item)
+        elif how == _MESSAGE:
+            target = getattr(msg, key)
+            target.SetInParent()
+            _fill_message(target, value)
+        elif how == _REPEATED:
             if isinstance(value, str | bytes | dict):
                 raise TypeError(f"{key} must be a list")
             getattr(msg, key).extend(value)
+        elif how == _MAP:
+            target = getattr(msg, key)
+            for k, v in value.items():
+                target[k] = v
         else:
-            setattr(msg, key, value)
+            target = getattr(msg, key)
+            for k, v in value.items():
+                _fill_message(target[k], v)
 
 
 def typed_message(game: str, kind: str, data: Any) -> Message:
