@@ -103,6 +103,20 @@ def encode(ops: Iterable[Op]) -> list[bot_pb2.PatchOp]:
     return [bot_pb2.PatchOp(op=op, path=path, value="" if op == "remove" else _DUMPS(v)) for op, path, v in ops]
 
 
+def encode_into(target: Any, ops: Iterable[Op]) -> None:
+    """Appends patch ops to a repeated ``PatchOp`` field, each built where it lives.
+
+    The same messages as ``target.extend(encode(ops))`` without building each op apart and
+    copying it in (a fifth of the encoding's CPU).
+    """
+    add = target.add
+    for op, path, v in ops:
+        if op == "remove":
+            add(op=op, path=path)
+        else:
+            add(op=op, path=path, value=_DUMPS(v))
+
+
 # ----- the JSON form -----------------------------------------------------------------------
 
 

@@ -117,7 +117,7 @@ class MatchMessages:
         else:
             ops = self._differ.diff(st.obs_sent, observation)
             if ops:
-                req.observation_patch.extend(delta.encode(ops))
+                delta.encode_into(req.observation_patch, ops)
         st.obs_sent = observation
         req.default_option_id = p.decision.default_option_id
         set_duration(req.decision_time, self.time.decision_time)
@@ -125,8 +125,12 @@ class MatchMessages:
         req.strikes = st.strikes
         if st.previous is not None:
             st.previous.fill(req.previous)
-        option, event = self.option, self._event
-        pieces = [option(o) for o in p.options]
+        # The option cache's hit path inlined: most options are the very objects offered before.
+        cache, option, event = self._options, self.option, self._event
+        pieces = []
+        for o in p.options:
+            hit = cache.get(o.id)
+            pieces.append(hit[1] if hit is not None and hit[0] is o else option(o))
         pieces.extend([event(e)[2] for e in events])
         out = Spliced(msg, b"".join(pieces))
         p.request = out

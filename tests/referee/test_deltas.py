@@ -26,7 +26,7 @@ from referee.core import get_game
 from referee.core.ids import BotId
 from referee.core.replay import Recorder, Replay
 from referee.protocol import codec
-from referee.protocol.delta import ObservationDiffer, PatchError, apply_patch, encode
+from referee.protocol.delta import ObservationDiffer, PatchError, apply_patch, encode, encode_into
 from referee.protocol.timecontrol import TimeSettings
 from referee.sdk import BotClient
 from referee.sdk.host import Turn
@@ -73,11 +73,12 @@ def patched_playout(game: str, seed: int, seats: int) -> int:
         if seat not in raw:
             held[seat] = full_form(game, new)  # as MatchStart would carry it
         else:
-            ops = encode(differ.diff(raw[seat], new))
+            diff = differ.diff(raw[seat], new)
+            sent = bot_pb2.DecisionRequest()
+            encode_into(sent.observation_patch, diff)  # as the referee builds it, in place
+            assert list(sent.observation_patch) == encode(diff)
             # Over the wire: the client sees only the serialized ops.
-            wire_ops = bot_pb2.DecisionRequest.FromString(
-                bot_pb2.DecisionRequest(observation_patch=ops).SerializeToString()
-            ).observation_patch
+            wire_ops = bot_pb2.DecisionRequest.FromString(sent.SerializeToString()).observation_patch
             before = held[seat]
             snapshot = repr(before)
             held[seat] = apply_patch(before, wire_ops)
