@@ -2,7 +2,7 @@
 
 The same pattern as ``tests/workers/conftest.py`` (pytest-django's database with
 ``transaction=True``, so the subprocesses see what the test writes), with their own names so the
-two suites never share state: database ``test_brawl_cluster`` and Redis database
+two suites never share state: database ``test_<database>_cluster`` (plus ``_gwN`` under pytest-xdist) and Redis database
 ``BRAWL_CLUSTER_REDIS_DB`` (12 by default), flushed before and after the test.
 """
 

@@ -4,7 +4,7 @@ The tests run against real PostgreSQL (``DATABASE_URL``), real Redis (``REDIS_UR
 ``BRAWL_TEST_REDIS_DB``, 13 by default, flushed before each test), real Celery worker processes,
 a real ladder referee process and bots connected over gRPC. pytest-django's database is used
 with ``transaction=True``, so what a test writes is committed and visible to the subprocesses;
-it is named ``test_brawl_workers`` so it never collides with another suite's test database.
+it is named ``test_<database>_workers`` (``_gw0``... added per pytest-xdist worker) so it never collides.
 """
 
 from __future__ import annotations
