@@ -21,6 +21,8 @@ streams by the same parent process, measured in the same run:
 
     python -m bench.bench_referee [--games scrumbrawl,superfantasybrawl] [--concurrency 1,10,100]
                                   [--processes 1,2] [--decisions 4000] [--step-cpu] [--no-yield]
+    python -m bench.bench_referee --components    # loop mechanics, old against new
+    python -m bench.bench_referee --messages      # the referee's own work per decision
 
 The bots run in the parent process, so on a 2-core machine they compete with two referee
 processes for the cores; the floor pays the same (its client is in the parent too).
@@ -41,7 +43,7 @@ import grpc
 from brawl.bot.v1 import bot_pb2, bot_pb2_grpc
 
 from referee.core import register
-from referee.core.ids import BotId
+from referee.core.ids import BotId, MatchId, Seat
 
 CONCURRENCY = (1, 10, 100)
 
@@ -434,6 +436,102 @@ def components(rounds: int = 9, n: int = 20_000) -> None:
         print(f"{name:<8} {old:>7.2f} {new:>7.2f} {old - new:>8.2f}")
 
 
+# ----- the referee's own Python work per decision (--messages) ---------------------------------
+
+
+def messages(games: Sequence[str], rounds: int = 9, seeds: int = 5, most: int = 3_000) -> None:
+    """Times, in this thread's CPU, the per-decision work the referee does around the engine.
+
+    ``seeds`` random games of each game are played first (seeded choices, at most ``most``
+    decisions each) and each decision's options, observation and new events kept; then, ``rounds``
+    times, interleaved, and keeping the minimum per decision:
+
+    * ``request``: the ``DecisionRequest`` as the referee builds it for the network (the patch from
+      the seat's previous observation, the cached option and event encodings, the deadline, the
+      bytes);
+    * ``whole obs``: the whole observation filled into a message (a ``MatchStart``, a resumed
+      match, and every request of a bot that asked for ``full_observations``);
+    * ``metrics``: the three metric updates of a decision.
+
+    It only uses interfaces older checkouts have too, so the same file times a tree before and
+    after a change (copy it into the other checkout and run it there, interleaved).
+    """
+    for name in games:
+        _messages_of(name, rounds, seeds, most)
+
+
+def _messages_of(name: str, rounds: int, seeds: int, most: int) -> None:
+    """One game's part of :func:`messages`."""
+    import random
+
+    from referee.core.registry import get_game
+    from referee.core.replay import Recorder
+    from referee.protocol import codec
+    from referee.protocol.timecontrol import TimeSettings
+    from referee.server import metrics
+    from referee.server.messages import MatchMessages
+    from referee.server.outgoing import as_bytes
+    from referee.server.state import Pending, SeatSpec, SeatState
+
+    game = get_game(name)
+    played: list[tuple[list[Any], list[tuple[Any, list[Any], Any, list[Any]]]]] = []
+    for seed in range(seeds):
+        rng = random.Random(seed)
+        rec = Recorder(game, game.parse_config({}, 2), seed, ["a", "b"])
+        match = rec.match
+        total = len(match.events(0))
+        sent = [total, total]
+        steps: list[tuple[Any, list[Any], Any, list[Any]]] = []
+        start = [match.observe(Seat(0)), match.observe(Seat(1))]
+        while (d := match.to_move()) is not None and len(steps) < most:
+            options = list(match.legal_options())
+            events = list(match.events(sent[d.seat], d.seat))
+            sent[d.seat] = total
+            steps.append((d, options, match.observe(d.seat), events))
+            total += len(rec.apply(rng.choice(options).id))
+        played.append((start, steps))
+    count = sum(len(steps) for _, steps in played)
+
+    def request() -> None:
+        n = 0
+        for start, steps in played:
+            built = MatchMessages(MatchId("m-bench"), name, TimeSettings())
+            seats = [SeatState(seat=Seat(i), spec=SeatSpec(), bank=60.0) for i in range(2)]
+            for st in seats:
+                st.obs_sent = start[st.seat]
+            for d, options, obs, events in steps:
+                p = Pending(f"m-bench-{n}", d, options, frozenset([o.id for o in options]), n)
+                out = built.decision_request(seats[d.seat], p, obs, events)
+                built.stamp(out, 1.0, 1.7e9)
+                as_bytes(out)
+                n += 1
+
+    def whole() -> None:
+        for _, steps in played:
+            for _d, _o, obs, _e in steps:
+                codec.fill_observation(bot_pb2.ConnectResponse().match_start.observation, name, obs)
+
+    gm = metrics.for_game(name)
+
+    def metric_updates() -> None:
+        for _ in range(count):
+            gm.overhead.observe(0.0003)
+            gm.think.observe(0.001)
+            gm.answered.inc()
+
+    parts = {"request": request, "whole obs": whole, "metrics": metric_updates}
+    best = dict.fromkeys(parts, float("inf"))
+    for _ in range(rounds):
+        for part, fn in parts.items():
+            c0 = time.thread_time()
+            fn()
+            best[part] = min(best[part], (time.thread_time() - c0) / count)
+    print(
+        f"{name}: {count} decisions, thread CPU per decision, min of {rounds} rounds: "
+        + ", ".join(f"{part} {v * 1e6:.2f} us" for part, v in best.items())
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", default="scrumbrawl,superfantasybrawl")
@@ -455,7 +553,15 @@ def main() -> int:
         action="store_true",
         help="only time the loop mechanics of a decision, old way against new, in thread CPU (see components())",
     )
+    parser.add_argument(
+        "--messages",
+        action="store_true",
+        help="only time the referee's own per-decision work around the engine, in thread CPU (see messages())",
+    )
     args = parser.parse_args()
+    if args.messages:
+        messages([g for g in args.games.split(",") if g])
+        return 0
     if args.components:
         components()
         return 0

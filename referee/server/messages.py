@@ -125,12 +125,19 @@ class MatchMessages:
         req.strikes = st.strikes
         if st.previous is not None:
             st.previous.fill(req.previous)
-        # The option cache's hit path inlined: most options are the very objects offered before.
+        # The option cache's hit path inlined: an option is the very object offered before (ScrumBrawl
+        # keeps them), or one equal to it, compared field by field here (Super Fantasy Brawl makes
+        # them afresh; the dataclass's own ``==`` builds two tuples and costs a Python call).
         cache, option, event = self._options, self.option, self._event
         pieces = []
         for o in p.options:
             hit = cache.get(o.id)
-            pieces.append(hit[1] if hit is not None and hit[0] is o else option(o))
+            if hit is not None:
+                h = hit[0]
+                if h is o or (h.params == o.params and h.label == o.label and h.kind == o.kind and type(h) is type(o)):
+                    pieces.append(hit[1])
+                    continue
+            pieces.append(option(o))
         pieces.extend([event(e)[2] for e in events])
         out = Spliced(msg, b"".join(pieces))
         p.request = out

@@ -8,7 +8,7 @@ import pytest
 from brawl.bot.v1 import bot_pb2
 
 from referee.core import get_game
-from referee.core.contract import Option
+from referee.core.contract import Decision, Option
 from referee.core.ids import MatchId, Seat
 from referee.core.replay import Recorder
 from referee.protocol import codec
@@ -35,6 +35,29 @@ def test_an_option_is_encoded_once_and_again_when_its_content_changes_under_the_
     assert msgs.option(other) == field(other) != again
     msgs.shed()
     assert msgs.option(a) == first and msgs.option(a) is not first
+
+
+def test_a_request_carries_each_options_current_content_under_a_reused_id() -> None:
+    """The request's inlined cache check: the very option, an equal new one, and one changed in
+    its label, params or kind under the same id each go out as that option's own encoding."""
+    msgs = MatchMessages(MatchId("m1"), "tinygame", TimeSettings())
+    st = SeatState(Seat(0), SeatSpec(), 30.0)
+    msgs.match_start(st, "1", ["a", "b"], {}, {"n": 0}, False)
+    a = Option("take:1", "take", "Take 1", {"n": 1})
+    b = Option("take:2", "take", "Take 2", {"n": 2})
+    rounds = [
+        [a, b],
+        [a, Option("take:2", "take", "Take 2", {"n": 2})],  # the very object, and an equal new one
+        [Option("take:1", "take", "Take 1 (last)", {"n": 1}), b],  # label
+        [Option("take:1", "take", "Take 1 (last)", {"n": 3}), b],  # params
+        [Option("take:1", "give", "Take 1 (last)", {"n": 3}), b],  # kind
+        [a, b],  # back to the first content
+    ]
+    decision = Decision(Seat(0), "take", "take some", "take:1")
+    for i, options in enumerate(rounds):
+        p = Pending(f"m1-{i}", decision, options, frozenset(o.id for o in options), i)
+        sent = msgs.decision_request(st, p, {"n": i}, []).to_message().decision_request
+        assert list(sent.options) == [codec.option("tinygame", o) for o in options], i
 
 
 @pytest.mark.parametrize("game", ["scrumbrawl", "superfantasybrawl"])
