@@ -20,6 +20,8 @@ VENV="$VENV" bash scripts/lint.sh
 # BRAWL_TEST_WORKERS=0 runs everything in this process, as before.
 WORKERS=${BRAWL_TEST_WORKERS:-$(nproc 2>/dev/null || echo 2)}
 if [ "$WORKERS" -gt 4 ]; then WORKERS=4; fi
+# Under CI a skipped test fails the run (tests/conftest.py): the services above install what the skips guard.
+if [ -n "${CI:-}" ]; then export BRAWL_FORBID_SKIPS=1; fi
 echo "== pytest ($WORKERS workers)"
 if [ "$WORKERS" -gt 0 ]; then
   "$PY" -m pytest -m "not slow" -q -p no:cacheprovider -n "$WORKERS" --dist loadfile "$@"
