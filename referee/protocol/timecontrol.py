@@ -13,25 +13,14 @@ from dataclasses import dataclass
 from brawl.bot.v1 import bot_pb2
 from google.protobuf.duration_pb2 import Duration
 
+from referee.core.contract import TimeControl
 from referee.core.registry import UnknownGameError, get_game
 
 
 @dataclass(frozen=True, slots=True)
-class TimeSettings:
-    """A match's time control, in seconds."""
-
-    decision_time: float = 1.0
-    """Free think time per decision."""
-    bank_time: float = 30.0
-    """Extra think time per seat for the whole match."""
-    max_overrun: float = 5.0
-    """Most bank time one decision may draw before the answer counts as late."""
-    max_strikes: int = 3
-    """Strikes at which a seat forfeits."""
-    reconnect_grace: float = 10.0
-    """How long a disconnected seat has to come back before it forfeits."""
-    max_rtt_credit: float = 0.5
-    """Most network round-trip time credited back per answer."""
+class TimeSettings(TimeControl):
+    """A match's time control, in seconds: the game info's :class:`TimeControl` (same fields, same
+    defaults, written once in referee.core) with the conversions to and from the wire."""
 
     def to_proto(self) -> bot_pb2.TimeControl:
         """Returns the settings as a ``TimeControl`` message."""
@@ -72,7 +61,7 @@ def defaults_for(game: str) -> TimeSettings:
         tc = get_game(game).info.time_control
     except UnknownGameError:
         return TimeSettings()
-    return TimeSettings(**{f.name: getattr(tc, f.name) for f in dataclasses.fields(tc)})
+    return TimeSettings(**dataclasses.asdict(tc))
 
 
 def duration(secs: float) -> Duration:
