@@ -25,7 +25,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -152,3 +152,40 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         for report in skipped:
             print(f"\nskipped under BRAWL_FORBID_SKIPS: {report.nodeid}: {report.longrepr}")
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+CHROMIUM = os.environ.get("BRAWL_CHROMIUM", "/usr/bin/chromium")
+"""Debian's Chromium: no test downloads a browser of its own."""
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """A headless Chromium (playwright driving Debian's binary), one per test module."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(
+            executable_path=CHROMIUM,
+            args=[
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--no-first-run",
+            ],
+        )
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    """A desktop-sized page in a fresh context; the test fails on any JavaScript error it raised."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    pg = context.new_page()
+    errors: list[str] = []
+    pg.on("pageerror", lambda exc: errors.append(str(exc)))
+    yield pg
+    context.close()
+    assert not errors, f"JavaScript errors: {errors}"

@@ -20,7 +20,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import override_settings
 from django.utils import timezone
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, Page
 
 from webapp.bots import services as bot_services
 from webapp.hosting import services
@@ -33,7 +33,6 @@ from workers.hosting.host import BotHost, HostSettings
 # are ordinary blocking calls, which Django would otherwise refuse there.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
-CHROMIUM = "/usr/bin/chromium"
 SHOTS = Path(__file__).resolve().parents[2] / "test-output" / "screenshots"
 UPLOADS = Path(__file__).parent / "uploads"
 PASSWORD = "correct horse battery"
@@ -42,17 +41,6 @@ pytestmark = [
     pytest.mark.django_db(transaction=True),
     pytest.mark.skipif(shutil.which("bwrap") is None or os.geteuid() != 0, reason="needs bubblewrap and root"),
 ]
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as p:
-        b = p.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"],
-        )
-        yield b
-        b.close()
 
 
 @pytest.fixture

@@ -10,12 +10,11 @@ the docs show (:func:`docs_shot`) to ``docs/screenshots/`` under ``make screensh
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from django.contrib.auth.models import User
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Page
 
 from referee.core.bots import RandomPolicy
 from referee.core.registry import get_game
@@ -31,40 +30,10 @@ from webapp.tournaments import services as t_services
 # page actions are ordinary blocking calls, which Django would otherwise refuse there.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
-CHROMIUM = "/usr/bin/chromium"
 SHOTS = Path(__file__).resolve().parents[2] / "test-output" / "screenshots"
 DOCS_SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 """Where ``make screenshots`` (BRAWL_SCREENSHOTS=docs) has :func:`docs_shot` write the screenshots the docs show."""
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as p:
-        b = p.chromium.launch(
-            executable_path=CHROMIUM,
-            args=[
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--no-first-run",
-            ],
-        )
-        yield b
-        b.close()
-
-
-@pytest.fixture
-def page(browser: Browser) -> Iterator[Page]:
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    pg = context.new_page()
-    errors: list[str] = []
-    pg.on("pageerror", lambda exc: errors.append(str(exc)))
-    yield pg
-    context.close()
-    assert not errors, f"JavaScript errors: {errors}"
 
 
 def shot(page: Page, name: str) -> None:

@@ -12,11 +12,10 @@ from __future__ import annotations
 import argparse
 import os
 import shlex
-from collections.abc import Iterator
 
 import pytest
 from django.contrib.auth.models import User
-from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, Page
 
 from referee.sdk import cli as sdk_cli
 from referee.sdk.client import load_object
@@ -31,20 +30,8 @@ from webapp.tournaments.models import Tournament, TournamentStatus
 
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
-CHROMIUM = os.environ.get("BRAWL_CHROMIUM", "/usr/bin/chromium")
 PASSWORD = "correct horse battery"
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as p:
-        b = p.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"],
-        )
-        yield b
-        b.close()
 
 
 def shot(page: Page, name: str) -> None:

@@ -9,38 +9,18 @@ including one without a board (the test game: ``board_kind`` null).
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 
 import pytest
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Page
 from rest_framework.test import APIClient
 
 from referee.core.registry import game_names, get_game
 from tests.webapp.conftest import GAME
-from tests.webapp.test_browser import CHROMIUM, real_match
+from tests.webapp.test_browser import real_match
 
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
 BOARD_GAMES = [n for n in game_names() if get_game(n).info.board is not None]
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-gpu"])
-        yield b
-        b.close()
-
-
-@pytest.fixture
-def page(browser: Browser) -> Iterator[Page]:
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    pg = context.new_page()
-    errors: list[str] = []
-    pg.on("pageerror", lambda exc: errors.append(str(exc)))
-    yield pg
-    context.close()
-    assert not errors, f"JavaScript errors: {errors}"
 
 
 def test_both_board_kinds_are_covered() -> None:

@@ -34,7 +34,7 @@ from referee.server.auth import BotIdentity, MemoryTokenStore
 from referee.server.hub import RefereeSettings
 from referee.server.service import RefereeServer, create_server
 from referee.server.sinks import MemoryResultSink
-from tests.webapp.test_browser import browser, page, shot  # noqa: F401 (fixtures)
+from tests.webapp.test_browser import shot
 from webapp.bots.models import Bot
 from webapp.matches import live
 from webapp.matches import services as match_services
@@ -318,7 +318,7 @@ def test_live_rejects_bad_parameters(make_bot: Callable[..., Bot], author: User,
 @pytest.mark.parametrize("bot_class", [SlowerBot])
 def test_browser_follows_a_running_match_then_loads_its_replay(
     live_server: Any,
-    page: Page,  # noqa: F811 (the browser tests' fixture)
+    page: Page,
     referee: LoopbackReferee,
     make_bot: Callable[..., Bot],
     author: User,

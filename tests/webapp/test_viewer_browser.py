@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page
 
-from tests.webapp.test_browser import browser, docs_shot, real_match  # noqa: F401 (a fixture, used by name)
+from tests.webapp.test_browser import docs_shot, real_match
 
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
@@ -37,7 +37,7 @@ VIEWPORTS = {
 
 
 @pytest.fixture(params=sorted(VIEWPORTS))
-def device(request: pytest.FixtureRequest, browser: Browser) -> Iterator[tuple[str, Page]]:  # noqa: F811
+def device(request: pytest.FixtureRequest, browser: Browser) -> Iterator[tuple[str, Page]]:
     context = browser.new_context(**VIEWPORTS[request.param])
     pg = context.new_page()
     errors: list[str] = []
@@ -136,7 +136,7 @@ def gate_caption_overlaps(page: Page) -> tuple[int, int]:
 @pytest.mark.parametrize("game", ["superfantasybrawl", "scrumbrawl"])
 def test_spectator_steps_a_replay_to_its_result_banner(
     live_server,
-    browser: Browser,  # noqa: F811
+    browser: Browser,
     device: tuple[str, Page],
     make_bot,
     author,
@@ -255,7 +255,7 @@ def test_spectator_steps_a_replay_to_its_result_banner(
 
 def test_leaderboard_marks_provisional_bots_and_explains_itself(
     live_server,
-    browser: Browser,  # noqa: F811
+    browser: Browser,
     make_bot,
     author,
     other,
