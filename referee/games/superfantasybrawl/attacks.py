@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from referee.games.superfantasybrawl.hexes import Hex, between, distance, hex_id, rotate, row_direction
 from referee.games.superfantasybrawl.state import (
     ChampState,
+    MatchState,
     bloodied,
     defence,
     has_trait,
@@ -28,13 +29,12 @@ from referee.games.superfantasybrawl.steps import Frame, Pending, Step, opt, ste
 
 if TYPE_CHECKING:
     from referee.games.superfantasybrawl.content import AttackSpec, Card, Effect
-    from referee.games.superfantasybrawl.match import BrawlMatch
 
 
 # --- damage, out of action, VP ---------------------------------------------------------------
 
 
-def deal(m: BrawlMatch, hits: list[tuple[str, int]], source: str | None) -> dict[str, int]:
+def deal(m: MatchState, hits: list[tuple[str, int]], source: str | None) -> dict[str, int]:
     """Puts damage on champions at the same moment, then takes out of action those at or over HP.
 
     Several champions knocked out by one batch go out together, so the simultaneous-kill rule
@@ -56,7 +56,7 @@ def deal(m: BrawlMatch, hits: list[tuple[str, int]], source: str | None) -> dict
     return dealt
 
 
-def knock_out(m: BrawlMatch, c: ChampState, source: str | None) -> None:
+def knock_out(m: MatchState, c: ChampState, source: str | None) -> None:
     """Takes ``c`` out of action: damage removed, back to its basic side, onto its Gate; VP to the right team (A14)."""
     m.emit("out_of_action", {"champion": c.id, "source": source or "", "hex": hex_id(c.hex) if c.hex else ""})
     c.hex = None
@@ -78,7 +78,7 @@ def knock_out(m: BrawlMatch, c: ChampState, source: str | None) -> None:
     m.emit("vp", {"team": scorer, "amount": 1, "vps": list(m.vp), "reason": "knock_out"})
 
 
-def level_up_pending(m: BrawlMatch) -> None:
+def level_up_pending(m: MatchState) -> None:
     """Flips the champions that took an Enemy out of action, once the action has resolved (A14)."""
     for cid in m.levelups:
         c = m.champs[cid]
@@ -91,7 +91,7 @@ def level_up_pending(m: BrawlMatch) -> None:
 # --- targeting --------------------------------------------------------------------------------
 
 
-def strength_of(m: BrawlMatch, attacker: ChampState, spec: AttackSpec, target: ChampState) -> int:
+def strength_of(m: MatchState, attacker: ChampState, spec: AttackSpec, target: ChampState) -> int:
     """Returns the attack's strength against ``target``, with conditional bonuses and traits."""
     value = spec.strength
     for cond, bonus in spec.bonus:
@@ -106,13 +106,13 @@ def strength_of(m: BrawlMatch, attacker: ChampState, spec: AttackSpec, target: C
     return value
 
 
-def max_range(m: BrawlMatch, attacker: ChampState, spec: AttackSpec) -> int:
+def max_range(m: MatchState, attacker: ChampState, spec: AttackSpec) -> int:
     """Maximum range, one more for a shot by a champion with ``long_reach``."""
     extra = 1 if spec.shape in ("direct", "indirect") and has_trait(m, attacker, "long_reach") else 0
     return spec.max_range + extra
 
 
-def single_targets(m: BrawlMatch, attacker: ChampState, spec: AttackSpec) -> list[ChampState]:
+def single_targets(m: MatchState, attacker: ChampState, spec: AttackSpec) -> list[ChampState]:
     """Enemies a melee attack or shot may target (A11): range, minimum range, and for direct shots the row and line."""
     assert attacker.hex is not None
     occ = occupied(m)
@@ -133,7 +133,7 @@ def single_targets(m: BrawlMatch, attacker: ChampState, spec: AttackSpec) -> lis
     return out
 
 
-def aoe_orientations(m: BrawlMatch, attacker: ChampState, spec: AttackSpec) -> list[tuple[int, list[Hex], list[str]]]:
+def aoe_orientations(m: MatchState, attacker: ChampState, spec: AttackSpec) -> list[tuple[int, list[Hex], list[str]]]:
     """The distinct orientations of an AoE that include at least one Enemy, with hexes and champions hit."""
     assert attacker.hex is not None
     occ = occupied(m)
@@ -159,7 +159,7 @@ def aoe_orientations(m: BrawlMatch, attacker: ChampState, spec: AttackSpec) -> l
 
 
 @step("attack_declare")
-def _attack_declare(m: BrawlMatch, st: Step, choice: str | None) -> Pending | None:
+def _attack_declare(m: MatchState, st: Step, choice: str | None) -> Pending | None:
     attacker = m.champs[st["champ"]]
     card = m.content.cards[st["card"]]
     spec = card.attack
@@ -233,7 +233,7 @@ def _attack_declare(m: BrawlMatch, st: Step, choice: str | None) -> Pending | No
     return None
 
 
-def reaction_options(m: BrawlMatch, seat: int) -> list[Any]:
+def reaction_options(m: MatchState, seat: int) -> list[Any]:
     """The reactions ``seat`` may play now: a reaction card with a ready core, on any team champion in the arena."""
     champs = [c for c in m.champs.values() if c.hex is not None and team(m, c.seat) == team(m, seat)]
     out = []
@@ -256,7 +256,7 @@ def reaction_options(m: BrawlMatch, seat: int) -> list[Any]:
 
 
 @step("reaction_window")
-def _reaction_window(m: BrawlMatch, st: Step, choice: str | None) -> Pending | None:
+def _reaction_window(m: MatchState, st: Step, choice: str | None) -> Pending | None:
     # At most one reaction per attack (A12); the window goes round the defending team until one is played.
     seats = st["seats"]
     if choice is None:
@@ -290,7 +290,7 @@ def _reaction_window(m: BrawlMatch, st: Step, choice: str | None) -> Pending | N
 
 
 @step("attack_damage")
-def _attack_damage(m: BrawlMatch, st: Step, choice: str | None) -> Pending | None:
+def _attack_damage(m: MatchState, st: Step, choice: str | None) -> Pending | None:
     a = m.attack
     attacker = m.champs[a["attacker"]]
     card = m.content.cards[a["card"]]
@@ -324,7 +324,7 @@ def _attack_damage(m: BrawlMatch, st: Step, choice: str | None) -> Pending | Non
 
 
 @step("reaction_effects")
-def _reaction_effects(m: BrawlMatch, st: Step, choice: str | None) -> Pending | None:
+def _reaction_effects(m: MatchState, st: Step, choice: str | None) -> Pending | None:
     a = m.attack
     if not a.get("reaction"):
         return None
@@ -344,7 +344,7 @@ post-attack one is not asked about twice."""
 
 
 @step("attack_post")
-def _attack_post(m: BrawlMatch, st: Step, choice: str | None) -> Pending | None:
+def _attack_post(m: MatchState, st: Step, choice: str | None) -> Pending | None:
     a = m.attack
     attacker = m.champs[a["attacker"]]
     if attacker.hex is None:
@@ -365,7 +365,7 @@ def _attack_post(m: BrawlMatch, st: Step, choice: str | None) -> Pending | None:
 
 
 @step("post_choice")
-def _post_choice(m: BrawlMatch, st: Step, choice: str | None) -> Pending | None:
+def _post_choice(m: MatchState, st: Step, choice: str | None) -> Pending | None:
     """Asks the attacker whether to apply one post-attack ability to one champion (seed-it, A11 step 9)."""
     effect = st["effect"]
     c = m.champs[effect["champ"]]
@@ -388,7 +388,7 @@ def _post_choice(m: BrawlMatch, st: Step, choice: str | None) -> Pending | None:
     return None
 
 
-def _who(m: BrawlMatch, e: Effect, me: str, attacker: str) -> str:
+def _who(m: MatchState, e: Effect, me: str, attacker: str) -> str:
     return attacker if e.who == "attacker" else me
 
 
@@ -411,13 +411,13 @@ def effect_step(e: Effect, source: str, seat: int, champ: str) -> Step:
 
 
 @step("deal")
-def _deal(m: BrawlMatch, st: Step, choice: str | None) -> Pending | None:
+def _deal(m: MatchState, st: Step, choice: str | None) -> Pending | None:
     deal(m, [(st["champ"], st["amount"])], st["source"])
     return None
 
 
 @step("action_end")
-def _action_end(m: BrawlMatch, st: Step, choice: str | None) -> Pending | None:
+def _action_end(m: MatchState, st: Step, choice: str | None) -> Pending | None:
     level_up_pending(m)
     for c in m.champs.values():
         c.defence_attack = 0

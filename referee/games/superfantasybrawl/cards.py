@@ -11,18 +11,13 @@ Heal 1, red Move 1 + 1 damage to an adjacent Enemy, any core Move 2.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from referee.core.contract import Option
 from referee.games.superfantasybrawl.attacks import deal, effect_step
 from referee.games.superfantasybrawl.content import COLOURS, Card, Effect
 from referee.games.superfantasybrawl.hexes import distance, hex_id, row_direction
 from referee.games.superfantasybrawl.movement import move_destinations, walk_step
-from referee.games.superfantasybrawl.state import ChampState, is_ally, is_enemy, side, team
+from referee.games.superfantasybrawl.state import ChampState, MatchState, is_ally, is_enemy, side, team
 from referee.games.superfantasybrawl.steps import Frame, Pending, Step, opt, step
-
-if TYPE_CHECKING:
-    from referee.games.superfantasybrawl.match import BrawlMatch
 
 STANDARD = ("blue", "yellow", "red", "move2")
 
@@ -32,7 +27,7 @@ def has_move_icon(card: Card) -> bool:
     return bool(card.move)
 
 
-def can_play(m: BrawlMatch, seat: int, card: Card) -> bool:
+def can_play(m: MatchState, seat: int, card: Card) -> bool:
     """Whether ``seat`` may play ``card`` in its activation phase now."""
     if card.type == "reaction" or not m.cores[seat][card.colour]:
         return False
@@ -40,7 +35,7 @@ def can_play(m: BrawlMatch, seat: int, card: Card) -> bool:
     return champ.hex is not None or has_move_icon(card)
 
 
-def main_options(m: BrawlMatch) -> list[Option]:
+def main_options(m: MatchState) -> list[Option]:
     """Every option of the activation decision, in a fixed order; ``end`` is last."""
     seat = m.active
     out: list[Option] = []
@@ -67,7 +62,7 @@ def main_options(m: BrawlMatch) -> list[Option]:
 
 
 @step("activation")
-def _activation(m: BrawlMatch, st: Step, choice: str | None) -> Pending | None:
+def _activation(m: MatchState, st: Step, choice: str | None) -> Pending | None:
     if choice is None:
         options = main_options(m)
         if len(options) == 1:
@@ -80,7 +75,7 @@ def _activation(m: BrawlMatch, st: Step, choice: str | None) -> Pending | None:
     return None
 
 
-def action_steps(m: BrawlMatch, seat: int, choice: str) -> list[Step]:
+def action_steps(m: MatchState, seat: int, choice: str) -> list[Step]:
     """Pays for the chosen card or standard action and returns the steps that resolve it."""
     parts = choice.split(":")
     if parts[0] == "card":
@@ -105,7 +100,7 @@ def action_steps(m: BrawlMatch, seat: int, choice: str) -> list[Step]:
     return steps
 
 
-def card_steps(m: BrawlMatch, seat: int, card: Card) -> list[Step]:
+def card_steps(m: MatchState, seat: int, card: Card) -> list[Step]:
     """The steps of an attack or skill card, top to bottom (movement first, A6)."""
     champ = card.champion
     steps: list[Step] = []
@@ -120,7 +115,7 @@ def card_steps(m: BrawlMatch, seat: int, card: Card) -> list[Step]:
 
 
 @step("card_move")
-def _card_move(m: BrawlMatch, st: Step, choice: str | None) -> Pending | None:
+def _card_move(m: MatchState, st: Step, choice: str | None) -> Pending | None:
     c = m.champs[st["champ"]]
     budget = st["value"] + side(m, c).move_bonus
     if choice is None:
@@ -141,7 +136,7 @@ def _card_move(m: BrawlMatch, st: Step, choice: str | None) -> Pending | None:
 
 
 @step("strike")
-def _strike(m: BrawlMatch, st: Step, choice: str | None) -> Pending | None:
+def _strike(m: MatchState, st: Step, choice: str | None) -> Pending | None:
     """The red standard action's 1 damage to an adjacent Enemy: damage, not an attack, so no reaction (A18.9)."""
     c = m.champs[st["champ"]]
     if c.hex is None:
@@ -158,7 +153,7 @@ def _strike(m: BrawlMatch, st: Step, choice: str | None) -> Pending | None:
     return None
 
 
-def skill_targets(m: BrawlMatch, c: ChampState, card: Card) -> list[ChampState]:
+def skill_targets(m: MatchState, c: ChampState, card: Card) -> list[ChampState]:
     """Champions the skill may target: kind, range and, if asked, a shared hex row."""
     spec = card.target
     assert spec is not None and c.hex is not None
@@ -181,7 +176,7 @@ def skill_targets(m: BrawlMatch, c: ChampState, card: Card) -> list[ChampState]:
 
 
 @step("skill")
-def _skill(m: BrawlMatch, st: Step, choice: str | None) -> Pending | None:
+def _skill(m: MatchState, st: Step, choice: str | None) -> Pending | None:
     """A skill (A13): after movement, decide whether to use it, declare targets, resolve the text. No reactions."""
     c = m.champs[st["champ"]]
     card = m.content.cards[st["card"]]
@@ -209,6 +204,6 @@ def _skill(m: BrawlMatch, st: Step, choice: str | None) -> Pending | None:
     return None
 
 
-def team_seats(m: BrawlMatch, side_: int) -> list[int]:
+def team_seats(m: MatchState, side_: int) -> list[int]:
     """The seats of team ``side_``."""
     return [s for s in range(m.seats) if team(m, s) == side_]

@@ -10,16 +10,13 @@ not know how champions move.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from referee.games.superfantasybrawl.hexes import Hex, distance, neighbours
-from referee.games.superfantasybrawl.state import bloodied, on_board, team
+from referee.games.superfantasybrawl.state import MatchState, bloodied, on_board, team
 from referee.games.superfantasybrawl.steps import Pending, Step, step
 
-if TYPE_CHECKING:
-    from referee.games.superfantasybrawl.match import BrawlMatch
-
-Condition = Callable[["BrawlMatch", int, dict[str, Any]], bool]
+Condition = Callable[["MatchState", int, dict[str, Any]], bool]
 CONDITIONS: dict[str, Condition] = {}
 
 
@@ -33,30 +30,30 @@ def condition(name: str) -> Callable[[Condition], Condition]:
     return register
 
 
-def count_in(m: BrawlMatch, side: int, hexes: set[Hex] | frozenset[Hex]) -> int:
+def count_in(m: MatchState, side: int, hexes: set[Hex] | frozenset[Hex]) -> int:
     """How many champions of team ``side`` stand on ``hexes``."""
     return sum(1 for c in on_board(m) if team(m, c.seat) == side and c.hex in hexes)
 
 
-def controls(m: BrawlMatch, side: int, hexes: set[Hex] | frozenset[Hex]) -> bool:
+def controls(m: MatchState, side: int, hexes: set[Hex] | frozenset[Hex]) -> bool:
     """Control (A15): more of your champions in the area than the opponent's; a tie controls nothing."""
     return count_in(m, side, hexes) > count_in(m, 1 - side, hexes)
 
 
 @condition("control_zone")
-def _control_zone(m: BrawlMatch, side: int, p: dict[str, Any]) -> bool:
+def _control_zone(m: MatchState, side: int, p: dict[str, Any]) -> bool:
     return controls(m, side, m.content.arena.zones[p["zone"]])
 
 
 @condition("adjacent_statue")
-def _adjacent_statue(m: BrawlMatch, side: int, p: dict[str, Any]) -> bool:
+def _adjacent_statue(m: MatchState, side: int, p: dict[str, Any]) -> bool:
     # FAQ A16.7: any hex adjacent to the statue counts, coloured or not.
     adj = set(neighbours(m.content.arena.statues[p["statue"]]))
     return count_in(m, side, adj) >= int(p.get("count", 1))
 
 
 @condition("control_zones")
-def _control_zones(m: BrawlMatch, side: int, p: dict[str, Any]) -> bool:
+def _control_zones(m: MatchState, side: int, p: dict[str, Any]) -> bool:
     held = sum(1 for z in m.content.arena.zones.values() if controls(m, side, z))
     return held >= int(p.get("count", 2))
 
@@ -65,7 +62,7 @@ _HALVES: dict[tuple[int, int], frozenset[Hex]] = {}
 """Each team's enemy half by (arena id, deployment side): pure geometry, computed once."""
 
 
-def enemy_half(m: BrawlMatch, side: int) -> frozenset[Hex]:
+def enemy_half(m: MatchState, side: int) -> frozenset[Hex]:
     """The hexes nearer the enemy deployment area than ours."""
     arena = m.content.arena
     key = (id(arena), m.deploy_side[side])
@@ -79,35 +76,35 @@ def enemy_half(m: BrawlMatch, side: int) -> frozenset[Hex]:
 
 
 @condition("enemy_half")
-def _enemy_half(m: BrawlMatch, side: int, p: dict[str, Any]) -> bool:
+def _enemy_half(m: MatchState, side: int, p: dict[str, Any]) -> bool:
     return count_in(m, side, enemy_half(m, side)) >= int(p.get("count", 2))
 
 
 @condition("bloodied_enemies")
-def _bloodied_enemies(m: BrawlMatch, side: int, p: dict[str, Any]) -> bool:
+def _bloodied_enemies(m: MatchState, side: int, p: dict[str, Any]) -> bool:
     n = sum(1 for c in on_board(m) if team(m, c.seat) != side and bloodied(m, c))
     return n >= int(p.get("count", 2))
 
 
 @condition("enemy_on_gate")
-def _enemy_on_gate(m: BrawlMatch, side: int, p: dict[str, Any]) -> bool:
+def _enemy_on_gate(m: MatchState, side: int, p: dict[str, Any]) -> bool:
     n = sum(1 for c in m.champs.values() if team(m, c.seat) != side and c.hex is None)
     return n >= int(p.get("count", 1))
 
 
 @condition("control_row")
-def _control_row(m: BrawlMatch, side: int, p: dict[str, Any]) -> bool:
+def _control_row(m: MatchState, side: int, p: dict[str, Any]) -> bool:
     row = {h for h in m.content.arena.cells if h[1] == int(p["row"])}
     return controls(m, side, row)
 
 
-def met(m: BrawlMatch, side: int, challenge_id: str) -> bool:
+def met(m: MatchState, side: int, challenge_id: str) -> bool:
     """Whether team ``side`` meets challenge ``challenge_id`` now."""
     ch = m.content.challenges[challenge_id]
     return CONDITIONS[ch.kind](m, side, ch.params)
 
 
-def draw_challenge(m: BrawlMatch) -> str | None:
+def draw_challenge(m: MatchState) -> str | None:
     """Takes the top challenge card; an empty deck is refilled from the shuffled discard (A18.2)."""
     if not m.ch_deck and m.ch_discard:
         m.ch_deck = list(m.ch_discard)
@@ -118,7 +115,7 @@ def draw_challenge(m: BrawlMatch) -> str | None:
 
 
 @step("scoreboard")
-def _scoreboard(m: BrawlMatch, st: Step, choice: str | None) -> Pending | None:
+def _scoreboard(m: MatchState, st: Step, choice: str | None) -> Pending | None:
     if m.round == 1:
         return None  # challenges cannot be scored in the first round (A5)
     side = team(m, m.active)
@@ -140,7 +137,7 @@ def _scoreboard(m: BrawlMatch, st: Step, choice: str | None) -> Pending | None:
 
 
 @step("advance_track")
-def _advance_track(m: BrawlMatch, st: Step, choice: str | None) -> Pending | None:
+def _advance_track(m: MatchState, st: Step, choice: str | None) -> Pending | None:
     track = m.content.tracks[m.track_key]
     shift = track.advance
     new: list[str | None] = [None] * len(track.slots)

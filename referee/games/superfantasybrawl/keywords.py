@@ -11,7 +11,6 @@ Poison and Out of Action are not effects: they are conditions or attack-step rul
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from referee.games.superfantasybrawl.attacks import deal
 from referee.games.superfantasybrawl.hexes import Hex, hex_id, parse_hex, row_direction
@@ -26,13 +25,10 @@ from referee.games.superfantasybrawl.movement import (
     straight_displacement,
     walk_step,
 )
-from referee.games.superfantasybrawl.state import ChampState, has_trait
+from referee.games.superfantasybrawl.state import ChampState, MatchState, has_trait
 from referee.games.superfantasybrawl.steps import Pending, Step, opt, step
 
-if TYPE_CHECKING:
-    from referee.games.superfantasybrawl.match import BrawlMatch
-
-Keyword = Callable[["BrawlMatch", Step, ChampState, "str | None"], "Pending | None"]
+Keyword = Callable[["MatchState", Step, ChampState, "str | None"], "Pending | None"]
 KEYWORDS: dict[str, Keyword] = {}
 
 
@@ -47,7 +43,7 @@ def keyword(name: str) -> Callable[[Keyword], Keyword]:
 
 
 @step("effect")
-def _effect(m: BrawlMatch, st: Step, choice: str | None) -> Pending | None:
+def _effect(m: MatchState, st: Step, choice: str | None) -> Pending | None:
     c = m.champs[st["champ"]]
     if c.hex is None:
         return None  # a champion on its Gate cannot be affected by card effects (A14)
@@ -55,7 +51,7 @@ def _effect(m: BrawlMatch, st: Step, choice: str | None) -> Pending | None:
 
 
 def _destination_choice(
-    m: BrawlMatch,
+    m: MatchState,
     st: Step,
     c: ChampState,
     choice: str | None,
@@ -91,7 +87,7 @@ def _destination_choice(
     return None
 
 
-def element_hex(m: BrawlMatch, st: Step) -> Hex | None:
+def element_hex(m: MatchState, st: Step) -> Hex | None:
     """Where the element of a "towards"/"away" effect stands: its source champion, or a statue."""
     element = st.get("element", "")
     if element.startswith("statue:"):
@@ -100,7 +96,7 @@ def element_hex(m: BrawlMatch, st: Step) -> Hex | None:
 
 
 def _relative(
-    m: BrawlMatch, st: Step, c: ChampState, dests: dict[Hex, Path], *, quiet: bool = False
+    m: MatchState, st: Step, c: ChampState, dests: dict[Hex, Path], *, quiet: bool = False
 ) -> dict[Hex, Path]:
     """Keeps the destinations that go towards / away from the effect's element (seed-ja, measured after the move).
 
@@ -115,7 +111,7 @@ def _relative(
 
 
 @keyword("dash")
-def _dash(m: BrawlMatch, st: Step, c: ChampState, choice: str | None) -> Pending | None:
+def _dash(m: MatchState, st: Step, c: ChampState, choice: str | None) -> Pending | None:
     """Dash X: up to X along one hex row, normal movement restrictions, traps on entry (A15, FAQ A16.4/6)."""
     return _destination_choice(
         m, st, c, choice, line_destinations(m, c, st["value"], swoop=False), st["player"], "dash", "move"
@@ -123,20 +119,20 @@ def _dash(m: BrawlMatch, st: Step, c: ChampState, choice: str | None) -> Pending
 
 
 @keyword("swoop")
-def _swoop(m: BrawlMatch, st: Step, c: ChampState, choice: str | None) -> Pending | None:
+def _swoop(m: MatchState, st: Step, c: ChampState, choice: str | None) -> Pending | None:
     """Swoop X: up to X along one hex row over statues, champions and traps; ending on a trap triggers it."""
     dests = line_destinations(m, c, st["value"], swoop=True)
     return _destination_choice(m, st, c, choice, {h: [h] for h in dests}, st["player"], "swoop", "leap")
 
 
 @keyword("jump")
-def _jump(m: BrawlMatch, st: Step, c: ChampState, choice: str | None) -> Pending | None:
+def _jump(m: MatchState, st: Step, c: ChampState, choice: str | None) -> Pending | None:
     """Jump X: any free hex within X, passing over everything; ending on a trap triggers it."""
     return _destination_choice(m, st, c, choice, jump_destinations(m, c, st["value"]), st["player"], "jump", "leap")
 
 
 @keyword("place")
-def _place(m: BrawlMatch, st: Step, c: ChampState, choice: str | None) -> Pending | None:
+def _place(m: MatchState, st: Step, c: ChampState, choice: str | None) -> Pending | None:
     """Place: lifted and put down, not movement, so Root does not stop it; a trap there triggers (A18.14)."""
     assert c.hex is not None
     if st["near"] == "self":
@@ -150,7 +146,7 @@ def _place(m: BrawlMatch, st: Step, c: ChampState, choice: str | None) -> Pendin
 
 
 @keyword("force")
-def _force(m: BrawlMatch, st: Step, c: ChampState, choice: str | None) -> Pending | None:
+def _force(m: MatchState, st: Step, c: ChampState, choice: str | None) -> Pending | None:
     """Force X: the card's player moves the target up to X hexes; onto a trap triggers it (FAQ A16.3)."""
     if has_trait(m, c, "steadfast"):
         m.emit("immune", {"champion": c.id, "keyword": "force"})
@@ -161,7 +157,7 @@ def _force(m: BrawlMatch, st: Step, c: ChampState, choice: str | None) -> Pendin
 
 
 @keyword("fear")
-def _fear(m: BrawlMatch, st: Step, c: ChampState, choice: str | None) -> Pending | None:
+def _fear(m: MatchState, st: Step, c: ChampState, choice: str | None) -> Pending | None:
     """Fear X: the feared champion's player Dashes it away from the source, as far as it can (seeds 000, 001).
 
     Away is measured after the move (seed-ja); among the Dashes that end further away only the
@@ -178,7 +174,7 @@ def _fear(m: BrawlMatch, st: Step, c: ChampState, choice: str | None) -> Pending
     return _destination_choice(m, st, c, choice, dests, c.seat, "fear", "displace", optional=False)
 
 
-def _straight(m: BrawlMatch, st: Step, c: ChampState, away: bool) -> None:
+def _straight(m: MatchState, st: Step, c: ChampState, away: bool) -> None:
     assert c.hex is not None
     src = m.champs[st["source"]]
     if src.hex is None or src.id == c.id:
@@ -201,21 +197,21 @@ def _straight(m: BrawlMatch, st: Step, c: ChampState, away: bool) -> None:
 
 
 @keyword("push")
-def _push(m: BrawlMatch, st: Step, c: ChampState, choice: str | None) -> Pending | None:
+def _push(m: MatchState, st: Step, c: ChampState, choice: str | None) -> Pending | None:
     """Push X: straight away from the source along the shared hex row; 1 damage per hex it could not move."""
     _straight(m, st, c, away=True)
     return None
 
 
 @keyword("pull")
-def _pull(m: BrawlMatch, st: Step, c: ChampState, choice: str | None) -> Pending | None:
+def _pull(m: MatchState, st: Step, c: ChampState, choice: str | None) -> Pending | None:
     """Pull X: straight towards the source along the shared hex row; 1 damage per hex it could not move."""
     _straight(m, st, c, away=False)
     return None
 
 
 @keyword("root")
-def _root(m: BrawlMatch, st: Step, c: ChampState, choice: str | None) -> Pending | None:
+def _root(m: MatchState, st: Step, c: ChampState, choice: str | None) -> Pending | None:
     """Root: no more movement this turn (FAQ A16.2); displacement becomes damage, Place still works."""
     c.rooted = True
     m.emit("rooted", {"champion": c.id, "source": st["source"]})
@@ -223,7 +219,7 @@ def _root(m: BrawlMatch, st: Step, c: ChampState, choice: str | None) -> Pending
 
 
 @keyword("stun")
-def _stun(m: BrawlMatch, st: Step, c: ChampState, choice: str | None) -> Pending | None:
+def _stun(m: MatchState, st: Step, c: ChampState, choice: str | None) -> Pending | None:
     """Stun: the controller discards one of that champion's cards from hand, or reveals the hand (A15, A18.10)."""
     if has_trait(m, c, "unstunnable"):
         m.emit("immune", {"champion": c.id, "keyword": "stun"})
@@ -249,7 +245,7 @@ def _stun(m: BrawlMatch, st: Step, c: ChampState, choice: str | None) -> Pending
 
 
 @keyword("heal")
-def _heal(m: BrawlMatch, st: Step, c: ChampState, choice: str | None) -> Pending | None:
+def _heal(m: MatchState, st: Step, c: ChampState, choice: str | None) -> Pending | None:
     """Heal X: remove up to X damage."""
     healed = min(c.damage, st["value"])
     c.damage -= healed
@@ -258,21 +254,21 @@ def _heal(m: BrawlMatch, st: Step, c: ChampState, choice: str | None) -> Pending
 
 
 @keyword("damage")
-def _damage(m: BrawlMatch, st: Step, c: ChampState, choice: str | None) -> Pending | None:
+def _damage(m: MatchState, st: Step, c: ChampState, choice: str | None) -> Pending | None:
     """Damage X: ignores defence (A11)."""
     deal(m, [(c.id, st["value"])], st["source"])
     return None
 
 
 @keyword("draw")
-def _draw(m: BrawlMatch, st: Step, c: ChampState, choice: str | None) -> Pending | None:
+def _draw(m: MatchState, st: Step, c: ChampState, choice: str | None) -> Pending | None:
     """Draw X: draw X cards (seed-it: "Pesca X: pesca X carte."), fewer only when deck and discard run out."""
     m.draw(st["player"], st["value"])
     return None
 
 
 @keyword("plan")
-def _plan(m: BrawlMatch, st: Step, c: ChampState, choice: str | None) -> Pending | None:
+def _plan(m: MatchState, st: Step, c: ChampState, choice: str | None) -> Pending | None:
     """Plan X: put up to X cards from hand on top of the deck, one at a time; the last put is on top (A18.12)."""
     seat = st["player"]
     if choice is None:

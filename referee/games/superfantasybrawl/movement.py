@@ -12,32 +12,27 @@ face-down trap, so this loses no choice a player would make.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from referee.games.superfantasybrawl.hexes import DIRECTIONS, Hex, add, distance, row_direction
-from referee.games.superfantasybrawl.state import ChampState, occupied, team
+from referee.games.superfantasybrawl.state import ChampState, MatchState, occupied, team
 from referee.games.superfantasybrawl.steps import Frame, Pending, Step, step
-
-if TYPE_CHECKING:
-    from referee.games.superfantasybrawl.match import BrawlMatch
 
 Path = list[Hex]
 
 
-def endable(m: BrawlMatch, h: Hex, occ: dict[Hex, ChampState] | None = None) -> bool:
+def endable(m: MatchState, h: Hex, occ: dict[Hex, ChampState] | None = None) -> bool:
     """Whether a champion may end a move on ``h``: on the board, no statue, nobody there."""
     occ = occupied(m) if occ is None else occ
     return h in m.content.arena.cells and h not in m.statues and h not in occ
 
 
-def _passable(m: BrawlMatch, mover: ChampState, h: Hex, occ: dict[Hex, ChampState]) -> bool:
+def _passable(m: MatchState, mover: ChampState, h: Hex, occ: dict[Hex, ChampState]) -> bool:
     if h not in m.content.arena.cells or h in m.statues:
         return False
     other = occ.get(h)
     return other is None or other.id == mover.id or team(m, other.seat) == team(m, mover.seat)
 
 
-def reachable(m: BrawlMatch, mover: ChampState, starts: list[tuple[Hex, int]], budget: int) -> dict[Hex, Path]:
+def reachable(m: MatchState, mover: ChampState, starts: list[tuple[Hex, int]], budget: int) -> dict[Hex, Path]:
     """Returns each hex ``mover`` may end a normal move on, with the path it walks.
 
     ``starts`` are ``(hex, cost)`` pairs: the champion's own hex at cost 0, or for re-entry each
@@ -81,7 +76,7 @@ def reachable(m: BrawlMatch, mover: ChampState, starts: list[tuple[Hex, int]], b
     return {h: p for h, (_t, _s, p) in best.items() if p and h in cells and h not in statues and h not in occ}
 
 
-def move_destinations(m: BrawlMatch, mover: ChampState, budget: int) -> dict[Hex, Path]:
+def move_destinations(m: MatchState, mover: ChampState, budget: int) -> dict[Hex, Path]:
     """Destinations of a normal move of up to ``budget``, including re-entry from the Gate (A14)."""
     if budget <= 0 or mover.rooted:
         return {}
@@ -92,7 +87,7 @@ def move_destinations(m: BrawlMatch, mover: ChampState, budget: int) -> dict[Hex
     return reachable(m, mover, [(mover.hex, 0)], budget)
 
 
-def line_destinations(m: BrawlMatch, mover: ChampState, budget: int, *, swoop: bool) -> dict[Hex, Path]:
+def line_destinations(m: MatchState, mover: ChampState, budget: int, *, swoop: bool) -> dict[Hex, Path]:
     """Dash (normal restrictions) or Swoop (passes statues and champions) destinations along hex rows."""
     if mover.hex is None or mover.rooted:
         return {}
@@ -113,7 +108,7 @@ def line_destinations(m: BrawlMatch, mover: ChampState, budget: int, *, swoop: b
     return out
 
 
-def jump_destinations(m: BrawlMatch, mover: ChampState, budget: int) -> dict[Hex, Path]:
+def jump_destinations(m: MatchState, mover: ChampState, budget: int) -> dict[Hex, Path]:
     """Jump: any free hex within ``budget``; everything in between is passed over (A15)."""
     if mover.hex is None or mover.rooted:
         return {}
@@ -122,13 +117,13 @@ def jump_destinations(m: BrawlMatch, mover: ChampState, budget: int) -> dict[Hex
     return {h: [h] for h in sorted(m.content.arena.cells) if 0 < distance(here, h) <= budget and endable(m, h, occ)}
 
 
-def place_destinations(m: BrawlMatch, anchor: Hex, lo: int, hi: int) -> list[Hex]:
+def place_destinations(m: MatchState, anchor: Hex, lo: int, hi: int) -> list[Hex]:
     """Free hexes within ``lo..hi`` of ``anchor``, for Place (not movement, so Root does not stop it)."""
     occ = occupied(m)
     return [h for h in sorted(m.content.arena.cells) if lo <= distance(anchor, h) <= hi and endable(m, h, occ)]
 
 
-def force_destinations(m: BrawlMatch, target: ChampState, budget: int) -> dict[Hex, Path]:
+def force_destinations(m: MatchState, target: ChampState, budget: int) -> dict[Hex, Path]:
     """Force: the card's player moves the target up to ``budget`` through free hexes (A15).
 
     House reading: the forced champion may not pass through statues or any champion.
@@ -152,7 +147,7 @@ def force_destinations(m: BrawlMatch, target: ChampState, budget: int) -> dict[H
 
 
 def straight_displacement(
-    m: BrawlMatch, source: Hex, target: ChampState, value: int, *, away: bool
+    m: MatchState, source: Hex, target: ChampState, value: int, *, away: bool
 ) -> tuple[Path, int]:
     """Push (``away``) or Pull: the path along the shared hex row and the hexes it could not move.
 
@@ -204,7 +199,7 @@ def relative(dests: dict[Hex, Path], start: Hex, element: Hex, relation: str) ->
     return {h: p for h, p in dests.items() if keep(start, h, element)}
 
 
-def fear_destinations(m: BrawlMatch, target: ChampState, source: Hex, value: int) -> dict[Hex, Path]:
+def fear_destinations(m: MatchState, target: ChampState, source: Hex, value: int) -> dict[Hex, Path]:
     """Fear X: the longest Dashes of up to X that end further from ``source`` than the champion starts.
 
     Seed-it: the feared champion "deve scattare X in una direzione a sua scelta, purché sia lontano
@@ -242,7 +237,7 @@ def walk_step(
 
 
 @step("walk")
-def _walk(m: BrawlMatch, st: Step, choice: str | None) -> Pending | None:
+def _walk(m: MatchState, st: Step, choice: str | None) -> Pending | None:
     from referee.games.superfantasybrawl.traps import trigger_steps
 
     c = m.champs[st["champ"]]

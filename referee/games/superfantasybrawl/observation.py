@@ -13,19 +13,18 @@ cards of a hand revealed by Stun stay in that hand while it holds them.
 from __future__ import annotations
 
 import copy
-from typing import TYPE_CHECKING
+from typing import TypeVar
 
 from referee.core.chance import Chance
 from referee.core.contract import JSONDict
 from referee.core.ids import Seat
 from referee.games.superfantasybrawl.hexes import hex_id
-from referee.games.superfantasybrawl.state import bloodied, defence, side, team
+from referee.games.superfantasybrawl.state import MatchState, bloodied, defence, side, team
 
-if TYPE_CHECKING:
-    from referee.games.superfantasybrawl.match import BrawlMatch
+M = TypeVar("M", bound=MatchState)
 
 
-def observe(m: BrawlMatch, viewer: Seat | None) -> JSONDict:
+def observe(m: MatchState, viewer: Seat | None) -> JSONDict:
     """Returns the observation of ``viewer`` (``None``: spectator) as ``Observation`` proto data."""
     champions = []
     for c in m.champs.values():
@@ -83,7 +82,7 @@ def observe(m: BrawlMatch, viewer: Seat | None) -> JSONDict:
     }
 
 
-def determinize(m: BrawlMatch, viewer: Seat | None, chance: Chance) -> BrawlMatch:
+def determinize(m: M, viewer: Seat | None, chance: Chance) -> M:
     """Returns an independent copy in which everything hidden from ``viewer`` is re-dealt with ``chance``."""
     # The memo swaps the match's chance for the new source instead of copying it.
     other = copy.deepcopy(m, {id(m.chance): chance})

@@ -10,18 +10,14 @@ the last seat's turn the challenge track advances and the round count goes up.
 from __future__ import annotations
 
 from itertools import combinations
-from typing import TYPE_CHECKING
 
 from referee.core.contract import Option
 from referee.games.superfantasybrawl.challenges import draw_challenge
 from referee.games.superfantasybrawl.content import COLOURS
 from referee.games.superfantasybrawl.hexes import hex_id, parse_hex
 from referee.games.superfantasybrawl.movement import endable
-from referee.games.superfantasybrawl.state import team
+from referee.games.superfantasybrawl.state import MatchState, team
 from referee.games.superfantasybrawl.steps import Frame, Pending, Step, opt, step
-
-if TYPE_CHECKING:
-    from referee.games.superfantasybrawl.match import BrawlMatch
 
 SETUP = [
     "choose_first",
@@ -40,14 +36,14 @@ TURN = ["scoreboard", "activation", "upkeep", "turn_end"]
 
 
 @step("choose_first")
-def _choose_first(m: BrawlMatch, st: Step, choice: str | None) -> Pending | None:
+def _choose_first(m: MatchState, st: Step, choice: str | None) -> Pending | None:
     m.first = m.chance.below(m.seats)
     m.emit("first_player", {"seat": m.first})
     return None
 
 
 @step("choose_side")
-def _choose_side(m: BrawlMatch, st: Step, choice: str | None) -> Pending | None:
+def _choose_side(m: MatchState, st: Step, choice: str | None) -> Pending | None:
     if choice is None:
         options = [opt(f"side:{i}", "side", f"deploy on side {i}", value=i) for i in (0, 1)]
         return Pending(m.first, "side", "choose your deployment area", options, "side:0", st)
@@ -58,7 +54,7 @@ def _choose_side(m: BrawlMatch, st: Step, choice: str | None) -> Pending | None:
     return None
 
 
-def _pick_order(m: BrawlMatch) -> list[int]:
+def _pick_order(m: MatchState) -> list[int]:
     mode = m.config["selection"]
     n = m.per_seat
     order = m.order_from(m.first)
@@ -71,7 +67,7 @@ def _pick_order(m: BrawlMatch) -> list[int]:
 
 
 @step("selection")
-def _selection(m: BrawlMatch, st: Step, choice: str | None) -> Pending | None:
+def _selection(m: MatchState, st: Step, choice: str | None) -> Pending | None:
     mode = m.config["selection"]
     if mode == "fixed":
         for seat, ids in enumerate(m.config["teams"]):
@@ -115,7 +111,7 @@ def _selection(m: BrawlMatch, st: Step, choice: str | None) -> Pending | None:
 
 
 @step("build_decks")
-def _build_decks(m: BrawlMatch, st: Step, choice: str | None) -> Pending | None:
+def _build_decks(m: MatchState, st: Step, choice: str | None) -> Pending | None:
     for seat in range(m.seats):
         deck = [cid for c in m.champs.values() if c.seat == seat for cid in m.content.champions[c.id].cards]
         m.chance.shuffle(deck)
@@ -124,7 +120,7 @@ def _build_decks(m: BrawlMatch, st: Step, choice: str | None) -> Pending | None:
 
 
 @step("setup_traps")
-def _setup_traps(m: BrawlMatch, st: Step, choice: str | None) -> Pending | None:
+def _setup_traps(m: MatchState, st: Step, choice: str | None) -> Pending | None:
     # 2 players: the first places 2, then the second 2 (A2.6-7). 4 players: one each in turn order.
     order = m.order_from(m.first)
     per = m.content.traps_on_board // len(order)
@@ -135,7 +131,7 @@ def _setup_traps(m: BrawlMatch, st: Step, choice: str | None) -> Pending | None:
 
 
 @step("setup_track")
-def _setup_track(m: BrawlMatch, st: Step, choice: str | None) -> Pending | None:
+def _setup_track(m: MatchState, st: Step, choice: str | None) -> Pending | None:
     track = m.content.tracks[m.track_key]
     m.ch_deck = sorted(m.content.challenges)
     m.chance.shuffle(m.ch_deck)
@@ -157,7 +153,7 @@ def mulligan_options(hand: list[str]) -> list[Option]:
 
 
 @step("mulligans")
-def _mulligans(m: BrawlMatch, st: Step, choice: str | None) -> Pending | None:
+def _mulligans(m: MatchState, st: Step, choice: str | None) -> Pending | None:
     if "seats" not in st:
         st["seats"] = m.order_from(m.first)
         m.draw(st["seats"][0], m.hand_size)
@@ -183,7 +179,7 @@ def _mulligans(m: BrawlMatch, st: Step, choice: str | None) -> Pending | None:
 
 
 @step("deployments")
-def _deployments(m: BrawlMatch, st: Step, choice: str | None) -> Pending | None:
+def _deployments(m: MatchState, st: Step, choice: str | None) -> Pending | None:
     if "queue" not in st:
         st["queue"] = [c.id for s in m.order_from(m.first) for c in m.champs.values() if c.seat == s]
     if not st["queue"]:
@@ -206,7 +202,7 @@ def _deployments(m: BrawlMatch, st: Step, choice: str | None) -> Pending | None:
 
 
 @step("first_turn")
-def _first_turn(m: BrawlMatch, st: Step, choice: str | None) -> Pending | None:
+def _first_turn(m: MatchState, st: Step, choice: str | None) -> Pending | None:
     m.round = 1
     m.phase = "play"
     m.push_all([Frame("turn_start", {"seat": m.first})])
@@ -214,7 +210,7 @@ def _first_turn(m: BrawlMatch, st: Step, choice: str | None) -> Pending | None:
 
 
 @step("turn_start")
-def _turn_start(m: BrawlMatch, st: Step, choice: str | None) -> Pending | None:
+def _turn_start(m: MatchState, st: Step, choice: str | None) -> Pending | None:
     m.active = st["seat"]
     m.std_used = []
     m.emit("turn", {"seat": m.active, "round": m.round})
@@ -223,7 +219,7 @@ def _turn_start(m: BrawlMatch, st: Step, choice: str | None) -> Pending | None:
 
 
 @step("upkeep")
-def _upkeep(m: BrawlMatch, st: Step, choice: str | None) -> Pending | None:
+def _upkeep(m: MatchState, st: Step, choice: str | None) -> Pending | None:
     seat = m.active
     for colour in COLOURS:
         m.cores[seat][colour] = True
@@ -236,7 +232,7 @@ def _upkeep(m: BrawlMatch, st: Step, choice: str | None) -> Pending | None:
 
 
 @step("turn_end")
-def _turn_end(m: BrawlMatch, st: Step, choice: str | None) -> Pending | None:
+def _turn_end(m: MatchState, st: Step, choice: str | None) -> Pending | None:
     for c in m.champs.values():
         c.rooted = False  # Root lasts until the end of the turn (FAQ A16.2)
         c.defence_turn = 0
@@ -250,7 +246,7 @@ def _turn_end(m: BrawlMatch, st: Step, choice: str | None) -> Pending | None:
 
 
 @step("round_end")
-def _round_end(m: BrawlMatch, st: Step, choice: str | None) -> Pending | None:
+def _round_end(m: MatchState, st: Step, choice: str | None) -> Pending | None:
     if m.round >= m.config["round_cap"]:
         m.end_by_round_cap()
         return None

@@ -9,23 +9,18 @@ module also runs the set-up placement. It does not decide paths; movement does.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from referee.games.superfantasybrawl.attacks import deal
 from referee.games.superfantasybrawl.hexes import Hex, hex_id, neighbours, parse_hex
-from referee.games.superfantasybrawl.state import ChampState, occupied
+from referee.games.superfantasybrawl.state import ChampState, MatchState, occupied
 from referee.games.superfantasybrawl.steps import Frame, Pending, Step, opt, step
 
-if TYPE_CHECKING:
-    from referee.games.superfantasybrawl.match import BrawlMatch
 
-
-def trigger_steps(m: BrawlMatch, c: ChampState, h: Hex, source: str | None) -> list[Step]:
+def trigger_steps(m: MatchState, c: ChampState, h: Hex, source: str | None) -> list[Step]:
     """The steps that resolve the trap on ``h`` entered by ``c``; ``source`` gets the credit (A9)."""
     return [Frame("trap_trigger", {"champ": c.id, "hex": list(h), "source": source or c.id})]
 
 
-def free_trap_hexes(m: BrawlMatch, exclude: Hex | None) -> list[Hex]:
+def free_trap_hexes(m: MatchState, exclude: Hex | None) -> list[Hex]:
     """Where a new token may go: an empty trap hex other than ``exclude``, else a free hex next to one (A9)."""
     occ = occupied(m)
     hexes = [h for h in sorted(m.trap_hexes) if h not in m.traps and h not in occ and h != exclude]
@@ -39,7 +34,7 @@ def free_trap_hexes(m: BrawlMatch, exclude: Hex | None) -> list[Hex]:
     ]
 
 
-def place_token(m: BrawlMatch, seat: int, h: Hex) -> None:
+def place_token(m: MatchState, seat: int, h: Hex) -> None:
     """Draws a random token from the supply, unseen, and puts it face down on ``h``."""
     token = m.trap_supply.pop(m.chance.below(len(m.trap_supply)))
     m.traps[h] = (token[0], token[1])
@@ -49,7 +44,7 @@ def place_token(m: BrawlMatch, seat: int, h: Hex) -> None:
 
 
 @step("trap_trigger")
-def _trap_trigger(m: BrawlMatch, st: Step, choice: str | None) -> Pending | None:
+def _trap_trigger(m: MatchState, st: Step, choice: str | None) -> Pending | None:
     h = (st["hex"][0], st["hex"][1])
     c = m.champs[st["champ"]]
     if h not in m.traps:
@@ -86,7 +81,7 @@ def _trap_trigger(m: BrawlMatch, st: Step, choice: str | None) -> Pending | None
 
 
 @step("trap_replace")
-def _trap_replace(m: BrawlMatch, st: Step, choice: str | None) -> Pending | None:
+def _trap_replace(m: MatchState, st: Step, choice: str | None) -> Pending | None:
     exclude = (st["exclude"][0], st["exclude"][1]) if st.get("exclude") else None
     if choice is None:
         hexes = free_trap_hexes(m, exclude)
