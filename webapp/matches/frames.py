@@ -10,6 +10,8 @@ verify digests; ``verify`` does.
 
 from __future__ import annotations
 
+import copy
+import json
 from itertools import islice
 from typing import Any
 
@@ -90,3 +92,147 @@ def replay_head(replay: Replay, game: Game | None = None) -> dict[str, Any]:
     and its counter before the whole list of frames has arrived. Same keys as the whole list.
     """
     return spectator_frames(replay, game, limit=1)
+
+
+PATCH_VERSION = 2
+"""The form of :func:`observation_patch`'s operations: 1 had sets and removes only, 2 adds list rebuilds."""
+
+
+def _item_key(item: Any) -> Any:
+    """The key an item of a list is matched by between two observations: its ``id`` if it has one, else itself."""
+    if isinstance(item, dict) and "id" in item:
+        return ("id", json.dumps(item["id"], sort_keys=True))
+    return ("value", json.dumps(item, sort_keys=True))
+
+
+def _list_spec(before: list[Any], after: list[Any]) -> list[Any] | None:
+    """How ``after`` is made from the items of ``before``, or None when keys repeat (then it is sent whole).
+
+    Each entry is an old index ``k`` (that item as it was), ``[k, n]`` (the ``n`` old items from
+    ``k`` on), ``[k, ops]`` (old item ``k`` with ``ops`` applied) or ``[value]`` (a new item).
+    """
+    old: dict[Any, int] = {}
+    for k, item in enumerate(before):
+        key = _item_key(item)
+        if key in old:
+            return None
+        old[key] = k
+    spec: list[Any] = []
+    used: set[int] = set()
+    for item in after:
+        found = old.get(_item_key(item))
+        if found is None:
+            spec.append([item])
+            continue
+        if found in used:
+            return None  # the same key twice in the new list
+        used.add(found)
+        ops = observation_patch(before[found], item)
+        last = spec[-1] if spec else None
+        if ops:
+            spec.append([found, ops])
+        elif isinstance(last, int) and last == found - 1:
+            spec[-1] = [last, 2]  # a run of unchanged items
+        elif isinstance(last, list) and len(last) == 2 and isinstance(last[1], int) and sum(last) == found:
+            spec[-1] = [last[0], last[1] + 1]
+        else:
+            spec.append(found)
+    return spec
+
+
+def observation_patch(
+    before: Any, after: Any, path: list[Any] | None = None, out: list[list[Any]] | None = None
+) -> list[list[Any]]:
+    """Returns the operations that turn ``before`` into ``after`` (the patch form, version 2).
+
+    ``[path, value]`` sets, ``[path]`` removes, ``[path, "L", spec]`` rebuilds the list at ``path``
+    from its old items (see :func:`_list_spec`); an empty path is the whole value. Objects are
+    compared key by key; lists of equal length whose items keep their keys (``id`` for objects,
+    else the value) item by item; other lists are rebuilt, items matched by key, so a creature
+    entering or leaving costs that creature, not the whole list. A rebuild longer than the new list
+    itself is sent as a set.
+    """
+    path = path or []
+    out = [] if out is None else out
+    if before == after:
+        return out
+    if isinstance(before, dict) and isinstance(after, dict):
+        for k, v in after.items():
+            if k in before:
+                observation_patch(before[k], v, [*path, k], out)
+            else:
+                out.append([[*path, k], v])
+        out.extend([[*path, k]] for k in before if k not in after)
+    elif isinstance(before, list) and isinstance(after, list):
+        aligned = len(before) == len(after) and all(
+            not (isinstance(x, dict) and isinstance(y, dict)) or x.get("id") == y.get("id")
+            for x, y in zip(before, after, strict=True)
+        )
+        if aligned:
+            for i, (x, y) in enumerate(zip(before, after, strict=True)):
+                observation_patch(x, y, [*path, i], out)
+            return out
+        spec = _list_spec(before, after)
+        if spec is not None and len(json.dumps(spec)) < len(json.dumps(after)):
+            out.append([path, "L", spec])
+        else:
+            out.append([path, after])
+    else:
+        out.append([path, after])
+    return out
+
+
+def apply_patch(value: Any, ops: list[list[Any]]) -> Any:
+    """Applies :func:`observation_patch`'s operations to ``value`` (in place where it can) and returns the result.
+
+    What ``viewer.js`` does, in Python: the tests check it against the whole frames.
+    """
+    for op in ops:
+        path = op[0]
+        if not path:
+            value = _rebuild(value, op[2]) if len(op) == 3 else copy.deepcopy(op[1])
+            continue
+        node = value
+        for key in path[:-1]:
+            node = node[key]
+        if len(op) == 1:
+            del node[path[-1]]
+        elif len(op) == 3:
+            node[path[-1]] = _rebuild(node[path[-1]], op[2])
+        else:
+            node[path[-1]] = copy.deepcopy(op[1])
+    return value
+
+
+def _rebuild(old: list[Any], spec: list[Any]) -> list[Any]:
+    new: list[Any] = []
+    for entry in spec:
+        if isinstance(entry, int):
+            new.append(copy.deepcopy(old[entry]))
+        elif len(entry) == 1:
+            new.append(copy.deepcopy(entry[0]))
+        elif isinstance(entry[1], int):
+            new.extend(copy.deepcopy(old[entry[0] : entry[0] + entry[1]]))
+        else:
+            new.append(apply_patch(copy.deepcopy(old[entry[0]]), entry[1]))
+    return new
+
+
+def patch_frames(data: dict[str, Any]) -> dict[str, Any]:
+    """Turns whole frames (:func:`spectator_frames`) into the patch form, in place, and returns them.
+
+    Frame 0 keeps its ``observation``; each later frame keeps ``patch``, the operations of
+    :func:`observation_patch` from the observation before, instead. ``form`` is ``"patch"`` and
+    ``patch_version`` is :data:`PATCH_VERSION`.
+    """
+    before: Any = None
+    for n, frame in enumerate(data["frames"]):
+        obs = frame.pop("observation")
+        if n == 0:
+            frame["observation"] = obs
+        else:
+            frame["patch"] = observation_patch(before, obs)
+        before = obs
+    data["form"] = "patch"
+    data["patch_version"] = PATCH_VERSION
+    return data

@@ -15,14 +15,14 @@ import hashlib
 import json
 import logging
 import time
-from typing import Any, cast
+from typing import cast
 
 from django.core.cache import cache
 
 from referee.core.errors import EngineError
 from referee.core.registry import UnknownGameError
 from referee.core.replay import Replay, ReplayError
-from webapp.matches.frames import spectator_frames
+from webapp.matches.frames import PATCH_VERSION, patch_frames, spectator_frames
 from webapp.matches.models import Match, MatchFrames
 
 log = logging.getLogger(__name__)
@@ -93,55 +93,22 @@ PATCHED_CACHE_SECONDS = 30 * 24 * 3600
 """How long the patch form of a replay's frames stays in the cache (it is rebuilt from the stored frames)."""
 
 
-def observation_patch(
-    before: Any, after: Any, path: list[Any] | None = None, out: list[list[Any]] | None = None
-) -> list[list[Any]]:
-    """Returns the operations that turn ``before`` into ``after``: ``[path, value]`` sets, ``[path]`` removes.
-
-    Objects are compared key by key and lists of equal length item by item; anything else that
-    differs is set whole. An empty path replaces the whole value.
-    """
-    path = path or []
-    out = [] if out is None else out
-    if before == after:
-        return out
-    if isinstance(before, dict) and isinstance(after, dict):
-        for k, v in after.items():
-            if k in before:
-                observation_patch(before[k], v, [*path, k], out)
-            else:
-                out.append([[*path, k], v])
-        out.extend([[*path, k]] for k in before if k not in after)
-    elif isinstance(before, list) and isinstance(after, list) and len(before) == len(after):
-        for i, (x, y) in enumerate(zip(before, after, strict=True)):
-            observation_patch(x, y, [*path, i], out)
-    else:
-        out.append([path, after])
-    return out
-
-
 def patched_frames_gz(match_id: int, raw: bytes) -> bytes:
     """The frames of :func:`frames_gz` with each observation after the first sent as a patch of the one before.
 
     Every frame carries the whole spectator observation, and a long ScrumBrawl match makes 8 MB
     of them whose parse dominated the viewer's open time; consecutive observations differ in a few
-    fields, so frame ``n`` keeps ``patch`` (see :func:`observation_patch`) instead of
-    ``observation`` and ``form`` is ``"patch"``. Built from the stored frames and kept in the cache.
+    fields, so frame ``n`` keeps ``patch`` instead of ``observation`` (see
+    :func:`webapp.matches.frames.patch_frames`; lists such as the creatures are patched item by
+    item, matched by id). Built from the stored whole frames and kept in the cache under the patch
+    version, so a change of the form never serves the old one and needs no migration of the
+    stored frames.
     """
-    key = f"frames:patch:{match_id}:{replay_digest(raw)[:16]}"
+    key = f"frames:patch{PATCH_VERSION}:{match_id}:{replay_digest(raw)[:16]}"
     cached = cache.get(key)
     if cached is not None:
         return cast(bytes, cached)
-    data = json.loads(gzip.decompress(frames_gz(match_id, raw)))
-    before: Any = None
-    for n, frame in enumerate(data["frames"]):
-        obs = frame.pop("observation")
-        if n == 0:
-            frame["observation"] = obs
-        else:
-            frame["patch"] = observation_patch(before, obs)
-        before = obs
-    data["form"] = "patch"
+    data = patch_frames(json.loads(gzip.decompress(frames_gz(match_id, raw))))
     packed = gzip.compress(json.dumps(data, separators=(",", ":")).encode(), mtime=0)
     cache.set(key, packed, timeout=PATCHED_CACHE_SECONDS)
     return packed

@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
 from collections.abc import Mapping
 from typing import Any, cast
@@ -254,7 +255,8 @@ class MatchViewSet(viewsets.ReadOnlyModelViewSet):
                 str,
                 enum=["patch"],
                 description="``patch`` (whole replay only): frame 0 has the observation, each later frame a "
-                "``patch`` of the one before ([path, value] sets, [path] removes) - what the viewer loads.",
+                '``patch`` of the one before ([path, value] sets, [path] removes, [path, "L", spec] list '
+                "rebuilds; docs/replay.md) - what the viewer loads.",
             ),
         ],
         responses=FramesSerializer,
@@ -275,13 +277,20 @@ class MatchViewSet(viewsets.ReadOnlyModelViewSet):
         except (UnknownGameError, ImportError) as exc:
             return Response({"detail": str(exc), "code": "engine_unavailable"}, status=503)
         if start == 0 and limit is None:
-            # The whole replay, as most viewers ask: the stored bytes as they are, with no parse or re-render.
-            if "gzip" in request.headers.get("Accept-Encoding", ""):
+            # The whole replay, as most viewers ask: the stored bytes as they are, with no parse or re-render;
+            # a strong ETag per encoding (the bytes never change for one replay), revalidated on each use.
+            zipped = "gzip" in request.headers.get("Accept-Encoding", "")
+            etag = f'"{hashlib.sha256(stored).hexdigest()[:32]}{"" if zipped else "-identity"}"'
+            if etag in request.headers.get("If-None-Match", ""):
+                response = HttpResponse(status=304)
+            elif zipped:
                 response = HttpResponse(stored, content_type="application/json")
                 response["Content-Encoding"] = "gzip"
-                response["Vary"] = "Accept-Encoding"
-                return response
-            return HttpResponse(gzip.decompress(stored), content_type="application/json")
+            else:
+                response = HttpResponse(gzip.decompress(stored), content_type="application/json")
+            response["ETag"], response["Vary"] = etag, "Accept-Encoding"
+            response["Cache-Control"] = "private, no-cache"
+            return response
         data = cast(dict[str, Any], json.loads(gzip.decompress(stored)))
         # Frame i is at position i of the full list; a slice is just a slice, never a re-simulation.
         end = None if limit is None else start + limit

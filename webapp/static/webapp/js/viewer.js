@@ -564,21 +564,39 @@
     if (Math.abs(dx) > 30 && Math.abs(dx) > 2 * Math.abs(dy)) act(dx < 0 ? "forward" : "back");
   });
 
-  // The patch form (?form=patch): frame 0 carries the observation, each later frame the changes
-  // from the one before ([path, value] sets, [path] removes). Rebuilding copies only the objects on
-  // each changed path, so the frames share everything that did not change.
+  // The patch form (?form=patch, docs/replay.md): frame 0 carries the observation, each later frame
+  // the changes from the one before: [path, value] sets, [path] removes, [path, "L", spec] rebuilds
+  // the list at path from its old items (spec entries: k = old item k, [k, n] = n old items from k,
+  // [k, ops] = old item k with ops applied, [value] = a new item). Rebuilding copies only the objects
+  // on each changed path, so the frames share everything that did not change. Version 1 (no "L") is
+  // a subset, so both load.
+  function rebuild(old, spec) {
+    var out = [];
+    spec.forEach(function (e) {
+      if (typeof e === "number") out.push(old[e]);
+      else if (e.length === 1) out.push(e[0]);
+      else if (typeof e[1] === "number") { for (var j = 0; j < e[1]; j++) out.push(old[e[0] + j]); }
+      else out.push(applyOps(old[e[0]], e[1]));
+    });
+    return out;
+  }
+  function leaf(node, op) { return op.length === 3 ? rebuild(node, op[2]) : op[1]; }
   function setIn(node, path, i, op) {
     var copy = Array.isArray(node) ? node.slice() : Object.assign({}, node), key = path[i];
-    if (i === path.length - 1) { if (op.length === 1) delete copy[key]; else copy[key] = op[1]; }
+    if (i === path.length - 1) { if (op.length === 1) delete copy[key]; else copy[key] = leaf(node[key], op); }
     else copy[key] = setIn(node[key], path, i + 1, op);
     return copy;
+  }
+  function applyOps(value, ops) {
+    ops.forEach(function (op) { value = op[0].length ? setIn(value, op[0], 0, op) : leaf(value, op); });
+    return value;
   }
   function unpatch(body) {
     if (body.form !== "patch") return body;
     var obs = null;
     body.frames.forEach(function (f) {
       if (f.observation === undefined) {
-        (f.patch || []).forEach(function (op) { obs = op[0].length ? setIn(obs, op[0], 0, op) : op[1]; });
+        obs = applyOps(obs, f.patch || []);
         f.observation = obs;
         delete f.patch;
       }
