@@ -76,6 +76,12 @@ def test_the_unchanged_copy_keeps_every_contract(copy: Path) -> None:
         ("webapp/hosting/violation.py", "from workers.hosting import upload\n", "Services, top to bottom"),
         # The broker settings every process shares import no Celery (a ladder referee loads them).
         ("referee/brokerconf.py", "\n\ndef violation():\n    import celery\n", "Referees and bots run without"),
+        # A migration is history: it uses the historical models, never the app's code (no exception for it).
+        (
+            "webapp/bots/migrations/0003_bot_stats.py",
+            "\n\ndef violation():\n    from webapp.matches.stats import match_outcomes\n",
+            "Web app: apps by domain",
+        ),
     ],
 )
 def test_a_deliberate_violation_breaks_its_contract(copy: Path, module: str, source: str, contract: str) -> None:

@@ -7,11 +7,33 @@ from collections import defaultdict
 import django.db.models.deletion
 from django.db import migrations, models
 
+FIELD = {"win": "wins", "draw": "draws", "loss": "losses"}
+
+
+def outcomes(seats):
+    """Each bot's outcome in one finished match, and each ordered pair's head-to-head outcome.
+
+    The rule as it stood when this migration was written (``webapp.matches.stats.match_outcomes``),
+    copied here so that the migration does not change when the app's code does: ``seats`` is
+    (bot id, rank) of every seat; a bot with several seats counts once, at its best rank; a bot
+    wins alone first, draws when first with another bot, loses otherwise; a pair compares ranks.
+    """
+    best = {}
+    for bot, rank in seats:
+        best[bot] = min(rank, best.get(bot, rank))
+    firsts = [b for b, r in best.items() if r == 1]
+    own = {b: ("loss" if r != 1 else "win" if len(firsts) == 1 else "draw") for b, r in best.items()}
+    pairs = {
+        (b, o): ("win" if best[b] < best[o] else "loss" if best[b] > best[o] else "draw")
+        for b in best
+        for o in best
+        if b != o
+    }
+    return own, pairs
+
 
 def backfill(apps, schema_editor):
-    """Counts the matches already finished, as ``webapp.matches.stats.recount`` does (its pure outcome rule)."""
-    from webapp.matches.stats import match_outcomes
-
+    """Counts the matches already finished, with the historical models and the outcome rule above."""
     seat_model = apps.get_model("matches", "MatchSeat")
     stats_model = apps.get_model("bots", "BotStats")
     opponent_model = apps.get_model("bots", "BotOpponentStats")
@@ -27,18 +49,18 @@ def backfill(apps, schema_editor):
         finished[match_id] = finished_at
     stats, opponents = {}, {}
     for match_id, seats in by_match.items():
-        own, pairs = match_outcomes(seats)
+        own, pairs = outcomes(seats)
         for bot, outcome in own.items():
             row = stats.setdefault(bot, stats_model(bot_id=bot))
             row.games += 1
             row.revision = 1
-            field = {"win": "wins", "draw": "draws", "loss": "losses"}[outcome]
+            field = FIELD[outcome]
             setattr(row, field, getattr(row, field) + 1)
             if row.last_match_id is None or match_id > row.last_match_id:
                 row.last_match_id, row.last_played = match_id, finished[match_id]
         for (bot, opponent), outcome in pairs.items():
             row = opponents.setdefault((bot, opponent), opponent_model(bot_id=bot, opponent_id=opponent))
-            field = {"win": "wins", "draw": "draws", "loss": "losses"}[outcome]
+            field = FIELD[outcome]
             setattr(row, field, getattr(row, field) + 1)
     stats_model.objects.bulk_create(stats.values(), batch_size=5000)
     opponent_model.objects.bulk_create(opponents.values(), batch_size=5000)
