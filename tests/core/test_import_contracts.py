@@ -115,6 +115,20 @@ def test_a_cycle_between_sibling_modules_breaks_the_acyclic_contract(copy: Path)
     assert "No import cycles" in broken and "violation_" in broken, result.stdout
 
 
+def test_a_rule_module_importing_the_match_breaks_the_acyclic_contract(copy: Path) -> None:
+    """Super Fantasy Brawl's rule modules ask only the ``MatchState`` protocol: the match imports them."""
+    state = copy / "referee" / "games" / "superfantasybrawl" / "state.py"
+    original = state.read_text()
+    state.write_text(original + "\n\ndef violation():\n    from referee.games.superfantasybrawl import match\n")
+    try:
+        result = _lint_imports(copy)
+    finally:
+        state.write_text(original)
+    assert result.returncode != 0, result.stdout
+    broken = result.stdout[result.stdout.index("Broken contracts") :]
+    assert "No import cycles" in broken and ".state -> .match" in broken, result.stdout
+
+
 @pytest.mark.parametrize("target", ["django.db", "webapp.bots.token_store", "workers.celery"])
 def test_the_ladder_referee_importing_django_or_the_web_tier_breaks_its_contract(copy: Path, target: str) -> None:
     refhost = copy / "workers" / "refhost.py"
