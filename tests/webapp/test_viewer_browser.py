@@ -14,12 +14,14 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, Page
 
 from tests.webapp.test_browser import docs_shot, real_match
+from webapp.matches.frames import PATCH_VERSION
 
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
@@ -286,3 +288,37 @@ def test_leaderboard_marks_provisional_bots_and_explains_itself(
     assert f"fewer than {PROVISIONAL_GAMES} rated games" in page.inner_text("#leaderboard-legend")
     docs_shot(page, "leaderboard.png")
     context.close()
+
+
+UNPATCH_CHECK = """async ([code, url]) => {
+  const unpatch = new Function(code + "; return unpatch;")();
+  const [patched, whole] = await Promise.all([fetch(url + "?form=patch"), fetch(url)].map(p => p.then(r => r.json())));
+  const form = [patched.form, patched.patch_version];
+  const same = (a, b) => {
+    if (a === b) return true;
+    if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+    if (Array.isArray(a) !== Array.isArray(b)) return false;
+    const ka = Object.keys(a), kb = Object.keys(b);
+    return ka.length === kb.length && ka.every(k => Object.prototype.hasOwnProperty.call(b, k) && same(a[k], b[k]));
+  };
+  const lists = patched.frames.filter(f => (f.patch || []).some(op => op.length === 3)).length;
+  const rebuilt = unpatch(patched).frames;
+  const wrong = whole.frames.filter((f, i) => !same(rebuilt[i].observation, f.observation)).map(f => f.index);
+  return { form, lists, frames: rebuilt.length, whole: whole.frames.length, wrong };
+}"""
+
+
+@pytest.mark.parametrize("game", ["superfantasybrawl", "scrumbrawl"])
+def test_the_viewer_rebuilds_every_frame_from_the_patch_form(
+    live_server, page: Page, make_bot, author, other, game: str
+) -> None:
+    """viewer.js's own rebuild, run in Chromium on a long replay, gives every observation of the whole frames."""
+    match = real_match(game, 5, make_bot, author, other)
+    source = (Path(__file__).parents[2] / "webapp/static/webapp/js/viewer.js").read_text()
+    code = source[source.index("  function rebuild(") : source.index("  // The first screen:")]
+    page.goto(f"{live_server.url}/matches/{match.pk}/")
+    result = page.evaluate(UNPATCH_CHECK, [code, f"/api/v1/matches/{match.pk}/frames/"])
+    assert result["form"] == ["patch", PATCH_VERSION]
+    assert result["frames"] == result["whole"] > 100
+    assert result["lists"] > 0  # the list rebuilds are exercised, not only sets and removes
+    assert result["wrong"] == []
