@@ -7,6 +7,7 @@ it, on the page and through the API.
 from __future__ import annotations
 
 import hashlib
+import time
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,7 @@ from webapp.hosting import services
 from webapp.hosting.models import HostedUpload, UploadStatus
 from webapp.matches import services as match_services
 from webapp.roles import make_organizer
-from workers.hosting import sandbox
+from workers.hosting import matchtag, sandbox
 
 UPLOADS = Path(__file__).parent / "uploads"
 GAME = "scrumbrawl"
@@ -111,21 +112,33 @@ def test_match_page_shows_the_authors_hosted_logs_to_the_author_only(storage: Pa
     match_services.do_start_match(match.pk, "ref-test")
     # A run killed at its memory limit whose output overflowed the kept size: the bounded log the
     # sandbox keeps, the verdict it names.
+    splitter = matchtag.Splitter()
+    mid = match.referee_match_id()
+    raw = f"\x1e{mid}\x1d+\n\x1e{mid}\x1fSECRET-OF-ALICE start\n\x1e{mid}\x1f".encode() + b"x" * 200_000
     log = sandbox.BoundedLog()
-    log.add(b"SECRET-OF-ALICE start\n" + b"x" * 200_000 + b"\nMemoryError\n")
+    log.add(splitter.feed(b"\x1e9999\x1d+\n\x1e9999\x1fOTHER-MATCH-LINE\n" + raw + b"\nMemoryError\n"))
     started = timezone.now() - timedelta(minutes=1)
     run = services.do_start_run(row, started)
-    services.do_update_run(run.pk, log.text(), verdict=sandbox.verdict(1, log.text(), stopped=False), ended=True)
-    # A run still going: its log so far shows too.
+    verdict = sandbox.verdict(1, log.text(), stopped=False)
+    services.do_update_run(run.pk, log.text(), verdict=verdict, ended=True)
+    services.do_save_match_logs(
+        run.pk, [services.MatchSlice(m, p.started, None, p.text(), verdict) for m, p in splitter.slices.items()]
+    )
+    # A run still going: its slice of this match so far shows too.
     live = services.do_start_run(row, timezone.now())
     services.do_update_run(live.pk, "LIVE-LINE of the running bot\n")
+    services.do_save_match_logs(live.pk, [services.MatchSlice(mid, time.time(), None, "LIVE-LINE of the bot\n")])
 
     page = browser_for(alice).get(f"/matches/{match.pk}/").content.decode()
     assert 'id="hosted-logs"' in page
     assert "out of memory (memory limit reached)" in page and "SECRET-OF-ALICE" in page
     assert "bytes cut" in page and "LIVE-LINE" in page and ">running<" in page
+    assert "OTHER-MATCH-LINE" not in page  # the same run's output in another match
     kept = services.HostedRun.objects.get(pk=run.pk).log
     assert len(kept.encode()) <= sandbox.LOG_LIMIT + 100 and kept.endswith("MemoryError\n")
+    assert "OTHER-MATCH-LINE" in kept and "\x1e" not in kept  # the run's log: every line, tags removed
+    piece = services.HostedMatchLog.objects.get(run=run, match_id=mid).log
+    assert len(piece.encode()) <= matchtag.SLICE_LIMIT + 200 and piece.rstrip().endswith("MemoryError")
     # The other author seated in the match, a spectator, an organizer, anonymous: nothing.
     for viewer in (bob, carol, olga, None):
         other = browser_for(viewer).get(f"/matches/{match.pk}/")

@@ -24,9 +24,9 @@ from webapp.bots import services as bot_services
 from webapp.bots.models import Bot
 from webapp.bots.token_store import DjangoTokenStore
 from webapp.hosting import services
-from webapp.hosting.models import HostedRun, HostedUpload, UploadStatus
+from webapp.hosting.models import HostedMatchLog, HostedRun, HostedUpload, UploadStatus
 from workers.hosting import sandbox
-from workers.hosting.host import BotHost, HostSettings
+from workers.hosting.host import BotHost, HostSettings, _close_db
 
 UPLOADS = Path(__file__).parent / "uploads"
 GAME = "scrumbrawl"
@@ -125,6 +125,8 @@ def test_host_validates_an_upload_then_runs_it_on_the_ladder_against_a_connected
     first_version = bot.latest_version_id
     row = services.do_upload(alice, bot, "first_bot.py", (UPLOADS / "first_bot.py").read_bytes(), "first_bot:FirstBot")
 
+    matches: list[Any] = []
+
     async def scenario() -> None:
         from referee.sdk import BotClient
 
@@ -147,18 +149,35 @@ def test_host_validates_an_upload_then_runs_it_on_the_ladder_against_a_connected
                     await asyncio.sleep(0.05)
 
             await asyncio.wait_for(connected(), 30)
+
+            def queue_two() -> list[Any]:
+                from webapp.matches import services as match_services
+
+                bot.refresh_from_db()
+                rival.refresh_from_db()
+                out = []
+                for _ in range(2):
+                    m = match_services.do_queue_match(GAME, [bot.latest_version, rival.latest_version], rated=False)
+                    match_services.do_start_match(m.pk, "ref-test")
+                    out.append(m)
+                return out
+
+            matches.extend(await asyncio.to_thread(_close_db, queue_two))
             from referee.core.ids import BotId
             from referee.server.match import SeatSpec
 
-            runner = server.referee.start_match(
-                game=GAME,
-                seats=[SeatSpec(bot_id=BotId(str(bot.pk))), SeatSpec(bot_id=BotId(str(rival.pk)))],
-                seed=3,
-                time_control=FAST.to_proto(),
-            )
-            await asyncio.wait_for(runner.wait(), 120)
-            assert runner.state is MatchState.SUCCEEDED and runner.replay is not None
-            assert not runner.replay.incidents
+            # Two matches one after the other on the same run: each gets its own slice of the output.
+            for match, seed in zip(matches, (3, 4), strict=True):
+                runner = server.referee.start_match(
+                    game=GAME,
+                    seats=[SeatSpec(bot_id=BotId(str(bot.pk))), SeatSpec(bot_id=BotId(str(rival.pk)))],
+                    seed=seed,
+                    time_control=FAST.to_proto(),
+                    match_id=match.referee_match_id(),
+                )
+                await asyncio.wait_for(runner.wait(), 120)
+                assert runner.state is MatchState.SUCCEEDED and runner.replay is not None
+                assert not runner.replay.incidents
         finally:
             host.stop()
             await host.serve()  # returns at once, stopping every run and recording it
@@ -169,7 +188,30 @@ def test_host_validates_an_upload_then_runs_it_on_the_ladder_against_a_connected
     asyncio.run(scenario())
     run = HostedRun.objects.get(upload_id=row.pk)
     assert run.verdict == "stopped by the host"
-    assert "hosted bot starts match" in run.log
+    assert "hosted bot starts match" in run.log and "\x1e" not in run.log  # tags removed from the run's log
+    first, second = (m.referee_match_id() for m in matches)
+    assert f"starts match {first}\n" in run.log and f"starts match {second}\n" in run.log
+    # Each match's slice holds that match's line and not the other's; both ended normally.
+    for mine, other in ((first, second), (second, first)):
+        piece = HostedMatchLog.objects.get(run=run, match_id=mine)
+        assert f"hosted bot starts match {mine}\n" in piece.log and f"match {other}\n" not in piece.log
+        assert piece.ended is not None and piece.verdict == ""
+    # The match page and the API show the author exactly that match's slice; others see nothing.
+    from django.test import Client
+
+    author = Client()
+    author.force_login(alice)
+    bob = User.objects.create_user("bob-e", password="x")
+    stranger = Client()
+    stranger.force_login(bob)
+    for match, mine, other in ((matches[0], first, second), (matches[1], second, first)):
+        page = author.get(f"/matches/{match.pk}/").content.decode()
+        assert f"hosted bot starts match {mine}\n" in page and f"starts match {other}\n" not in page
+        entries = _client(alice).get(f"/api/v1/matches/{match.pk}/hosted-logs/").json()["runs"]
+        assert len(entries) == 1 and entries[0]["verdict"] == "played to its end" and not entries[0]["whole_run"]
+        assert f"starts match {mine}\n" in entries[0]["log"] and f"starts match {other}\n" not in entries[0]["log"]
+        assert "hosted bot starts match" not in stranger.get(f"/matches/{match.pk}/").content.decode()
+        assert _client(bob).get(f"/api/v1/matches/{match.pk}/hosted-logs/").json() == {"runs": []}
     # The run's token was revoked when it ended.
     assert bot.tokens.count() == 2 and bot.tokens.filter(revoked_at__isnull=True).count() == 1
     assert len(run.log.encode()) - 200 <= sandbox.LOG_LIMIT
@@ -195,14 +237,30 @@ def test_match_logs_are_the_authors_runs_during_that_match_and_nobody_elses(stor
     match = match_services.do_queue_match(GAME, [mine.latest_version, theirs.latest_version], rated=True)
     match_services.do_start_match(match.pk, "ref-test")
     now = timezone.now()
-    services.do_record_run(row, now - timedelta(minutes=5), "out of memory (memory limit reached)", "MemoryError")
+    oom = "out of memory (memory limit reached)"
+    run = services.do_record_run(row, now - timedelta(minutes=5), oom, "other match\nMemoryError")
+    t = now.timestamp()
+    services.do_save_match_logs(
+        run.pk,
+        [
+            services.MatchSlice("elsewhere", t - 300, t - 200, "other match\n"),
+            services.MatchSlice(match.referee_match_id(), t - 100, t, "MemoryError", oom),
+        ],
+    )
+    # A marked run that never played this match shows nothing here, even though it was up.
+    services.do_record_run(row, now - timedelta(minutes=4), "stopped by the host", "unrelated")
     before = services.do_record_run(row, now - timedelta(hours=3), "stopped by the host", "old run")
     before.ended = now - timedelta(hours=2)
     before.save()
     answer = _client(alice).get(f"/api/v1/matches/{match.pk}/hosted-logs/")
     assert answer.status_code == 200
     runs = answer.json()["runs"]
-    assert [r["verdict"] for r in runs] == ["out of memory (memory limit reached)"]  # not the run that ended before
-    assert runs[0]["log"] == "MemoryError"
+    assert [r["verdict"] for r in runs] == [oom]  # not the run that ended before
+    assert runs[0]["log"] == "MemoryError" and not runs[0]["whole_run"]  # this match's slice, not the run's log
+    # An executable bot's output has no match marks: the runs up during the match are given whole.
+    row.kind = "exec"
+    row.save()
+    answer = _client(alice).get(f"/api/v1/matches/{match.pk}/hosted-logs/").json()["runs"]
+    assert {(r["log"], r["whole_run"]) for r in answer} == {("MemoryError", False), ("unrelated", True)}
     assert _client(bob).get(f"/api/v1/matches/{match.pk}/hosted-logs/").json() == {"runs": []}
     assert APIClient().get(f"/api/v1/matches/{match.pk}/hosted-logs/").status_code in (401, 403)

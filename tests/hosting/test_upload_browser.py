@@ -124,8 +124,14 @@ def test_author_uploads_a_python_bot_from_the_bot_page_and_sees_it_validate(
     match = match_services.do_queue_match(GAME, [bot.latest_version, rival.latest_version], rated=True)
     match_services.do_start_match(match.pk, "ref-test")
     run = services.do_start_run(row, timezone.now())
-    services.do_update_run(run.pk, "hosted bot starts match\nMemoryError\n", verdict=sandbox.verdict(
-        1, "MemoryError", stopped=False), ended=True)  # fmt: skip
+    oom = sandbox.verdict(1, "MemoryError", stopped=False)
+    services.do_update_run(run.pk, "hosted bot starts match\nMemoryError\n", verdict=oom, ended=True)
+    # The host's slice of this match's output, the OOM kill charged to it (it was open at the end).
+    now = timezone.now().timestamp()
+    services.do_save_match_logs(
+        run.pk,
+        [services.MatchSlice(match.referee_match_id(), now - 1, now, "hosted bot starts match\nMemoryError\n", oom)],
+    )
     page.goto(f"{live_server.url}/matches/{match.pk}/")
     panel = page.locator("#hosted-logs")
     assert panel.is_visible()

@@ -78,3 +78,23 @@ class HostedRun(models.Model):
 
     class Meta:
         ordering = ["-started"]
+
+
+class HostedMatchLog(models.Model):
+    """One match's slice of a run's output (the lines the bot wrote while playing it), for its author only.
+
+    ``match_id`` is the referee's id of the match (``Match.referee_match_id()``); a match that spans
+    a restart has a slice in each run. ``verdict`` names how the run ended when it ended during the
+    match (a crash, an out-of-memory kill, a forbidden system call), else it is empty.
+    """
+
+    run = models.ForeignKey(HostedRun, on_delete=models.CASCADE, related_name="match_logs")
+    match_id = models.CharField(max_length=64, db_index=True)
+    started = models.DateTimeField()
+    ended = models.DateTimeField(null=True, blank=True)
+    log = models.TextField(blank=True, default="")
+    verdict = models.CharField(max_length=200, blank=True, default="")
+
+    class Meta:
+        ordering = ["started"]
+        constraints = [models.UniqueConstraint(fields=["run", "match_id"], name="hosting_match_log_once_per_run")]

@@ -21,7 +21,7 @@ from django.utils import timezone
 from webapp.api import DomainError, InvalidInput, LimitReached
 from webapp.bots.models import Bot
 from webapp.hosting import checks
-from webapp.hosting.models import HostedRun, HostedUpload, UploadStatus
+from webapp.hosting.models import HostedMatchLog, HostedRun, HostedUpload, UploadStatus
 
 UPLOADS_PER_DAY = 20
 """Uploads one author may make in any 24 hours."""
@@ -200,6 +200,41 @@ def do_update_run(run_id: int, log: str, *, verdict: str | None = None, ended: b
     HostedRun.objects.filter(pk=run_id).update(**fields)
 
 
+MATCH_LOG_CHARS = 32 * 1024
+"""Characters of one match's slice of a run's log kept (the sandbox keeps its first and last 16 KiB)."""
+
+
+@dataclass(frozen=True)
+class MatchSlice:
+    """One match's output in a run, as the host hands it over (times are POSIX seconds)."""
+
+    match_id: str
+    started: float
+    ended: float | None
+    log: str
+    verdict: str = ""
+
+
+def do_save_match_logs(run_id: int, slices: list[MatchSlice]) -> None:
+    """Writes (creates or replaces) the per-match slices of run ``run_id``'s log."""
+    from datetime import UTC, datetime
+
+    def at(t: float | None) -> datetime | None:
+        return None if t is None else datetime.fromtimestamp(t, UTC)
+
+    for s in slices:
+        log = s.log
+        if len(log) > MATCH_LOG_CHARS + 100:
+            marker = f"\n[... {len(log) - MATCH_LOG_CHARS} characters cut ...]\n"
+            half = (MATCH_LOG_CHARS - len(marker)) // 2
+            log = log[:half] + marker + log[len(log) - (MATCH_LOG_CHARS - len(marker) - half) :]
+        HostedMatchLog.objects.update_or_create(
+            run_id=run_id,
+            match_id=s.match_id[:64],
+            defaults={"started": at(s.started), "ended": at(s.ended), "log": log, "verdict": s.verdict[:200]},
+        )
+
+
 @dataclass(frozen=True)
 class DiskReport:
     """Disk use of hosted uploads."""
@@ -248,10 +283,12 @@ def do_cleanup(*, dry_run: bool = False) -> DiskReport:
 
 
 def match_logs(user: User, match_id: int) -> list[dict[str, object]]:
-    """The runs of ``user``'s hosted versions that were live during match ``match_id``, with their logs.
+    """What ``user``'s hosted versions wrote during match ``match_id``: one entry per run that played it.
 
-    A run spans the matches played while it was up, so each entry is the whole run that overlapped
-    the match (its verdict names a crash or an OOM kill). Other authors' runs are never included.
+    Each entry holds that match's slice of the run's output (never another match's lines), and
+    ``verdict`` names a crash, an out-of-memory kill or a forbidden system call when the run ended
+    during the match. A run that carries no match marks (an executable bot, a Kubernetes pod) is
+    given whole, with ``whole_run`` set. Other authors' runs are never included.
     """
     from webapp.matches.models import Match
 
@@ -261,16 +298,42 @@ def match_logs(user: User, match_id: int) -> list[dict[str, object]]:
     )
     if not versions or match.started_at is None:
         return []
+    out: list[dict[str, object]] = []
+    slices = HostedMatchLog.objects.filter(
+        run__upload__version_id__in=versions, match_id=match.referee_match_id()
+    ).select_related("run__upload__version")
+    for piece in slices:
+        run = piece.run
+        out.append(
+            {
+                "version": run.upload.version.number if run.upload.version else None,
+                "upload": run.upload_id,
+                "run": run.pk,
+                "started": piece.started.isoformat(),
+                "ended": piece.ended.isoformat() if piece.ended else None,
+                "verdict": piece.verdict or ("played to its end" if piece.ended else run.verdict),
+                "run_verdict": run.verdict,
+                "whole_run": False,
+                "log": piece.log,
+            }
+        )
+    # Runs without marks (no slice at all): their whole log, as the only record of the match.
     runs = HostedRun.objects.filter(upload__version_id__in=versions, started__lte=match.finished_at or timezone.now())
-    runs = runs.exclude(ended__lt=match.started_at).select_related("upload__version")
-    return [
-        {
-            "version": run.upload.version.number if run.upload.version else None,
-            "upload": run.upload_id,
-            "started": run.started.isoformat(),
-            "ended": run.ended.isoformat() if run.ended else None,
-            "verdict": run.verdict,
-            "log": run.log,
-        }
-        for run in runs
-    ]
+    runs = runs.exclude(ended__lt=match.started_at).filter(match_logs__isnull=True).select_related("upload__version")
+    for run in runs:
+        if run.upload.kind == "python" and not run.host.startswith("k8s/"):
+            continue  # marked, but it did not play this match
+        out.append(
+            {
+                "version": run.upload.version.number if run.upload.version else None,
+                "upload": run.upload_id,
+                "run": run.pk,
+                "started": run.started.isoformat(),
+                "ended": run.ended.isoformat() if run.ended else None,
+                "verdict": run.verdict,
+                "run_verdict": run.verdict,
+                "whole_run": True,
+                "log": run.log,
+            }
+        )
+    return out

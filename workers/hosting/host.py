@@ -69,6 +69,8 @@ class Running:
     idle_for: float = 0.0
     log_saved_at: float = field(default_factory=time.monotonic)
     log_saved_size: int = 0
+    slices_saved: dict[str, tuple[int, float | None]] = field(default_factory=dict)
+    """Per match: the slice's change count and end as last written."""
 
 
 @dataclass
@@ -281,10 +283,15 @@ class BotHost:
         now = time.monotonic()
         for r in list(self.running.values()):
             size = len(r.run.log.head) + len(r.run.log.tail) + r.run.log.dropped
-            if not r.run_id or size == r.log_saved_size or now - r.log_saved_at < self.settings.log_every:
+            if not r.run_id or now - r.log_saved_at < self.settings.log_every:
+                continue
+            slices = _changed_slices(r)  # a match's start or end changes its slice with no new output
+            if size == r.log_saved_size and not slices:
                 continue
             r.log_saved_at, r.log_saved_size = now, size
             await asyncio.to_thread(_close_db, services.do_update_run, r.run_id, r.run.log.text())
+            if slices:
+                await asyncio.to_thread(_close_db, services.do_save_match_logs, r.run_id, slices)
 
     def _pod_launch(self, row: Any) -> Any:
         async def launch(command: sandbox.BotCommand, server: str) -> Any:
@@ -347,13 +354,19 @@ class BotHost:
         if r.run_dir is not None:
             shutil.rmtree(r.run_dir, ignore_errors=True)
         verdict = r.run.verdict()
+        # The matches still open when the run ended get its verdict (a crash, OOM kill, forbidden call).
+        slices = _changed_slices(r, verdict=verdict)
 
         def record() -> None:
             do_revoke_token(BotToken.objects.get(pk=r.token_id))
             if r.run_id:
                 services.do_update_run(r.run_id, r.run.log.text(), verdict=verdict, ended=True)
             else:
-                services.do_record_run(HostedUpload.objects.get(pk=upload_id), r.started, verdict, r.run.log.text())
+                r.run_id = services.do_record_run(
+                    HostedUpload.objects.get(pk=upload_id), r.started, verdict, r.run.log.text()
+                ).pk
+            if slices:
+                services.do_save_match_logs(r.run_id, slices)
 
         await asyncio.to_thread(_close_db, record)
         if restart:
@@ -363,6 +376,25 @@ class BotHost:
         else:
             self.backoff.pop(upload_id, None)
             log.info("host: upload %s stopped (%s)", upload_id, verdict)
+
+
+def _changed_slices(r: Running, *, verdict: str | None = None) -> list[Any]:
+    """The per-match slices of ``r``'s output changed since last written; with ``verdict`` (the run
+    ended) every open match's slice, ended now and given that verdict."""
+    from webapp.hosting.services import MatchSlice
+
+    splitter = getattr(r.run, "matches", None)
+    if splitter is None:  # a pod: its output carries no match marks
+        return []
+    out = []
+    for match_id, piece in splitter.slices.items():
+        mark = (piece.changes, piece.ended)
+        if verdict is not None and piece.ended is None:
+            out.append(MatchSlice(match_id, piece.started, time.time(), piece.text(), verdict))
+        elif r.slices_saved.get(match_id) != mark:
+            out.append(MatchSlice(match_id, piece.started, piece.ended, piece.text()))
+        r.slices_saved[match_id] = mark
+    return out
 
 
 def _close_db(fn: Any, *args: Any) -> Any:

@@ -39,6 +39,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from workers.hosting.matchtag import Splitter
+
 SOCKET_DIR = "/run/brawl"
 """Where the referee's Unix socket appears inside the sandbox."""
 SOCKET_NAME = "referee.sock"
@@ -100,6 +102,17 @@ PYTHON_RUNNER = (
     " games=games, max_matches=n)\n"
 )
 """The program a ``python`` bot runs: the SDK's client around the author's class."""
+
+
+def tagged_runner() -> str:
+    """:data:`PYTHON_RUNNER` preceded by :func:`workers.hosting.matchtag.install` (per-match output).
+
+    The module is sent as source: the sandbox holds the SDK, not the service's ``workers`` package.
+    """
+    from workers.hosting import matchtag
+
+    return Path(matchtag.__file__).read_text() + "\ninstall()\n" + PYTHON_RUNNER
+
 
 CHECK_RUNNER = (
     "import sys\n"
@@ -235,7 +248,7 @@ def build_command(
         "--",
     ]
     if command.kind == "python":
-        args += [python_executable(), "-c", PYTHON_RUNNER, command.entry, str(command.max_matches)]
+        args += [python_executable(), "-c", tagged_runner(), command.entry, str(command.max_matches)]
         args += [",".join(command.games)]
     elif command.kind == "check":
         args += [python_executable(), "-c", CHECK_RUNNER, command.entry]
@@ -561,6 +574,8 @@ class SandboxRun:
 
     process: asyncio.subprocess.Process
     log: BoundedLog
+    matches: Splitter = field(default_factory=Splitter)
+    """The output split by match (tags removed before :attr:`log` gets it)."""
     stopped: bool = False
     cgroups: Cgroups | None = None
     oom: bool = False
@@ -681,7 +696,8 @@ async def start(
     async def read() -> None:
         assert process.stdout is not None
         while data := await process.stdout.read(8192):
-            run.log.add(data)
+            run.log.add(run.matches.feed(data))
+        run.log.add(run.matches.flush())
 
     run._reader = asyncio.create_task(read())
     return run

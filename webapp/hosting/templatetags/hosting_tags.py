@@ -30,4 +30,4 @@ def hosted_match_logs(context: template.Context, match: Any) -> dict[str, Any]:
     user = getattr(request, "user", None)
     if user is None or not user.is_authenticated:
         return {"runs": []}
-    return {"runs": services.match_logs(user, match.pk), "limit": services.RUN_LOG_CHARS}
+    return {"runs": services.match_logs(user, match.pk), "limit": services.MATCH_LOG_CHARS}
