@@ -68,8 +68,21 @@ def test_the_tagged_stream_tags_each_line_of_the_current_match_only() -> None:
     matchtag.current.reset(token)
     stream.write("after\n")
     assert sink.text == "before\n\x1em1\x1fa\n\x1em1\x1fb continued\nafter\n"  # whole lines only
+    # A flush sends an unfinished line out tagged; its rest comes tagged again, and the host keeps one line.
+    token = matchtag.current.set("m2")
+    stream.write("prompt: ")
+    stream.flush()
+    stream.write("answer\n")
+    matchtag.current.reset(token)
+    assert sink.text.endswith("\x1em2\x1fprompt: \x1em2\x1fanswer\n")
     s = matchtag.Splitter(clock=lambda: 0.0)
-    assert s.feed(sink.text.encode()) == b"before\na\nb continued\nafter\n"
+    assert s.feed(sink.text.encode()) == b"before\na\nb continued\nafter\nprompt: answer\n"
+    assert s.slices["m2"].text() == "00:00:00.000 prompt: answer\n"
+
+
+async def _ended(run: Any, matches: set[str]) -> None:
+    while not all(m in run.matches.slices and run.matches.slices[m].ended for m in matches):
+        await asyncio.sleep(0.05)
 
 
 def _run(run: Any) -> Running:
@@ -88,6 +101,7 @@ def test_concurrent_matches_each_get_only_their_own_lines_and_a_crash_is_charged
                 runners = [env.start(GAME, ["logger", "conn"], seed=s, time=TIME, match_id=f"m-{s}") for s in (1, 2)]
                 await asyncio.wait_for(asyncio.gather(*(r.wait() for r in runners)), 120)
                 assert all(r.state is MatchState.SUCCEEDED for r in runners)
+                await asyncio.wait_for(_ended(run, {"m-1", "m-2"}), 30)  # the bot has read both MatchEnds
             slices = {s.match_id: s for s in _changed_slices(_run(run))}
             assert set(slices) == {"m-1", "m-2"}
             for mine, other in (("m-1", "m-2"), ("m-2", "m-1")):
@@ -101,6 +115,7 @@ def test_concurrent_matches_each_get_only_their_own_lines_and_a_crash_is_charged
             async with hosted(env, "match_logger:CrashingLogger", "crasher", slot=8) as crashing:
                 ok = env.start(GAME, ["crasher", "conn"], seed=3, time=TIME, match_id="m-3")
                 await asyncio.wait_for(ok.wait(), 120)
+                await asyncio.wait_for(_ended(crashing, {"m-3"}), 30)
                 dead = env.start(GAME, ["crasher", "conn"], seed=4, time=TIME, match_id="m-4-crash")
                 await asyncio.wait_for(crashing.wait(60), 90)
                 await asyncio.wait_for(dead.wait(), 120)

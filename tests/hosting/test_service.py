@@ -178,6 +178,17 @@ def test_host_validates_an_upload_then_runs_it_on_the_ladder_against_a_connected
                 await asyncio.wait_for(runner.wait(), 120)
                 assert runner.state is MatchState.SUCCEEDED and runner.replay is not None
                 assert not runner.replay.incidents
+            # The referee is done once it sent MatchEnd; wait until the sandboxed bot has read both.
+            (running,) = host.running.values()
+            played = {m.referee_match_id() for m in matches}
+
+            async def ended() -> None:
+                while not all(
+                    running.run.matches.slices.get(i) and running.run.matches.slices[i].ended for i in played
+                ):
+                    await asyncio.sleep(0.05)
+
+            await asyncio.wait_for(ended(), 30)
         finally:
             host.stop()
             await host.serve()  # returns at once, stopping every run and recording it

@@ -15,6 +15,7 @@ standard library and the SDK there), so it stays self-contained.
 from __future__ import annotations
 
 import contextvars
+import re
 import sys
 import threading
 import time
@@ -26,6 +27,9 @@ SLICE_LIMIT = 32 * 1024
 """Bytes of one match's output kept per run (its first and last 16 KiB; the middle is cut)."""
 LINE_LIMIT = 64 * 1024
 """A line longer than this (no newline yet) is cut there."""
+
+_INNER_TAG = re.compile(rb"\x1e[^\x1d\x1f\n]{0,64}\x1f")
+"""A tag inside a line (a flushed unfinished line went out tagged, and its rest was tagged again)."""
 
 current: contextvars.ContextVar[str] = contextvars.ContextVar("brawl_match", default="")
 
@@ -194,9 +198,10 @@ class Splitter:
                 return b""
             if sep > 0:
                 match = body[:sep].decode("utf-8", "replace")[:64]
-                text = body[sep + 1 :]
+                text = _INNER_TAG.sub(b"", body[sep + 1 :])
                 self.slices.setdefault(match, Slice(now)).add(stamp + text)
                 return text
+        line = _INNER_TAG.sub(b"", line)
         for match in self.open_matches():
             self.slices[match].add(stamp + line)
         return line
