@@ -134,8 +134,14 @@ class StandingDecision:
     def pending(self, frame: Frame, options: list[Option]) -> Pending:
         """Returns the pending decision of ``frame`` with ``options``, for the seat it asks now."""
         default = self.default
-        if default == "first" or not any(o.id == default for o in options):
+        if default == "first":
             default = options[0].id
+        else:
+            for o in options:
+                if o.id == default:
+                    break
+            else:
+                default = options[0].id
         args = frame.args
         return Pending(
             int(args["queue"][0]) if self.window else int(args["seat"]),

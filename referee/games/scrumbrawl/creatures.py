@@ -90,6 +90,9 @@ def stat(m: SBMatch, c: Creature, name: str) -> int:
 STAT_NAMES = ("T", "C", "R", "M", "A", "D")
 """The attributes, in the order observations list them."""
 
+_STATS: dict[tuple[Any, ...], dict[str, int]] = {}
+""":func:`stats_of` by (creature name, stone, ids of the content's modifier tables applied in order)."""
+
 
 def stats_of(m: SBMatch, c: Creature) -> dict[str, int]:
     """Returns every attribute of ``c`` at once, each exactly as :func:`stat` computes it.
@@ -102,12 +105,18 @@ def stats_of(m: SBMatch, c: Creature) -> dict[str, int]:
     if c.enchant:
         mods.append(CONTENT.enchantments[m.card_names[c.enchant]].mods)
     for seat in range(m.seats):
-        if m.friendly(seat, c.owner):
+        if m.team_ench[seat] and m.friendly(seat, c.owner):
             for card in m.team_ench[seat]:
                 mods.append(CONTENT.enchantments[m.card_names[card]].mods)
     if c.orb is not None and not (carries_heavy(c) and "strong" in sp.keywords):
         mods.append(CONTENT.orbs[c.orb].mods)
     stone = is_stone(m, c)
+    # The result depends only on the Bestiary entry, the modifier tables (content, alive as long
+    # as the module) and stone: computed once per combination, copied out.
+    key = (c.name, stone, *map(id, mods))
+    known = _STATS.get(key)
+    if known is not None:
+        return dict(known)
     out: dict[str, int] = {}
     for name in STAT_NAMES:
         base = getattr(sp, name)
@@ -120,7 +129,8 @@ def stats_of(m: SBMatch, c: Creature) -> dict[str, int]:
         if name == "D" and stone:
             value += 8
         out[name] = max(value, 0)
-    return out
+    _STATS[key] = out
+    return dict(out)
 
 
 def can_carry(c: Creature) -> bool:

@@ -7,6 +7,7 @@ everyone. Pending out-of-turn windows are not shown: which seat holds a window r
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 from referee.core.ids import Seat
@@ -14,10 +15,44 @@ from referee.games.scrumbrawl.content import CONTENT
 from referee.games.scrumbrawl.creatures import has, is_stone, spec, stats_of
 from referee.games.scrumbrawl.engine import SBMatch, observer
 
+_CARDS: dict[tuple[str, str], dict[str, Any]] = {}
+"""A card's entry in an observation, by (card id, card name): built once, shared by every observation.
+
+Keyed by immutable data only (a card id names the same card for a whole match, and the entry
+depends on nothing else), so the engine stays pure; the set of keys is bounded by the card lists.
+Observations are read-only to their consumers; the referee's patch differ then skips an unchanged
+entry by identity.
+"""
+
 
 def _card(m: SBMatch, card: str) -> dict[str, Any]:
     name = m.card_names[card]
-    return {"card": card, "name": name, "type": CONTENT.card_type(name)}
+    entry = _CARDS.get((card, name))
+    if entry is None:
+        entry = _CARDS[card, name] = {"card": card, "name": name, "type": CONTENT.card_type(name)}
+    return entry
+
+
+_DISCARDS: weakref.WeakKeyDictionary[SBMatch, tuple[tuple[str, ...], list[dict[str, Any]]]] = (
+    weakref.WeakKeyDictionary()
+)
+"""Each live match's last discard pile entry, with the pile it was built from."""
+
+
+def _discard(m: SBMatch) -> list[dict[str, Any]]:
+    """The discard pile's entry: the previous observation's list itself while the pile is unchanged.
+
+    The pile only grows for most of a match and is the longest list of an observation; handing out
+    the same list lets the referee's patch differ skip it by identity. Kept beside the match, not
+    in it, so that copying a match (determinizing) does not copy it.
+    """
+    pile = tuple(m.discard)
+    last = _DISCARDS.get(m)
+    if last is not None and last[0] == pile:
+        return last[1]
+    entry = [_card(m, k) for k in pile]
+    _DISCARDS[m] = (pile, entry)
+    return entry
 
 
 @observer
@@ -93,7 +128,7 @@ def observe(m: SBMatch, viewer: Seat | None) -> dict[str, Any]:
         "hand": [] if viewer is None else [_card(m, k) for k in m.hands[int(viewer)]],
         "deck_size": len(m.deck),
         "orb_deck_size": len(m.orb_deck),
-        "discard": [_card(m, k) for k in m.discard],
+        "discard": _discard(m),
         "creature_deck": [] if viewer is None else [_card(m, k) for k in sorted(m.personal[int(viewer)])],
         "draft_piles": [{"cards": [_card(m, k) for k in pile]} for pile in m.piles],
     }
