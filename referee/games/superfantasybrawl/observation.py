@@ -19,9 +19,12 @@ from referee.core.chance import Chance
 from referee.core.contract import JSONDict
 from referee.core.ids import Seat
 from referee.games.superfantasybrawl.hexes import hex_id
-from referee.games.superfantasybrawl.state import MatchState, bloodied, defence, side, team
+from referee.games.superfantasybrawl.state import MatchState, defence, side, team
 
 M = TypeVar("M", bound=MatchState)
+
+_TRAITS: dict[frozenset[str], tuple[str, ...]] = {}
+"""A side's traits in observation order, by the side's (immutable) trait set: sorted once."""
 
 
 def observe(m: MatchState, viewer: Seat | None) -> JSONDict:
@@ -29,6 +32,10 @@ def observe(m: MatchState, viewer: Seat | None) -> JSONDict:
     champions = []
     for c in m.champs.values():
         s = side(m, c)
+        full = s.hp
+        traits = _TRAITS.get(s.traits)
+        if traits is None:
+            traits = _TRAITS[s.traits] = tuple(sorted(s.traits))
         champions.append(
             {
                 "id": c.id,
@@ -37,13 +44,14 @@ def observe(m: MatchState, viewer: Seat | None) -> JSONDict:
                 "hex": hex_id(c.hex) if c.hex else "",
                 "on_gate": c.hex is None,
                 "damage": c.damage,
-                "hp": s.hp,
+                "hp": full,
                 "defence": defence(m, c),
                 "levelled": c.levelled,
                 "rooted": c.rooted,
-                "bloodied": bloodied(m, c),
+                # bloodied(m, c), with the side already at hand.
+                "bloodied": c.hex is not None and full - c.damage <= (full + 1) // 2,
                 "move_bonus": s.move_bonus,
-                "traits": sorted(s.traits),
+                "traits": list(traits),
             }
         )
     players = []

@@ -15,7 +15,7 @@ from referee.core.chance import Chance
 from referee.core.contract import JSONDict, Outcome
 from referee.core.steps import Frame
 from referee.games.superfantasybrawl.content import Content, Side
-from referee.games.superfantasybrawl.hexes import Hex, distance, neighbours
+from referee.games.superfantasybrawl.hexes import DIRECTIONS, Hex, distance
 
 
 @dataclass
@@ -144,13 +144,25 @@ def has_trait(m: MatchState, c: ChampState, trait: str) -> bool:
     return trait in side(m, c).traits
 
 
+_ADJACENT = frozenset(DIRECTIONS)
+"""The offsets from a hex to its six neighbours."""
+
+
 def defence(m: MatchState, c: ChampState) -> int:
     """Returns the current defence of ``c``: printed, reaction bonuses and adjacent guardians."""
     value = side(m, c).defence + c.defence_turn + c.defence_attack
-    if c.hex is not None:
-        adj = set(neighbours(c.hex))
+    h = c.hex
+    if h is not None:
+        q, r = h
         for other in m.champs.values():
-            if other.hex in adj and is_ally(m, c, other) and has_trait(m, other, "guardian"):
+            o = other.hex
+            # ``o`` adjacent to ``h`` (one of its six neighbours), without building the neighbour set.
+            if (
+                o is not None
+                and (o[0] - q, o[1] - r) in _ADJACENT
+                and is_ally(m, c, other)
+                and has_trait(m, other, "guardian")
+            ):
                 value += 1
                 break
     return value
