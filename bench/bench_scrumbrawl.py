@@ -1,7 +1,9 @@
 """Benchmark: random-vs-random ScrumBrawl games per second and decisions per second, on one core.
 
 Run ``python -m bench.bench_scrumbrawl`` (or ``python bench/bench_scrumbrawl.py``); ``--games N``
-sets the number of games, ``--seats`` the table size, ``--profile`` prints a cProfile summary.
+sets the number of games, ``--seats`` the table size, ``--profile`` prints a cProfile summary;
+``--referee`` adds to each decision what the referee asks of the engine besides the options: the
+deciding seat's new events and its observation (``events(since, seat)``, ``observe(seat)``).
 The engine runs without the conformance kit's checks: this is the cost the ladder pays.
 """
 
@@ -20,7 +22,7 @@ from referee.core.chance import SeededChance
 from referee.games.scrumbrawl import ScrumBrawl
 
 
-def play(games: int, seats: int, teams: bool) -> tuple[int, int, float]:
+def play(games: int, seats: int, teams: bool, referee: bool = False) -> tuple[int, int, float]:
     """Plays ``games`` random games; returns (games, decisions, seconds)."""
     game = ScrumBrawl()
     config = game.parse_config({"teams": teams}, seats)
@@ -29,9 +31,15 @@ def play(games: int, seats: int, teams: bool) -> tuple[int, int, float]:
     for seed in range(games):
         match = game.new_match(config, seats, SeededChance(seed))
         policy = SeededChance(seed ^ 0x5EED)
-        while match.to_move() is not None:
+        total = len(match.events(0))
+        sent = [total] * seats
+        while (d := match.to_move()) is not None:
             options = match.legal_options()
-            match.apply(options[policy.below(len(options))].id)
+            if referee:
+                match.events(sent[d.seat], d.seat)
+                sent[d.seat] = total
+                match.observe(d.seat)
+            total += len(match.apply(options[policy.below(len(options))].id))
             decisions += 1
     return games, decisions, time.perf_counter() - start
 
@@ -43,16 +51,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seats", type=int, default=2)
     parser.add_argument("--teams", action="store_true")
     parser.add_argument("--profile", action="store_true")
+    parser.add_argument("--referee", action="store_true", help="also the events and observation the referee asks for")
     args = parser.parse_args(argv)
     if args.profile:
         prof = cProfile.Profile()
         prof.enable()
-    games, decisions, seconds = play(args.games, args.seats, args.teams)
+    games, decisions, seconds = play(args.games, args.seats, args.teams, args.referee)
     if args.profile:
         prof.disable()
         pstats.Stats(prof).sort_stats("tottime").print_stats(15)
     print(
-        f"scrumbrawl random-vs-random, {args.seats} seats{' (2v2)' if args.teams else ''}: {games} games, "
+        f"scrumbrawl random-vs-random, {args.seats} seats{' (2v2)' if args.teams else ''}"
+        f"{' (referee calls)' if args.referee else ''}: {games} games, "
         f"{decisions} decisions in {seconds:.2f} s"
     )
     print(

@@ -1,13 +1,15 @@
 """Benchmark of the Super Fantasy Brawl engine: random-vs-random games and decisions per second, one core.
 
-Run ``.venv/bin/python bench/bench_superfantasybrawl.py [games] [seats]``. Each game is created
-from a seed and played to the end by two (or four) random policies that read the legal options
-only, so the figures measure the engine (set-up, options, apply), not observation or bots.
+Run ``.venv/bin/python bench/bench_superfantasybrawl.py [games] [seats] [--referee]``. Each game is
+created from a seed and played to the end by two (or four) random policies that read the legal
+options only, so the figures measure the engine (set-up, options, apply), not observation or bots.
+With ``--referee`` each decision also costs what the referee asks of the engine besides: the
+deciding seat's new events and its observation (``events(since, seat)``, ``observe(seat)``).
 """
 
 from __future__ import annotations
 
-import sys
+import argparse
 import time
 
 from referee.core.bots import RandomPolicy
@@ -15,7 +17,7 @@ from referee.core.chance import SeededChance
 from referee.games.superfantasybrawl import SuperFantasyBrawl
 
 
-def bench(games: int, seats: int) -> tuple[float, float, float, float]:
+def bench(games: int, seats: int, referee: bool = False) -> tuple[float, float, float, float]:
     """Plays ``games`` random games.
 
     Returns:
@@ -30,8 +32,15 @@ def bench(games: int, seats: int) -> tuple[float, float, float, float]:
     for seed in range(games):
         match = game.new_match(config, seats, SeededChance(seed))
         bots = [RandomPolicy(seed * 10 + s) for s in range(seats)]
+        total = len(match.events(0))
+        sent = [total] * seats
         while (d := match.to_move()) is not None:
-            match.apply(bots[d.seat].choose(d, {}, match.legal_options()))
+            options = match.legal_options()
+            if referee:
+                match.events(sent[d.seat], d.seat)
+                sent[d.seat] = total
+                match.observe(d.seat)
+            total += len(match.apply(bots[d.seat].choose(d, {}, options)))
             decisions += 1
     elapsed = time.perf_counter() - start
     used = time.process_time() - cpu
@@ -40,12 +49,18 @@ def bench(games: int, seats: int) -> tuple[float, float, float, float]:
 
 def main() -> None:
     """Prints the figures for 2 and 4 seats (or the seat count given)."""
-    games = int(sys.argv[1]) if len(sys.argv) > 1 else 500
-    seat_counts = [int(sys.argv[2])] if len(sys.argv) > 2 else [2, 4]
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("games", type=int, nargs="?", default=500)
+    parser.add_argument("seats", type=int, nargs="?")
+    parser.add_argument("--referee", action="store_true", help="also the events and observation the referee asks for")
+    args = parser.parse_args()
+    games = args.games
+    seat_counts = [args.seats] if args.seats else [2, 4]
     for seats in seat_counts:
-        elapsed, used, gps, dps = bench(games, seats)
+        elapsed, used, gps, dps = bench(games, seats, args.referee)
         print(
-            f"superfantasybrawl {seats} seats: {games} random games in {elapsed:.2f} s wall, {used:.2f} s CPU: "
+            f"superfantasybrawl {seats} seats{' (referee calls)' if args.referee else ''}: {games} random games "
+            f"in {elapsed:.2f} s wall, {used:.2f} s CPU: "
             f"{gps:.1f} games/s, {dps:.0f} decisions/s (per CPU second, one core)"
         )
 
