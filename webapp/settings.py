@@ -185,6 +185,11 @@ USE_TZ = True
 STATIC_URL = "/static/"
 STATIC_ROOT = VAR_DIR / "static"
 STATICFILES_DIRS = [BASE_DIR / "static"]
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    # {% static %} URLs carry a digest of the file, so a browser never runs an old script against new data.
+    "staticfiles": {"BACKEND": "webapp.staticfiles.VersionedStaticFilesStorage"},
+}
 
 SESSION_COOKIE_SECURE = _production
 CSRF_COOKIE_SECURE = _production
