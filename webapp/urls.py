@@ -2,12 +2,19 @@
 
 from django.contrib import admin
 from django.contrib.staticfiles.views import serve
+from django.http import HttpRequest, HttpResponsePermanentRedirect
+from django.templatetags.static import static
 from django.urls import include, path, re_path
-from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
 from webapp.health import healthz
 from webapp.metrics import metrics
+
+
+def favicon(request: HttpRequest) -> HttpResponsePermanentRedirect:
+    """``/favicon.ico``: the site's icon by the same (versioned) URL the pages name."""
+    return HttpResponsePermanentRedirect(static("webapp/favicon.svg"))
+
 
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
@@ -21,7 +28,7 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("api/redoc/", SpectacularRedocView.as_view(url_name="schema"), name="api-redoc"),
     # Browsers ask for /favicon.ico on pages that name no icon (the admin): the site's icon, not a 404.
-    path("favicon.ico", RedirectView.as_view(url="/static/webapp/favicon.svg", permanent=True)),
+    path("favicon.ico", favicon),
     path("hosted/", include("webapp.hosting.page_urls")),
     path("", include("webapp.pages.urls")),
 ]

@@ -330,8 +330,11 @@ def test_browser_follows_a_running_match_then_loads_its_replay(
     page.wait_for_selector("#viewer-message:has-text('Live')")
     start_on(referee, m)
     page.wait_for_selector("#viewer[data-live='1'] #board rect.creature", timeout=10_000)
-    first = int(page.get_attribute("#viewer", "data-decision") or -1)
-    board = page.inner_html("#board")
+    # Read together: the board may be redrawn between two separate reads, and then the wait below
+    # could end at once on the board already read.
+    first, board = page.evaluate(
+        "[Number(document.getElementById('viewer').dataset.decision ?? -1), document.getElementById('board').innerHTML]"
+    )
     page.wait_for_function(
         f"Number(document.getElementById('viewer').dataset.decision) >= {first + 10}", timeout=20_000
     )

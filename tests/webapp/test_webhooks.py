@@ -20,7 +20,7 @@ import pytest
 from django.utils import timezone
 
 from tests.webapp.conftest import GAME, client_for, forced_replay
-from tests.webapp.test_browser_flows import PASSWORD, browser, logged_in, shot  # noqa: F401 (fixture)
+from tests.webapp.test_browser_flows import logged_in, shot
 from webapp.matches import services as match_services
 from webapp.notifications import services as notify
 from webapp.notifications.models import BotEvent, Delivery, DeliveryStatus, EventKind
@@ -81,7 +81,7 @@ def signature_ok(secret: str, request: dict[str, Any]) -> bool:
 @pytest.mark.django_db(transaction=True)
 def test_author_registers_a_webhook_and_receives_a_signed_delivery(
     live_server,
-    browser,  # noqa: F811
+    browser,
     receiver: Receiver,
     author,
     other,
