@@ -115,7 +115,7 @@ def test_match_page_shows_the_authors_hosted_logs_to_the_author_only(storage: Pa
     splitter = matchtag.Splitter()
     mid = match.referee_match_id()
     raw = f"\x1e{mid}\x1d+\n\x1e{mid}\x1fSECRET-OF-ALICE start\n\x1e{mid}\x1f".encode() + b"x" * 200_000
-    log = sandbox.BoundedLog()
+    log = matchtag.BoundedLog(sandbox.LOG_LIMIT)
     log.add(splitter.feed(b"\x1e9999\x1d+\n\x1e9999\x1fOTHER-MATCH-LINE\n" + raw + b"\nMemoryError\n"))
     started = timezone.now() - timedelta(minutes=1)
     run = services.do_start_run(row, started)

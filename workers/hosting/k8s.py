@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from workers.hosting import sandbox
+from workers.hosting.matchtag import BoundedLog
 
 HOSTED_COMPONENT = "hosted-bot"
 """The ``app.kubernetes.io/component`` label the NetworkPolicy selects."""
@@ -285,7 +286,7 @@ class PodRun:
         self.client = client
         self.name = name
         self.secret = secret
-        self.log = sandbox.BoundedLog(log_limit)
+        self.log = BoundedLog(log_limit)
         self.stopped = False
         self.reason = ""
         self._returncode: int | None = None
@@ -317,7 +318,7 @@ class PodRun:
         """Replaces the bounded log with what the API holds now."""
         with contextlib.suppress(KubeError):
             data = await asyncio.to_thread(self.client.pod_log, self.name)
-            log = sandbox.BoundedLog(self.log.limit)
+            log = BoundedLog(self.log.limit)
             log.add(data)
             self.log = log
 

@@ -124,31 +124,50 @@ def install() -> None:
 
 
 @dataclass
-class Slice:
-    """One match's lines from one run: the first and last :data:`SLICE_LIMIT` / 2 bytes."""
+class BoundedLog:
+    """Keeps the first and last bytes of a stream, at most ``limit`` in all, and counts the rest.
 
-    started: float
-    ended: float | None = None
+    Used for a run's whole log (:mod:`workers.hosting.sandbox`) and for each match's slice.
+    """
+
+    limit: int
     head: bytearray = field(default_factory=bytearray)
     tail: bytearray = field(default_factory=bytearray)
     dropped: int = 0
-    changes: int = 0
 
-    def add(self, line: bytes) -> None:
-        half = SLICE_LIMIT // 2
-        self.changes += 1
+    def add(self, data: bytes) -> None:
+        """Appends ``data``; past the limit the middle is dropped."""
+        half = self.limit // 2
         if len(self.head) < half:
-            take = line[: half - len(self.head)]
+            take = data[: half - len(self.head)]
             self.head += take
-            line = line[len(take) :]
-        self.tail += line
+            data = data[len(take) :]
+        self.tail += data
         if len(self.tail) > half:
             self.dropped += len(self.tail) - half
             del self.tail[: len(self.tail) - half]
 
     def text(self) -> str:
+        """The kept log, with a line saying how much was cut."""
         middle = f"\n[... {self.dropped} bytes cut ...]\n".encode() if self.dropped else b""
         return bytes(self.head + middle + self.tail).decode("utf-8", "replace")
+
+
+@dataclass
+class Slice:
+    """One match's lines from one run: the first and last :data:`SLICE_LIMIT` / 2 bytes."""
+
+    started: float
+    ended: float | None = None
+    log: BoundedLog = field(default_factory=lambda: BoundedLog(SLICE_LIMIT))
+    changes: int = 0
+
+    def add(self, line: bytes) -> None:
+        self.changes += 1
+        self.log.add(line)
+
+    def text(self) -> str:
+        return self.log.text()
 
 
 class Splitter:

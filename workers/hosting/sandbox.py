@@ -39,7 +39,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from workers.hosting.matchtag import Splitter
+from workers.hosting.matchtag import BoundedLog, Splitter
 
 SOCKET_DIR = "/run/brawl"
 """Where the referee's Unix socket appears inside the sandbox."""
@@ -295,33 +295,6 @@ def launcher(limits: Limits, cgroups: Cgroups | None = None) -> tuple[list[str],
         str(limits.nice),
     ]
     return prefix, env
-
-
-@dataclass
-class BoundedLog:
-    """Keeps the first and last bytes of a stream, at most ``limit`` in all, and counts the rest."""
-
-    limit: int = LOG_LIMIT
-    head: bytearray = field(default_factory=bytearray)
-    tail: bytearray = field(default_factory=bytearray)
-    dropped: int = 0
-
-    def add(self, data: bytes) -> None:
-        """Appends ``data``; past the limit the middle is dropped."""
-        half = self.limit // 2
-        if len(self.head) < half:
-            take = data[: half - len(self.head)]
-            self.head += take
-            data = data[len(take) :]
-        self.tail += data
-        if len(self.tail) > half:
-            self.dropped += len(self.tail) - half
-            del self.tail[: len(self.tail) - half]
-
-    def text(self) -> str:
-        """The kept log, with a line saying how much was cut."""
-        middle = f"\n[... {self.dropped} bytes cut ...]\n".encode() if self.dropped else b""
-        return bytes(self.head + middle + self.tail).decode("utf-8", "replace")
 
 
 FORBIDDEN_SYSCALL = "forbidden system call (killed by the syscall filter)"
