@@ -184,7 +184,9 @@ class Supervisor:
                 for s in self.services
             },
         }
-        staged = self.status_path.with_name(self.status_path.name + ".tmp")
+        # A name per writer: the monitor thread and stop() may write at once, and with one shared
+        # name one's rename would take the other's file away (FileNotFoundError).
+        staged = self.status_path.with_name(f"{self.status_path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
         staged.write_text(json.dumps(state, indent=1))
         os.replace(staged, self.status_path)  # readers never see half a file
 
