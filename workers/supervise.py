@@ -154,7 +154,7 @@ class Supervisor:
                 svc.tail.append(text)
                 self._out(f"{svc.name:<{self._width}} | {text}")
 
-    def _spawn(self, svc: Service) -> None:
+    def _spawn(self, svc: Service, *, restart: bool = False) -> None:
         env = {**os.environ, **svc.env, "PYTHONUNBUFFERED": "1"}
         svc.process = subprocess.Popen(
             list(svc.argv),
@@ -166,6 +166,8 @@ class Supervisor:
         )
         svc.started_at = time.monotonic()
         svc.restart_at = None
+        if restart:  # counted once the new process is in place: a reader never sees the count with the old one
+            svc.restarts += 1
         threading.Thread(target=self._pump, args=(svc, svc.process), daemon=True).start()
         self._write_status()
 
@@ -258,8 +260,7 @@ class Supervisor:
                     continue
                 if svc.restart_at is not None:
                     if now >= svc.restart_at:
-                        svc.restarts += 1
-                        self._spawn(svc)
+                        self._spawn(svc, restart=True)
                         self._say(f"{svc.name} restarted (pid {svc.process.pid}, restart {svc.restarts})")
                     continue
                 if svc.process.poll() is None:
