@@ -275,14 +275,20 @@ def test_the_cluster_survives_a_worker_and_a_referee_killed_mid_match(cluster: S
         assert match.status == MatchStatus.FINISHED, (pk, match.status, match.failure, snapshot())
         assert not match.replacements.exists(), pk
         remote = get_match(b, str(pk))
-        assert remote is not None and remote.state == referee_pb2.Match.STATE_SUCCEEDED, (pk, remote)
         replay = Replay.loads(match.replay_bytes() or b"")
         verify(replay)
+        assert replay.meta["match_id"] == str(pk)
+        takeovers = replay.meta.get("takeovers")
+        if remote is None:
+            # A ended the match and handed its result to the broker just before it died (referees
+            # report results as a broker message, not through the database): recorded from A's
+            # message, once, and B never had it to take over.
+            assert not takeovers, (pk, takeovers)
+            continue
+        assert remote.state == referee_pb2.Match.STATE_SUCCEEDED, (pk, remote)
         # Taken over after decisions made on A; at the last decision when A had ended the match and
         # died with its result on the way (B then only recorded it).
-        takeovers = replay.meta.get("takeovers")
         assert takeovers and len(takeovers) == 1 and 0 < takeovers[0]["at"] <= len(replay.decisions), (pk, takeovers)
-        assert replay.meta["match_id"] == str(pk)
     # A match whose StartMatch call was in flight when the referee died (no journal yet) ends with
     # a result or is replaced by one that does.
     rescheduled = 0
