@@ -22,6 +22,7 @@ from django.test import override_settings
 from django.utils import timezone
 from playwright.sync_api import Browser, Page
 
+from tests.webapp.test_browser_flows import PASSWORD, logged_in
 from webapp.bots import services as bot_services
 from webapp.hosting import services
 from webapp.hosting.models import HostedUpload, UploadStatus
@@ -35,7 +36,6 @@ os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
 SHOTS = Path(__file__).resolve().parents[2] / "test-output" / "screenshots"
 UPLOADS = Path(__file__).parent / "uploads"
-PASSWORD = "correct horse battery"
 GAME = "scrumbrawl"
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -54,16 +54,7 @@ def storage(tmp_path: Path) -> Iterator[Path]:
 
 
 def log_in(browser: Browser, base: str, username: str, errors: list[str]) -> Page:
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    page = context.new_page()
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.goto(f"{base}/accounts/login/")
-    page.fill("#id_username", username)
-    page.fill("#id_password", PASSWORD)
-    page.click("form.stacked button[type=submit]")
-    page.wait_for_load_state()
-    assert "/accounts/login/" not in page.url, f"{username} could not log in"
-    return page
+    return logged_in(browser, base, username, errors)[1]
 
 
 def validate_pending() -> None:
