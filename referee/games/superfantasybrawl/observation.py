@@ -13,12 +13,14 @@ cards of a hand revealed by Stun stay in that hand while it holds them.
 from __future__ import annotations
 
 import copy
-from typing import TypeVar
+import weakref
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 from referee.core.chance import Chance
 from referee.core.contract import JSONDict
 from referee.core.ids import Seat
-from referee.games.superfantasybrawl.hexes import hex_id
+from referee.games.superfantasybrawl.hexes import Hex, hex_id
 from referee.games.superfantasybrawl.state import MatchState, defence, side, team
 
 M = TypeVar("M", bound=MatchState)
@@ -27,46 +29,161 @@ _TRAITS: dict[frozenset[str], tuple[str, ...]] = {}
 """A side's traits in observation order, by the side's (immutable) trait set: sorted once."""
 
 
-def observe(m: MatchState, viewer: Seat | None) -> JSONDict:
-    """Returns the observation of ``viewer`` (``None``: spectator) as ``Observation`` proto data."""
+@dataclass(slots=True, eq=False)
+class _Shown:
+    """The parts of one match's last observation, with what each was built from.
+
+    A part is handed out again, the same object, while what it shows is unchanged: checking a part
+    costs less than building it, and the referee's patch differ skips an unchanged part by
+    identity. A part once handed out is never changed (a change builds a new one), so an
+    observation stays as it was returned. Consumers treat observations as read-only.
+    """
+
+    champs_key: list[tuple[Any, ...]] = field(default_factory=list)
+    """What every champion's entry follows from, as :attr:`champions` was built."""
+    champions: list[JSONDict] = field(default_factory=list)
+    entries: dict[str, tuple[tuple[Any, ...], JSONDict]] = field(default_factory=dict)
+    """Each champion's last entry with what it follows from, by champion id."""
+    players: list[JSONDict] = field(default_factory=list)
+    trap_hexes: set[Hex] = field(default_factory=set)
+    trapped: set[Hex] = field(default_factory=set)
+    """The hexes holding a token when :attr:`traps` was built."""
+    traps: list[JSONDict] = field(default_factory=list)
+    track_src: list[str | None] | None = None
+    track: list[JSONDict] = field(default_factory=list)
+    vp: list[int] = field(default_factory=list)
+    deploy_side: list[int] = field(default_factory=list)
+    ch_discard: list[str] = field(default_factory=list)
+    std_used: list[str] = field(default_factory=list)
+    hands: dict[int, tuple[list[str], list[str]]] = field(default_factory=dict)
+    """Each viewer's hand as it was (unsorted) and the sorted list handed out."""
+
+
+_SHOWN: weakref.WeakKeyDictionary[MatchState, _Shown] = weakref.WeakKeyDictionary()
+"""Each live match's :class:`_Shown`, kept beside the match and not in it: copying a match
+(determinizing) copies none of it, and it goes with the match."""
+
+
+def _champions(m: MatchState, shown: _Shown) -> list[JSONDict]:
+    """The champions' entries: the last list while no champion changed, else each unchanged entry again."""
+    champs = m.champs.values()
+    key = [(c.id, c.seat, c.hex, c.damage, c.levelled, c.rooted, c.defence_turn, c.defence_attack) for c in champs]
+    if key == shown.champs_key:
+        return shown.champions
+    entries = shown.entries
     champions = []
-    for c in m.champs.values():
+    for c in champs:
+        # An entry follows from these and the champion's content, which is fixed for the match.
+        ckey = (c.seat, c.hex, c.damage, c.levelled, c.rooted, defence(m, c))
+        last = entries.get(c.id)
+        if last is not None and last[0] == ckey:
+            champions.append(last[1])
+            continue
         s = side(m, c)
         full = s.hp
         traits = _TRAITS.get(s.traits)
         if traits is None:
             traits = _TRAITS[s.traits] = tuple(sorted(s.traits))
-        champions.append(
-            {
-                "id": c.id,
-                "seat": c.seat,
-                "team": team(m, c.seat),
-                "hex": hex_id(c.hex) if c.hex else "",
-                "on_gate": c.hex is None,
-                "damage": c.damage,
-                "hp": full,
-                "defence": defence(m, c),
-                "levelled": c.levelled,
-                "rooted": c.rooted,
-                # bloodied(m, c), with the side already at hand.
-                "bloodied": c.hex is not None and full - c.damage <= (full + 1) // 2,
-                "move_bonus": s.move_bonus,
-                "traits": list(traits),
-            }
-        )
+        entry = {
+            "id": c.id,
+            "seat": c.seat,
+            "team": team(m, c.seat),
+            "hex": hex_id(c.hex) if c.hex else "",
+            "on_gate": c.hex is None,
+            "damage": c.damage,
+            "hp": full,
+            "defence": ckey[5],
+            "levelled": c.levelled,
+            "rooted": c.rooted,
+            # bloodied(m, c), with the side already at hand.
+            "bloodied": c.hex is not None and full - c.damage <= (full + 1) // 2,
+            "move_bonus": s.move_bonus,
+            "traits": list(traits),
+        }
+        entries[c.id] = (ckey, entry)
+        champions.append(entry)
+    shown.champs_key = key
+    shown.champions = champions
+    return champions
+
+
+def _players(m: MatchState, shown: _Shown) -> list[JSONDict]:
+    """The seats' public entries: each unchanged one again, and the last list while none changed."""
+    last = shown.players if len(shown.players) == m.seats else None
     players = []
+    changed = last is None
     for seat in range(m.seats):
-        players.append(
-            {
+        p = last[seat] if last is not None else None
+        hand, deck, discard, cores = m.hands[seat], m.decks[seat], m.discards[seat], m.cores[seat]
+        if (
+            p is None
+            or p["hand_size"] != len(hand)
+            or p["deck_size"] != len(deck)
+            or p["discard"] != discard
+            or p["cores"] != cores
+        ):
+            changed = True
+            p = {
                 "seat": seat,
                 "team": team(m, seat),
-                "hand_size": len(m.hands[seat]),
-                "deck_size": len(m.decks[seat]),
-                "discard": list(m.discards[seat]),
-                "cores": dict(m.cores[seat]),
+                "hand_size": len(hand),
+                "deck_size": len(deck),
+                "discard": list(discard),
+                "cores": dict(cores),
             }
-        )
-    slots = m.content.tracks[m.track_key].slots if m.track else ()
+        players.append(p)
+    if not changed:
+        return shown.players
+    shown.players = players
+    return players
+
+
+def _traps(m: MatchState, shown: _Shown) -> list[JSONDict]:
+    """The trap hexes, each with whether a token lies there (not which): the last list while unchanged."""
+    if m.trap_hexes != shown.trap_hexes or m.traps.keys() != shown.trapped:
+        shown.trap_hexes = set(m.trap_hexes)
+        shown.trapped = set(m.traps)
+        shown.traps = [{"hex": hex_id(h), "has_trap": h in m.traps} for h in sorted(m.trap_hexes)]
+    return shown.traps
+
+
+def _track(m: MatchState, shown: _Shown) -> list[JSONDict]:
+    """The challenge track's slots: the last list while the track is unchanged."""
+    if m.track != shown.track_src:
+        slots = m.content.tracks[m.track_key].slots if m.track else ()
+        shown.track_src = list(m.track)
+        shown.track = [{"slot": i, "value": slots[i], "challenge": cid or ""} for i, cid in enumerate(m.track)]
+    return shown.track
+
+
+def _hand(m: MatchState, shown: _Shown, viewer: int) -> list[str]:
+    """``viewer``'s hand, sorted: the last list while the hand is unchanged."""
+    hand = m.hands[viewer]
+    last = shown.hands.get(viewer)
+    if last is not None and last[0] == hand:
+        return last[1]
+    out = sorted(hand)
+    shown.hands[viewer] = (list(hand), out)
+    return out
+
+
+def observe(m: MatchState, viewer: Seat | None) -> JSONDict:
+    """Returns the observation of ``viewer`` (``None``: spectator) as ``Observation`` proto data.
+
+    Parts unchanged since the match's last observation are the same objects as then (read-only).
+    """
+    shown = _SHOWN.get(m)
+    if shown is None:
+        shown = _SHOWN[m] = _Shown()
+    # The short lists: the last one again while equal, so that the differ sees them unchanged by identity.
+    if m.vp != shown.vp:
+        shown.vp = list(m.vp)
+    if m.deploy_side != shown.deploy_side:
+        shown.deploy_side = list(m.deploy_side)
+    if m.ch_discard != shown.ch_discard:
+        shown.ch_discard = list(m.ch_discard)
+    if m.std_used != shown.std_used:
+        shown.std_used = list(m.std_used)
     return {
         "viewer": -1 if viewer is None else int(viewer),
         "seats": m.seats,
@@ -75,17 +192,17 @@ def observe(m: MatchState, viewer: Seat | None) -> JSONDict:
         "round_cap": m.config["round_cap"],
         "active_seat": m.active,
         "first_seat": m.first,
-        "vp": list(m.vp),
+        "vp": shown.vp,
         "vp_to_win": m.vp_to_win,
-        "deploy_side": list(m.deploy_side),
-        "champions": champions,
-        "players": players,
-        "trap_hexes": [{"hex": hex_id(h), "has_trap": h in m.traps} for h in sorted(m.trap_hexes)],
-        "track": [{"slot": i, "value": slots[i], "challenge": cid or ""} for i, cid in enumerate(m.track)],
+        "deploy_side": shown.deploy_side,
+        "champions": _champions(m, shown),
+        "players": _players(m, shown),
+        "trap_hexes": _traps(m, shown),
+        "track": _track(m, shown),
         "challenge_deck_size": len(m.ch_deck),
-        "challenge_discard": list(m.ch_discard),
-        "standard_used": list(m.std_used),
-        "hand": sorted(m.hands[viewer]) if viewer is not None else [],
+        "challenge_discard": shown.ch_discard,
+        "standard_used": shown.std_used,
+        "hand": _hand(m, shown, viewer) if viewer is not None else [],
         "planned_on_top": m.known_top[viewer] if viewer is not None else 0,
     }
 
