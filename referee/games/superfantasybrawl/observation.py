@@ -21,7 +21,7 @@ from referee.core.chance import Chance
 from referee.core.contract import JSONDict
 from referee.core.ids import Seat
 from referee.games.superfantasybrawl.hexes import Hex, hex_id
-from referee.games.superfantasybrawl.state import MatchState, defence, side, team
+from referee.games.superfantasybrawl.state import MatchState, defences, side, team
 
 M = TypeVar("M", bound=MatchState)
 
@@ -71,10 +71,11 @@ def _champions(m: MatchState, shown: _Shown) -> list[JSONDict]:
     if key == shown.champs_key:
         return shown.champions
     entries = shown.entries
+    shields = defences(m)
     champions = []
     for c in champs:
         # An entry follows from these and the champion's content, which is fixed for the match.
-        ckey = (c.seat, c.hex, c.damage, c.levelled, c.rooted, defence(m, c))
+        ckey = (c.seat, c.hex, c.damage, c.levelled, c.rooted, shields[c.id])
         last = entries.get(c.id)
         if last is not None and last[0] == ckey:
             champions.append(last[1])

@@ -168,6 +168,27 @@ def defence(m: MatchState, c: ChampState) -> int:
     return value
 
 
+def defences(m: MatchState) -> dict[str, int]:
+    """Returns :func:`defence` of every champion, by id, finding the Guardians on the board once."""
+    guardians = [
+        (g.hex[0], g.hex[1], g.id, team(m, g.seat))
+        for g in m.champs.values()
+        if g.hex is not None and has_trait(m, g, "guardian")
+    ]
+    out = {}
+    for c in m.champs.values():
+        value = side(m, c).defence + c.defence_turn + c.defence_attack
+        h = c.hex
+        if h is not None and guardians:
+            mine = team(m, c.seat)
+            for gq, gr, gid, gteam in guardians:
+                if gteam == mine and gid != c.id and (gq - h[0], gr - h[1]) in _ADJACENT:
+                    value += 1
+                    break
+        out[c.id] = value
+    return out
+
+
 def in_range(a: Hex, b: Hex, lo: int, hi: int) -> bool:
     """Whether ``b`` is within ``lo..hi`` hexes of ``a``."""
     return lo <= distance(a, b) <= hi

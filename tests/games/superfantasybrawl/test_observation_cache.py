@@ -12,8 +12,10 @@ import copy
 import json
 import random
 
-from referee.core import get_game
+from referee.core import Seat, get_game
 from referee.core.replay import Recorder
+from referee.games.superfantasybrawl.state import defence, defences
+from tests.games.superfantasybrawl.helpers import build, play
 
 
 def test_observations_equal_a_fresh_copys_and_never_change_after_being_handed_out() -> None:
@@ -47,3 +49,27 @@ def test_observations_equal_a_fresh_copys_and_never_change_after_being_handed_ou
             assert json.dumps(old) == text, seed
     assert compared > 150
     assert reused > 50 and rebuilt > 50, "both the reused and the rebuilt champion lists are exercised"
+
+
+def test_defences_of_all_champions_at_once_are_each_champions_defence() -> None:
+    """``defences`` (what observe uses) gives every champion's ``defence``: Guardians, bonuses, the Gate."""
+    m = build(
+        {
+            "brannoc": {"seat": 1, "hex": (2, -1), "levelled": True},
+            "tavi": {"seat": 1, "hex": (1, -1)},
+            "quill": {"seat": 1, "hex": None},
+            "greta": {"seat": 0, "hex": (0, -1)},
+            "gloam": {"seat": 0, "hex": (3, -1)},
+        },
+        hands=[["gre3"], []],
+    )
+    m.champs["greta"].defence_turn = 1
+    shields = defences(m)
+    assert shields == {cid: defence(m, c) for cid, c in m.champs.items()}
+    assert shields["tavi"] == defence(m, m.champs["tavi"]) == 2  # 1 printed + 1 from the adjacent Guardian
+    assert m.observe(Seat(0))["champions"][1]["defence"] == 2
+    play(m, "card:gre3", "move:stay", "target:tavi")
+    assert m.champs["tavi"].damage == 1
+    m.champs["brannoc"].hex = (3, -2)  # no longer next to Tavi
+    assert defences(m)["tavi"] == defence(m, m.champs["tavi"]) == 1
+    assert [c["defence"] for c in m.observe(Seat(0))["champions"]] == [defence(m, c) for c in m.champs.values()]
