@@ -11,10 +11,12 @@ Heal 1, red Move 1 + 1 damage to an adjacent Enemy, any core Move 2.
 
 from __future__ import annotations
 
+from typing import Any
+
 from referee.core.contract import Option
 from referee.games.superfantasybrawl.attacks import deal, effect_step
 from referee.games.superfantasybrawl.content import COLOURS, Card, Effect
-from referee.games.superfantasybrawl.hexes import distance, hex_id, row_direction
+from referee.games.superfantasybrawl.hexes import Hex, distance, hex_id, row_direction
 from referee.games.superfantasybrawl.movement import move_destinations, walk_step
 from referee.games.superfantasybrawl.state import ChampState, MatchState, is_ally, is_enemy, side, team
 from referee.games.superfantasybrawl.steps import Frame, Pending, Step, opt, step
@@ -35,16 +37,57 @@ def can_play(m: MatchState, seat: int, card: Card) -> bool:
     return champ.hex is not None or has_move_icon(card)
 
 
+_OPTIONS: dict[tuple[Any, ...], Option] = {}
+"""Options that follow from immutable data alone (a card, a standard action with a champion and a
+core, a champion's move to a hex), by that data: built once and handed out again, so that an
+unchanged option is the same object from one decision to the next (the referee's encoding cache
+hits on identity). Bounded by the content: cards, champions times actions and cores or hexes."""
+
+_END = opt("end", "end", "end the activation phase")
+
+
+def _card_option(card: Card) -> Option:
+    key = ("card", card.id, card.name, card.champion, card.colour)
+    o = _OPTIONS.get(key)
+    if o is None:
+        o = _OPTIONS[key] = opt(
+            f"card:{card.id}", "card", f"play {card.name}", card=card.id, champion=card.champion, core=card.colour
+        )
+    return o
+
+
+def _standard_option(action: str, cid: str, core: str) -> Option:
+    key = ("std", action, cid, core)
+    o = _OPTIONS.get(key)
+    if o is None:
+        oid = f"std:{action}:{cid}" if action != "move2" else f"std:move2:{cid}:{core}"
+        params = {"action": action, "champion": cid, "core": core}
+        o = _OPTIONS[key] = Option(oid, "standard", f"standard {action} with {cid}", params)
+    return o
+
+
+def _move_option(cid: str, dest: Hex | None) -> Option:
+    key = ("move", cid, dest)
+    o = _OPTIONS.get(key)
+    if o is None:
+        if dest is None:
+            o = Option("move:stay", "move", f"{cid} does not move", {"champion": cid})
+        else:
+            hid = hex_id(dest)
+            o = Option(f"move:{hid}", "move", f"move {cid} to {hid}", {"champion": cid, "hex": hid})
+        _OPTIONS[key] = o
+    return o
+
+
 def main_options(m: MatchState) -> list[Option]:
     """Every option of the activation decision, in a fixed order; ``end`` is last."""
     seat = m.active
     out: list[Option] = []
+    cards = m.content.cards
     for cid in sorted(m.hands[seat]):
-        card = m.content.cards[cid]
+        card = cards[cid]
         if can_play(m, seat, card):
-            out.append(
-                opt(f"card:{cid}", "card", f"play {card.name}", card=cid, champion=card.champion, core=card.colour)
-            )
+            out.append(_card_option(card))
     mine = [c.id for c in m.champs.values() if c.seat == seat]
     ready = m.cores[seat]
     for action in STANDARD:
@@ -54,10 +97,8 @@ def main_options(m: MatchState) -> list[Option]:
             if not ready[core]:
                 continue
             for cid in mine:
-                oid = f"std:{action}:{cid}" if action != "move2" else f"std:move2:{cid}:{core}"
-                params = {"action": action, "champion": cid, "core": core}
-                out.append(Option(oid, "standard", f"standard {action} with {cid}", params))
-    out.append(opt("end", "end", "end the activation phase"))
+                out.append(_standard_option(action, cid, core))
+    out.append(_END)
     return out
 
 
@@ -122,16 +163,18 @@ def _card_move(m: MatchState, st: Step, choice: str | None) -> Pending | None:
         dests = move_destinations(m, c, budget)
         if not dests:
             return None
-        st["dests"] = {hex_id(h): [list(x) for x in p] for h, p in dests.items()}
-        options = [Option("move:stay", "move", f"{c.id} does not move", {"champion": c.id})]
+        options = [_move_option(c.id, None)]
+        paths = {}
         for dest in sorted(dests):
-            hid = hex_id(dest)
-            options.append(Option(f"move:{hid}", "move", f"move {c.id} to {hid}", {"champion": c.id, "hex": hid}))
+            o = _move_option(c.id, dest)
+            options.append(o)
+            paths[o.id] = dests[dest]
+        # The path walked to each destination, by option id (plain data: hexes are tuples).
+        st["dests"] = paths
         return Pending(c.seat, "move", f"move {c.id} up to {budget}", options, "move:stay", st)
     if choice == "move:stay":
         return None
-    path = [(p[0], p[1]) for p in st["dests"][choice[5:]]]
-    m.push_all([walk_step(c.id, path, "move", c.id)])
+    m.push_all([walk_step(c.id, st["dests"][choice], "move", c.id)])
     return None
 
 
