@@ -32,6 +32,28 @@ def _passable(m: MatchState, mover: ChampState, h: Hex, occ: dict[Hex, ChampStat
     return other is None or other.id == mover.id or team(m, other.seat) == team(m, mover.seat)
 
 
+_OPEN: dict[tuple[int, frozenset[Hex]], tuple[frozenset[Hex], dict[Hex, tuple[Hex, ...]]]] = {}
+""":func:`open_neighbours` by (the cells' identity, the statues); the cells are kept alive in the
+value, so that their id is never reused. Pure geometry, computed once per arena."""
+
+
+def open_neighbours(cells: frozenset[Hex], statues: frozenset[Hex]) -> dict[Hex, tuple[Hex, ...]]:
+    """Each hex of ``cells`` that is not a statue, with its neighbours in ``cells`` that are not statues.
+
+    The neighbours come in direction order (:data:`~.hexes.DIRECTIONS`), as a search visits them.
+    """
+    key = (id(cells), statues)
+    entry = _OPEN.get(key)
+    if entry is None or entry[0] is not cells:
+        table = {h: _open_around(h, cells, statues) for h in cells if h not in statues}
+        entry = _OPEN[key] = (cells, table)
+    return entry[1]
+
+
+def _open_around(h: Hex, cells: frozenset[Hex], statues: frozenset[Hex]) -> tuple[Hex, ...]:
+    return tuple(n for n in ((h[0] + d[0], h[1] + d[1]) for d in DIRECTIONS) if n in cells and n not in statues)
+
+
 def reachable(m: MatchState, mover: ChampState, starts: list[tuple[Hex, int]], budget: int) -> dict[Hex, Path]:
     """Returns each hex ``mover`` may end a normal move on, with the path it walks.
 
@@ -56,14 +78,17 @@ def reachable(m: MatchState, mover: ChampState, starts: list[tuple[Hex, int]], b
             key = (t, cost)
             if h not in best or key < best[h][:2]:
                 best[h] = (t, cost, path)
+    around = open_neighbours(cells, statues)
     while frontier:
         nxt: list[tuple[Hex, int, int, Path]] = []
         for h, t, steps, path in frontier:
             if steps >= budget:
                 continue
-            for d in DIRECTIONS:
-                n = (h[0] + d[0], h[1] + d[1])
-                if n not in cells or n in statues or n in enemies:
+            nbrs = around.get(h)
+            if nbrs is None:  # a start off the open board (never in play): its neighbours one by one
+                nbrs = _open_around(h, cells, statues)
+            for n in nbrs:
+                if n in enemies:
                     continue
                 nt = t + (1 if n in traps else 0)
                 key = (nt, steps + 1)
