@@ -48,26 +48,51 @@ from referee.core.ids import BotId, MatchId, Seat
 CONCURRENCY = (1, 10, 100)
 
 
-async def instant_bot(address: str, token: str, game: str, seats: int) -> None:
-    """A raw gRPC bot: Hello, then the first option of every request at once; runs until cancelled."""
+STREAM_COUNTS = [0, 0]
+"""Referee messages the bench's bots received, and the stream messages they came in (batches count once)."""
+
+
+async def instant_bot(address: str, token: str, game: str, seats: int, batching: bool = False) -> None:
+    """A raw gRPC bot: Hello, then the first option of every request at once; runs until cancelled.
+
+    With ``batching`` its Hello asks for ``ResponseBatch``es, and it answers the requests of one
+    batch with one ``RequestBatch``, as the SDK does.
+    """
     outbox: asyncio.Queue[bot_pb2.ConnectRequest] = asyncio.Queue()
-    outbox.put_nowait(bot_pb2.ConnectRequest(hello=bot_pb2.Hello(games=[game], max_matches=seats, client="bench")))
+    hello = bot_pb2.Hello(games=[game], max_matches=seats, client="bench")
+    if batching:
+        hello.batching = True  # an older tree (the "before" of a comparison) has no such field
+    outbox.put_nowait(bot_pb2.ConnectRequest(hello=hello))
 
     async def requests() -> AsyncIterator[bot_pb2.ConnectRequest]:
         while True:
             yield await outbox.get()
 
+    def reply(msg: Any) -> bot_pb2.ConnectRequest | None:
+        kind = msg.WhichOneof("message")
+        if kind == "decision_request":
+            req = msg.decision_request
+            answer = bot_pb2.Answer(match_id=req.match_id, decision_id=req.decision_id, option_id=req.options[0].id)
+            return bot_pb2.ConnectRequest(answer=answer)
+        if kind == "ping":
+            return bot_pb2.ConnectRequest(pong=bot_pb2.Pong(ping_id=msg.ping.ping_id))
+        return None
+
     async with grpc.aio.insecure_channel(address) as channel:
         stub: Any = bot_pb2_grpc.BotServiceStub(channel)  # type: ignore[no-untyped-call]
         call = stub.Connect(requests(), metadata=(("authorization", f"Bearer {token}"),))
         async for msg in call:
-            kind = msg.WhichOneof("message")
-            if kind == "decision_request":
-                req = msg.decision_request
-                answer = bot_pb2.Answer(match_id=req.match_id, decision_id=req.decision_id, option_id=req.options[0].id)
-                outbox.put_nowait(bot_pb2.ConnectRequest(answer=answer))
-            elif kind == "ping":
-                outbox.put_nowait(bot_pb2.ConnectRequest(pong=bot_pb2.Pong(ping_id=msg.ping.ping_id)))
+            STREAM_COUNTS[1] += 1
+            if batching and msg.WhichOneof("message") == "batch":
+                STREAM_COUNTS[0] += len(msg.batch.messages)
+                replies = [r for r in map(reply, msg.batch.messages) if r is not None]
+                if replies:
+                    outbox.put_nowait(bot_pb2.ConnectRequest(batch=bot_pb2.RequestBatch(messages=replies)))
+                continue
+            STREAM_COUNTS[0] += 1
+            r = reply(msg)
+            if r is not None:
+                outbox.put_nowait(r)
 
 
 def _register_test_games(games: Sequence[str]) -> None:
@@ -238,15 +263,20 @@ async def floor(servers: Sequence[tuple[Any, Connection, int]], streams: int, ro
 
 
 async def referee_run(
-    referees: Sequence[tuple[Any, Connection, int, list[str]]], game: str, matches: int, decisions: int
+    referees: Sequence[tuple[Any, Connection, int, list[str]]],
+    game: str,
+    matches: int,
+    decisions: int,
+    batching: bool = False,
 ) -> tuple[float, float, float, float]:
     """Returns (decisions/s, referee CPU seconds per decision, longest engine step wall and CPU seconds)."""
     bots = []
     for _, _, port, tokens in referees:
         share = max(1, -(-matches // len(referees)))
         for token in tokens:
-            bots.append(asyncio.create_task(instant_bot(f"127.0.0.1:{port}", token, game, share)))
+            bots.append(asyncio.create_task(instant_bot(f"127.0.0.1:{port}", token, game, share, batching)))
     await asyncio.sleep(0.5)  # let every session open before the first wave
+    STREAM_COUNTS[:] = [0, 0]
     rate, done, cpu, longest, longest_cpu = 0.0, 0, 0.0, 0.0, 0.0
     try:
         shares = _split(matches, len(referees))
@@ -275,13 +305,14 @@ async def main_async(
     decisions: int,
     step_cpu: bool = False,
     no_yield: bool = False,
+    batching: Sequence[bool] = (False, True),
 ) -> None:
     print(
         f"referee bench: about {decisions} decisions per row, loopback, referees and floor servers in child processes"
     )
     header = (
-        f"{'game':<18} {'procs':>5} {'matches':>7} | {'floor rt/s':>10} {'us cpu/rt':>9} | "
-        f"{'dec/s':>7} {'us cpu/dec':>10} | {'ratio':>5} | {'max step ms':>11} {'cpu':>6}"
+        f"{'game':<18} {'procs':>5} {'matches':>7} {'batch':>5} | {'floor rt/s':>10} {'us cpu/rt':>9} | "
+        f"{'dec/s':>7} {'us cpu/dec':>10} {'msg/wr':>6} | {'ratio':>5} | {'max step ms':>11} {'cpu':>6}"
     )
     print(header)
     print("-" * len(header))
@@ -298,11 +329,15 @@ async def main_async(
         try:
             for game in games:
                 for n in concurrency:
-                    f_rate, f_cpu = await floor(echoes, n, decisions)
-                    r_rate, r_cpu, longest, longest_cpu = await referee_run(referees, game, n, decisions)
+                    for batch in batching:
+                        f_rate, f_cpu = await floor(echoes, n, decisions)
+                        r_rate, r_cpu, longest, longest_cpu = await referee_run(referees, game, n, decisions, batch)
+                        per_write = STREAM_COUNTS[0] / max(1, STREAM_COUNTS[1])
                     print(
-                        f"{game:<18} {p:>5} {n:>7} | {f_rate:>10.0f} {f_cpu * 1e6:>9.0f} | "
-                        f"{r_rate:>7.0f} {r_cpu * 1e6:>10.0f} | {r_rate / f_rate:>5.2f} | "
+                        f"{game:<18} {p:>5} {n:>7} {'on' if batch else 'off':>5} | "
+                        f"{f_rate:>10.0f} {f_cpu * 1e6:>9.0f} | "
+                        f"{r_rate:>7.0f} {r_cpu * 1e6:>10.0f} {per_write:>6.2f} | "
+                        f"{r_rate / f_rate:>5.2f} | "
                         f"{longest * 1e3:>11.2f} {f'{longest_cpu * 1e3:.2f}' if step_cpu else '-':>6}",
                         flush=True,
                     )
@@ -539,6 +574,11 @@ def main() -> int:
     parser.add_argument("--processes", default="1,2")
     parser.add_argument("--decisions", type=int, default=4_000)
     parser.add_argument(
+        "--batching",
+        default="off,on",
+        help="bots whose Hello asks for batches ('on', answering a batch with one RequestBatch) or not ('off')",
+    )
+    parser.add_argument(
         "--step-cpu",
         action="store_true",
         help="also time each step in the loop thread's CPU time (two system calls per decision; off: 'cpu' is '-')",
@@ -575,6 +615,7 @@ def main() -> int:
             args.decisions,
             args.step_cpu,
             args.no_yield,
+            [{"off": False, "on": True}[x] for x in args.batching.split(",")],
         )
     )
     return 0

@@ -37,7 +37,7 @@ from referee.server import journal as journals
 from referee.server import metrics
 from referee.server.auth import BotIdentity, TokenStore
 from referee.server.match import MatchHooks, MatchRunner, MatchState, SeatLink, SeatSpec, loop_time, new_match_id
-from referee.server.outgoing import Outgoing, as_message
+from referee.server.outgoing import Outgoing, as_bytes, as_message
 from referee.server.sinks import ResultSink
 
 if TYPE_CHECKING:
@@ -121,6 +121,24 @@ class Outbox:
         """Messages waiting."""
         return len(self._items)
 
+    def take_batch(self, first: bytes, limit: int, max_bytes: int) -> list[bytes]:
+        """``first`` and, serialised, the messages waiting behind it: at most ``limit`` in all and
+        ``max_bytes`` together (``first`` always), never past the end-of-stream mark."""
+        out = [first]
+        size = len(first)
+        items = self._items
+        while items and len(out) < limit:
+            head = items[0]
+            if head is None:
+                break
+            b = as_bytes(head)
+            if size + len(b) > max_bytes:
+                break
+            items.popleft()
+            out.append(b)
+            size += len(b)
+        return out
+
 
 class BotSession:
     """One connected bot process (one ``Connect`` stream): a :class:`SeatLink` for its seats."""
@@ -144,6 +162,8 @@ class BotSession:
         """The Hello asked for whole observations instead of patches (``Hello.full_observations``)."""
         self.auto_pass_kinds: frozenset[str] = frozenset()
         """Window decision kinds answered "pass" for when it is the only option (``Hello.auto_pass_kinds``)."""
+        self.batching = False
+        """The Hello asked for ``ResponseBatch``es (``Hello.batching``): messages waiting together go as one."""
         self._views: dict[tuple[str, int], tuple[str, Any]] = {}
         """For a full-observation session: (game, observation JSON form) per (match, seat)."""
 
@@ -545,6 +565,7 @@ class Referee:
         session = BotSession(identity, frozenset(allowed), cap, token)
         session.full_observations = hello.full_observations
         session.auto_pass_kinds = frozenset(kinds)
+        session.batching = hello.batching
         self.sessions[session.link_id] = session
         metrics.BOT_SESSIONS.inc()
         self._presence_changed()

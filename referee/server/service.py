@@ -51,7 +51,7 @@ from referee.seeding import new_seed
 from referee.server.auth import TokenServiceError, TokenStore, credential_matches, internal_token
 from referee.server.hub import AlreadyExistsError, BotSession, Referee, RefereeSettings, StartError, commitment_of
 from referee.server.match import STATE_PROTO, MatchRunner, MatchState, SeatSpec, loop_time
-from referee.server.outgoing import Outgoing, as_bytes
+from referee.server.outgoing import MAX_BATCH, MAX_BATCH_BYTES, Outgoing, as_bytes, batch
 from referee.server.sinks import ResultSink
 
 log = logging.getLogger(__name__)
@@ -223,7 +223,7 @@ class BotServicer:
 
     async def connect(
         self, request_iterator: AsyncIterator[bytes], context: grpc.aio.ServicerContext
-    ) -> AsyncIterator[Outgoing]:
+    ) -> AsyncIterator[Outgoing | bytes]:
         """Runs one bot session until the bot or the referee closes it."""
         ref = self.referee
         token = bearer_token(context.invocation_metadata())
@@ -279,15 +279,23 @@ class BotServicer:
                     max_message_bytes=ref.settings.max_message_bytes,
                     max_note_chars=280,
                     ping_interval=duration(ref.settings.ping_interval),
+                    max_batch=MAX_BATCH,
                 )
             )
             reader = asyncio.create_task(self._read(session, iterator))
             pinger = asyncio.create_task(self._ping(session))
             ref.on_session_ready()
+            outbox = session.outbox
             while True:
-                msg = await session.outbox.get()
+                msg = await outbox.get()
                 if msg is None:
                     break
+                if session.batching and outbox.qsize():
+                    # Whatever else waits goes with it, as one ResponseBatch: nothing is held back.
+                    parts = outbox.take_batch(as_bytes(msg), MAX_BATCH, MAX_BATCH_BYTES)
+                    if len(parts) > 1:
+                        yield batch(parts)
+                        continue
                 yield msg
             if session.revoked:
                 await context.abort(grpc.StatusCode.UNAUTHENTICATED, "the token was revoked; the session is closed")
@@ -317,23 +325,40 @@ class BotServicer:
                         )
                     )
                     continue
-                kind = msg.WhichOneof("message")
-                if kind == "answer":
-                    self.referee.route_answer(session, msg.answer, now)
-                elif kind == "pong":
-                    session.pong(msg.pong.ping_id, now)
-                elif kind == "hello":
-                    session.send(_error(bot_pb2.ERROR_CODE_OUT_OF_ORDER, "Hello was already received"))
-                else:
-                    session.send(
-                        _error(bot_pb2.ERROR_CODE_MALFORMED, "the message sets no field of ConnectRequest.message")
-                    )
+                self._handle(session, msg, now)
         except (grpc.aio.AioRpcError, asyncio.CancelledError):
             pass
         except Exception:
             log.exception("session %r: reader failed", session.link_id)
         finally:
             session.close()
+
+    def _handle(self, session: BotSession, msg: bot_pb2.ConnectRequest, now: float, in_batch: bool = False) -> None:
+        """Acts on one bot message after the Hello (each element of a batch in turn)."""
+        kind = msg.WhichOneof("message")
+        if kind == "answer":
+            self.referee.route_answer(session, msg.answer, now)
+        elif kind == "pong":
+            session.pong(msg.pong.ping_id, now)
+        elif kind == "batch" and not in_batch:
+            items = msg.batch.messages
+            if len(items) > MAX_BATCH:
+                session.send(
+                    _error(
+                        bot_pb2.ERROR_CODE_MALFORMED,
+                        f"a RequestBatch of {len(items)} messages; at most {MAX_BATCH} (Welcome.max_batch), "
+                        "none of them handled",
+                    )
+                )
+                return
+            for item in items:
+                self._handle(session, item, now, in_batch=True)
+        elif kind == "batch":
+            session.send(_error(bot_pb2.ERROR_CODE_MALFORMED, "a RequestBatch inside a RequestBatch"))
+        elif kind == "hello":
+            session.send(_error(bot_pb2.ERROR_CODE_OUT_OF_ORDER, "Hello was already received"))
+        else:
+            session.send(_error(bot_pb2.ERROR_CODE_MALFORMED, "the message sets no field of ConnectRequest.message"))
 
     def handler(self) -> grpc.GenericRpcHandler:
         """Returns the generic handler; requests reach :meth:`connect` as raw bytes."""

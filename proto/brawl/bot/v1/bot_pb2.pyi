@@ -49,47 +49,65 @@ ERROR_CODE_TIMEOUT: ErrorCode
 ERROR_CODE_FORFEITED: ErrorCode
 
 class ConnectRequest(_message.Message):
-    __slots__ = ("hello", "answer", "pong")
+    __slots__ = ("hello", "answer", "pong", "batch")
     HELLO_FIELD_NUMBER: _ClassVar[int]
     ANSWER_FIELD_NUMBER: _ClassVar[int]
     PONG_FIELD_NUMBER: _ClassVar[int]
+    BATCH_FIELD_NUMBER: _ClassVar[int]
     hello: Hello
     answer: Answer
     pong: Pong
-    def __init__(self, hello: _Optional[_Union[Hello, _Mapping]] = ..., answer: _Optional[_Union[Answer, _Mapping]] = ..., pong: _Optional[_Union[Pong, _Mapping]] = ...) -> None: ...
+    batch: RequestBatch
+    def __init__(self, hello: _Optional[_Union[Hello, _Mapping]] = ..., answer: _Optional[_Union[Answer, _Mapping]] = ..., pong: _Optional[_Union[Pong, _Mapping]] = ..., batch: _Optional[_Union[RequestBatch, _Mapping]] = ...) -> None: ...
+
+class RequestBatch(_message.Message):
+    __slots__ = ("messages",)
+    MESSAGES_FIELD_NUMBER: _ClassVar[int]
+    messages: _containers.RepeatedCompositeFieldContainer[ConnectRequest]
+    def __init__(self, messages: _Optional[_Iterable[_Union[ConnectRequest, _Mapping]]] = ...) -> None: ...
 
 class ConnectResponse(_message.Message):
-    __slots__ = ("welcome", "match_start", "decision_request", "match_end", "ping", "error")
+    __slots__ = ("welcome", "match_start", "decision_request", "match_end", "ping", "error", "batch")
     WELCOME_FIELD_NUMBER: _ClassVar[int]
     MATCH_START_FIELD_NUMBER: _ClassVar[int]
     DECISION_REQUEST_FIELD_NUMBER: _ClassVar[int]
     MATCH_END_FIELD_NUMBER: _ClassVar[int]
     PING_FIELD_NUMBER: _ClassVar[int]
     ERROR_FIELD_NUMBER: _ClassVar[int]
+    BATCH_FIELD_NUMBER: _ClassVar[int]
     welcome: Welcome
     match_start: MatchStart
     decision_request: DecisionRequest
     match_end: MatchEnd
     ping: Ping
     error: Error
-    def __init__(self, welcome: _Optional[_Union[Welcome, _Mapping]] = ..., match_start: _Optional[_Union[MatchStart, _Mapping]] = ..., decision_request: _Optional[_Union[DecisionRequest, _Mapping]] = ..., match_end: _Optional[_Union[MatchEnd, _Mapping]] = ..., ping: _Optional[_Union[Ping, _Mapping]] = ..., error: _Optional[_Union[Error, _Mapping]] = ...) -> None: ...
+    batch: ResponseBatch
+    def __init__(self, welcome: _Optional[_Union[Welcome, _Mapping]] = ..., match_start: _Optional[_Union[MatchStart, _Mapping]] = ..., decision_request: _Optional[_Union[DecisionRequest, _Mapping]] = ..., match_end: _Optional[_Union[MatchEnd, _Mapping]] = ..., ping: _Optional[_Union[Ping, _Mapping]] = ..., error: _Optional[_Union[Error, _Mapping]] = ..., batch: _Optional[_Union[ResponseBatch, _Mapping]] = ...) -> None: ...
+
+class ResponseBatch(_message.Message):
+    __slots__ = ("messages",)
+    MESSAGES_FIELD_NUMBER: _ClassVar[int]
+    messages: _containers.RepeatedCompositeFieldContainer[ConnectResponse]
+    def __init__(self, messages: _Optional[_Iterable[_Union[ConnectResponse, _Mapping]]] = ...) -> None: ...
 
 class Hello(_message.Message):
-    __slots__ = ("games", "max_matches", "client", "full_observations", "auto_pass_kinds")
+    __slots__ = ("games", "max_matches", "client", "full_observations", "auto_pass_kinds", "batching")
     GAMES_FIELD_NUMBER: _ClassVar[int]
     MAX_MATCHES_FIELD_NUMBER: _ClassVar[int]
     CLIENT_FIELD_NUMBER: _ClassVar[int]
     FULL_OBSERVATIONS_FIELD_NUMBER: _ClassVar[int]
     AUTO_PASS_KINDS_FIELD_NUMBER: _ClassVar[int]
+    BATCHING_FIELD_NUMBER: _ClassVar[int]
     games: _containers.RepeatedScalarFieldContainer[str]
     max_matches: int
     client: str
     full_observations: bool
     auto_pass_kinds: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, games: _Optional[_Iterable[str]] = ..., max_matches: _Optional[int] = ..., client: _Optional[str] = ..., full_observations: _Optional[bool] = ..., auto_pass_kinds: _Optional[_Iterable[str]] = ...) -> None: ...
+    batching: bool
+    def __init__(self, games: _Optional[_Iterable[str]] = ..., max_matches: _Optional[int] = ..., client: _Optional[str] = ..., full_observations: _Optional[bool] = ..., auto_pass_kinds: _Optional[_Iterable[str]] = ..., batching: _Optional[bool] = ...) -> None: ...
 
 class Welcome(_message.Message):
-    __slots__ = ("session_id", "bot_id", "bot_name", "version_id", "games", "max_matches", "protocol", "max_message_bytes", "max_note_chars", "ping_interval")
+    __slots__ = ("session_id", "bot_id", "bot_name", "version_id", "games", "max_matches", "protocol", "max_message_bytes", "max_note_chars", "ping_interval", "max_batch")
     SESSION_ID_FIELD_NUMBER: _ClassVar[int]
     BOT_ID_FIELD_NUMBER: _ClassVar[int]
     BOT_NAME_FIELD_NUMBER: _ClassVar[int]
@@ -100,6 +118,7 @@ class Welcome(_message.Message):
     MAX_MESSAGE_BYTES_FIELD_NUMBER: _ClassVar[int]
     MAX_NOTE_CHARS_FIELD_NUMBER: _ClassVar[int]
     PING_INTERVAL_FIELD_NUMBER: _ClassVar[int]
+    MAX_BATCH_FIELD_NUMBER: _ClassVar[int]
     session_id: str
     bot_id: str
     bot_name: str
@@ -110,7 +129,8 @@ class Welcome(_message.Message):
     max_message_bytes: int
     max_note_chars: int
     ping_interval: _duration_pb2.Duration
-    def __init__(self, session_id: _Optional[str] = ..., bot_id: _Optional[str] = ..., bot_name: _Optional[str] = ..., version_id: _Optional[str] = ..., games: _Optional[_Iterable[str]] = ..., max_matches: _Optional[int] = ..., protocol: _Optional[str] = ..., max_message_bytes: _Optional[int] = ..., max_note_chars: _Optional[int] = ..., ping_interval: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ...) -> None: ...
+    max_batch: int
+    def __init__(self, session_id: _Optional[str] = ..., bot_id: _Optional[str] = ..., bot_name: _Optional[str] = ..., version_id: _Optional[str] = ..., games: _Optional[_Iterable[str]] = ..., max_matches: _Optional[int] = ..., protocol: _Optional[str] = ..., max_message_bytes: _Optional[int] = ..., max_note_chars: _Optional[int] = ..., ping_interval: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., max_batch: _Optional[int] = ...) -> None: ...
 
 class MatchStart(_message.Message):
     __slots__ = ("match_id", "game", "rules_version", "seat", "seat_names", "config", "time_control", "resumed", "observation")
