@@ -333,14 +333,14 @@ async def main_async(
                         f_rate, f_cpu = await floor(echoes, n, decisions)
                         r_rate, r_cpu, longest, longest_cpu = await referee_run(referees, game, n, decisions, batch)
                         per_write = STREAM_COUNTS[0] / max(1, STREAM_COUNTS[1])
-                    print(
-                        f"{game:<18} {p:>5} {n:>7} {'on' if batch else 'off':>5} | "
-                        f"{f_rate:>10.0f} {f_cpu * 1e6:>9.0f} | "
-                        f"{r_rate:>7.0f} {r_cpu * 1e6:>10.0f} {per_write:>6.2f} | "
-                        f"{r_rate / f_rate:>5.2f} | "
-                        f"{longest * 1e3:>11.2f} {f'{longest_cpu * 1e3:.2f}' if step_cpu else '-':>6}",
-                        flush=True,
-                    )
+                        print(
+                            f"{game:<18} {p:>5} {n:>7} {'on' if batch else 'off':>5} | "
+                            f"{f_rate:>10.0f} {f_cpu * 1e6:>9.0f} | "
+                            f"{r_rate:>7.0f} {r_cpu * 1e6:>10.0f} {per_write:>6.2f} | "
+                            f"{r_rate / f_rate:>5.2f} | "
+                            f"{longest * 1e3:>11.2f} {f'{longest_cpu * 1e3:.2f}' if step_cpu else '-':>6}",
+                            flush=True,
+                        )
         finally:
             for proc, conn, _ in echoes:
                 conn.send("stop")
