@@ -27,6 +27,7 @@ from referee.games.superfantasybrawl import (  # noqa: F401
 )
 from referee.games.superfantasybrawl.content import COLOURS, Content
 from referee.games.superfantasybrawl.hexes import Hex
+from referee.games.superfantasybrawl.observation import determinize, observe
 from referee.games.superfantasybrawl.state import ChampState, team
 from referee.games.superfantasybrawl.steps import RULES
 
@@ -145,12 +146,8 @@ class BrawlMatch(StepMatch):
 
     def observe(self, viewer: Seat | None) -> JSONDict:
         """Returns what ``viewer`` may see (see :mod:`.observation`)."""
-        from referee.games.superfantasybrawl.observation import observe
-
         return observe(self, viewer)
 
     def determinize(self, viewer: Seat | None, chance: Chance) -> BrawlMatch:
         """Returns a copy with everything hidden from ``viewer`` dealt anew (see :mod:`.observation`)."""
-        from referee.games.superfantasybrawl.observation import determinize
-
         return determinize(self, viewer, chance)
