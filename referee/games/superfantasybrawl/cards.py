@@ -38,10 +38,14 @@ def can_play(m: MatchState, seat: int, card: Card) -> bool:
 
 
 _OPTIONS: dict[tuple[Any, ...], Option] = {}
-"""Options that follow from immutable data alone (a card, a standard action with a champion and a
-core, a champion's move to a hex), by that data: built once and handed out again, so that an
-unchanged option is the same object from one decision to the next (the referee's encoding cache
-hits on identity). Bounded by the content: cards, champions times actions and cores or hexes."""
+"""Options that follow from immutable data alone (a card; a champion's move to a hex), by that data:
+built once and handed out again, so that an unchanged option is the same object from one decision
+to the next (the referee's encoding cache hits on identity). Options are never changed. Bounded by
+the content: its cards, its champions times the hexes."""
+
+_STANDARD: dict[tuple[Any, ...], tuple[Option, ...]] = {}
+"""The same for a standard action paid with one core, for a seat's champions in order, by (action,
+core, champion ids): bounded by the teams a roster can field."""
 
 _END = opt("end", "end", "end the activation phase")
 
@@ -56,14 +60,18 @@ def _card_option(card: Card) -> Option:
     return o
 
 
-def _standard_option(action: str, cid: str, core: str) -> Option:
-    key = ("std", action, cid, core)
-    o = _OPTIONS.get(key)
-    if o is None:
-        oid = f"std:{action}:{cid}" if action != "move2" else f"std:move2:{cid}:{core}"
-        params = {"action": action, "champion": cid, "core": core}
-        o = _OPTIONS[key] = Option(oid, "standard", f"standard {action} with {cid}", params)
-    return o
+def _standard_options(action: str, core: str, mine: tuple[str, ...]) -> tuple[Option, ...]:
+    """The options of standard ``action`` paid with ``core``, one per champion of ``mine``, in that order."""
+    key = ("std", action, core, mine)
+    found = _STANDARD.get(key)
+    if found is None:
+        options = []
+        for cid in mine:
+            oid = f"std:{action}:{cid}" if action != "move2" else f"std:move2:{cid}:{core}"
+            params = {"action": action, "champion": cid, "core": core}
+            options.append(Option(oid, "standard", f"standard {action} with {cid}", params))
+        found = _STANDARD[key] = tuple(options)
+    return found
 
 
 def _move_option(cid: str, dest: Hex | None) -> Option:
@@ -88,16 +96,14 @@ def main_options(m: MatchState) -> list[Option]:
         card = cards[cid]
         if can_play(m, seat, card):
             out.append(_card_option(card))
-    mine = [c.id for c in m.champs.values() if c.seat == seat]
+    mine = tuple([c.id for c in m.champs.values() if c.seat == seat])
     ready = m.cores[seat]
     for action in STANDARD:
         if action in m.std_used:
             continue
         for core in COLOURS if action == "move2" else (action,):
-            if not ready[core]:
-                continue
-            for cid in mine:
-                out.append(_standard_option(action, cid, core))
+            if ready[core]:
+                out.extend(_standard_options(action, core, mine))
     out.append(_END)
     return out
 
