@@ -32,12 +32,25 @@ def condition(name: str) -> Callable[[Condition], Condition]:
 
 def count_in(m: MatchState, side: int, hexes: set[Hex] | frozenset[Hex]) -> int:
     """How many champions of team ``side`` stand on ``hexes``."""
-    return sum(1 for c in on_board(m) if team(m, c.seat) == side and c.hex in hexes)
+    n = 0
+    for c in m.champs.values():
+        h = c.hex
+        if h is not None and h in hexes and team(m, c.seat) == side:
+            n += 1
+    return n
 
 
 def controls(m: MatchState, side: int, hexes: set[Hex] | frozenset[Hex]) -> bool:
     """Control (A15): more of your champions in the area than the opponent's; a tie controls nothing."""
-    return count_in(m, side, hexes) > count_in(m, 1 - side, hexes)
+    mine = theirs = 0
+    for c in m.champs.values():
+        h = c.hex
+        if h is not None and h in hexes:
+            if team(m, c.seat) == side:
+                mine += 1
+            else:
+                theirs += 1
+    return mine > theirs
 
 
 @condition("control_zone")
@@ -48,8 +61,15 @@ def _control_zone(m: MatchState, side: int, p: dict[str, Any]) -> bool:
 @condition("adjacent_statue")
 def _adjacent_statue(m: MatchState, side: int, p: dict[str, Any]) -> bool:
     # FAQ A16.7: any hex adjacent to the statue counts, coloured or not.
-    adj = set(neighbours(m.content.arena.statues[p["statue"]]))
+    statue = m.content.arena.statues[p["statue"]]
+    adj = _AROUND.get(statue)
+    if adj is None:
+        adj = _AROUND[statue] = frozenset(neighbours(statue))
     return count_in(m, side, adj) >= int(p.get("count", 1))
+
+
+_AROUND: dict[Hex, frozenset[Hex]] = {}
+"""The six neighbours of a statue's hex, by the hex: pure geometry, computed once."""
 
 
 @condition("control_zones")
@@ -94,8 +114,17 @@ def _enemy_on_gate(m: MatchState, side: int, p: dict[str, Any]) -> bool:
 
 @condition("control_row")
 def _control_row(m: MatchState, side: int, p: dict[str, Any]) -> bool:
-    row = {h for h in m.content.arena.cells if h[1] == int(p["row"])}
-    return controls(m, side, row)
+    cells = m.content.arena.cells
+    key = (id(cells), int(p["row"]))
+    entry = _ROWS.get(key)
+    if entry is None or entry[0] is not cells:
+        entry = _ROWS[key] = (cells, frozenset(h for h in cells if h[1] == key[1]))
+    return controls(m, side, entry[1])
+
+
+_ROWS: dict[tuple[int, int], tuple[frozenset[Hex], frozenset[Hex]]] = {}
+"""A board row's hexes by (the cells' identity, row); the cells are kept alive in the value, so that
+their id is never reused. Pure geometry, computed once."""
 
 
 def met(m: MatchState, side: int, challenge_id: str) -> bool:
