@@ -67,8 +67,9 @@ def reachable(m: MatchState, mover: ChampState, starts: list[tuple[Hex, int]], b
     # The hexes an Enemy stands on: the rest of :func:`_passable`, computed once per search.
     mine = team(m, mover.seat)
     enemies = {h for h, other in occ.items() if other.id != mover.id and team(m, other.seat) != mine}
-    # best[h] = (traps entered, steps, path): fewest traps first, then fewest steps.
-    best: dict[Hex, tuple[int, int, Path]] = {}
+    # best[h] = (traps entered, steps), paths[h] = its path: fewest traps first, then fewest steps.
+    best: dict[Hex, tuple[int, int]] = {}
+    paths: dict[Hex, Path] = {}
     frontier: list[tuple[Hex, int, int, Path]] = []
     for h, cost in starts:
         if cost <= budget:
@@ -76,8 +77,9 @@ def reachable(m: MatchState, mover: ChampState, starts: list[tuple[Hex, int]], b
             path = [h] if cost else []
             frontier.append((h, t, cost, path))
             key = (t, cost)
-            if h not in best or key < best[h][:2]:
-                best[h] = (t, cost, path)
+            if h not in best or key < best[h]:
+                best[h] = key
+                paths[h] = path
     around = open_neighbours(cells, statues)
     while frontier:
         nxt: list[tuple[Hex, int, int, Path]] = []
@@ -87,18 +89,21 @@ def reachable(m: MatchState, mover: ChampState, starts: list[tuple[Hex, int]], b
             nbrs = around.get(h)
             if nbrs is None:  # a start off the open board (never in play): its neighbours one by one
                 nbrs = _open_around(h, cells, statues)
+            s = steps + 1
             for n in nbrs:
                 if n in enemies:
                     continue
-                nt = t + (1 if n in traps else 0)
-                key = (nt, steps + 1)
-                if n in best and best[n][:2] <= key:
+                nt = t + 1 if n in traps else t
+                key = (nt, s)
+                old = best.get(n)
+                if old is not None and old <= key:
                     continue
                 npath = [*path, n]
-                best[n] = (nt, steps + 1, npath)
-                nxt.append((n, nt, steps + 1, npath))
+                best[n] = key
+                paths[n] = npath
+                nxt.append((n, nt, s, npath))
         frontier = nxt
-    return {h: p for h, (_t, _s, p) in best.items() if p and h in cells and h not in statues and h not in occ}
+    return {h: p for h, p in paths.items() if p and h in cells and h not in statues and h not in occ}
 
 
 def move_destinations(m: MatchState, mover: ChampState, budget: int) -> dict[Hex, Path]:
