@@ -54,56 +54,57 @@ def _open_around(h: Hex, cells: frozenset[Hex], statues: frozenset[Hex]) -> tupl
     return tuple(n for n in ((h[0] + d[0], h[1] + d[1]) for d in DIRECTIONS) if n in cells and n not in statues)
 
 
-def reachable(m: MatchState, mover: ChampState, starts: list[tuple[Hex, int]], budget: int) -> dict[Hex, Path]:
+def reachable(m: MatchState, mover: ChampState, starts: list[Hex], cost: int, budget: int) -> dict[Hex, Path]:
     """Returns each hex ``mover`` may end a normal move on, with the path it walks.
 
-    ``starts`` are ``(hex, cost)`` pairs: the champion's own hex at cost 0, or for re-entry each
-    free deployment hex at cost 1 (A14). Statues and Enemies block; Allies may be passed but not
-    ended on (A10).
+    ``starts`` are the hexes the move starts from, all at ``cost``: the champion's own hex at 0, or
+    for re-entry each free deployment hex at 1 (A14). Statues and Enemies block; Allies may be
+    passed but not ended on (A10).
     """
+    if cost > budget:
+        return {}
     occ = occupied(m)
     traps = m.traps
     cells, statues = m.content.arena.cells, m.statues
     # The hexes an Enemy stands on: the rest of :func:`_passable`, computed once per search.
     mine = team(m, mover.seat)
     enemies = {h for h, other in occ.items() if other.id != mover.id and team(m, other.seat) != mine}
-    # best[h] = (traps entered, steps), paths[h] = its path: fewest traps first, then fewest steps.
-    best: dict[Hex, tuple[int, int]] = {}
+    # Fewest traps entered first, then fewest steps. The search goes a layer of steps at a time from
+    # starts at one cost, so a hex seen again is never fewer steps away: only fewer traps improve it.
+    best: dict[Hex, int] = {}
     paths: dict[Hex, Path] = {}
-    frontier: list[tuple[Hex, int, int, Path]] = []
-    for h, cost in starts:
-        if cost <= budget:
-            t = 1 if (cost and h in traps) else 0
-            path = [h] if cost else []
-            frontier.append((h, t, cost, path))
-            key = (t, cost)
-            if h not in best or key < best[h]:
-                best[h] = key
-                paths[h] = path
+    frontier: list[tuple[Hex, int, Path]] = []
+    for h in starts:
+        t = 1 if (cost and h in traps) else 0
+        path = [h] if cost else []
+        frontier.append((h, t, path))
+        if h not in best or t < best[h]:
+            best[h] = t
+            paths[h] = path
     around = open_neighbours(cells, statues)
-    while frontier:
-        nxt: list[tuple[Hex, int, int, Path]] = []
-        for h, t, steps, path in frontier:
-            if steps >= budget:
-                continue
+    steps = cost
+    while frontier and steps < budget:
+        steps += 1
+        nxt: list[tuple[Hex, int, Path]] = []
+        for h, t, path in frontier:
             nbrs = around.get(h)
             if nbrs is None:  # a start off the open board (never in play): its neighbours one by one
                 nbrs = _open_around(h, cells, statues)
-            s = steps + 1
             for n in nbrs:
                 if n in enemies:
                     continue
                 nt = t + 1 if n in traps else t
-                key = (nt, s)
                 old = best.get(n)
-                if old is not None and old <= key:
+                if old is not None and old <= nt:
                     continue
                 npath = [*path, n]
-                best[n] = key
+                best[n] = nt
                 paths[n] = npath
-                nxt.append((n, nt, s, npath))
+                nxt.append((n, nt, npath))
         frontier = nxt
-    return {h: p for h, p in paths.items() if p and h in cells and h not in statues and h not in occ}
+    # Only a start can be off the open board; every other hex came from the table.
+    closed = {h for h in starts if h not in cells or h in statues}
+    return {h: p for h, p in paths.items() if p and h not in occ and h not in closed}
 
 
 def move_destinations(m: MatchState, mover: ChampState, budget: int) -> dict[Hex, Path]:
@@ -113,8 +114,8 @@ def move_destinations(m: MatchState, mover: ChampState, budget: int) -> dict[Hex
     if mover.hex is None:
         occ = occupied(m)
         area = m.content.arena.deployment[m.deploy_side[team(m, mover.seat)]]
-        return reachable(m, mover, [(h, 1) for h in area if endable(m, h, occ)], budget)
-    return reachable(m, mover, [(mover.hex, 0)], budget)
+        return reachable(m, mover, [h for h in area if endable(m, h, occ)], 1, budget)
+    return reachable(m, mover, [mover.hex], 0, budget)
 
 
 def line_destinations(m: MatchState, mover: ChampState, budget: int, *, swoop: bool) -> dict[Hex, Path]:
