@@ -12,9 +12,10 @@ face-down trap, so this loses no choice a player would make.
 
 from __future__ import annotations
 
-from referee.games.superfantasybrawl.hexes import DIRECTIONS, Hex, add, distance, row_direction
+from referee.games.superfantasybrawl.hexes import DIRECTIONS, Hex, add, distance, hex_id, row_direction
 from referee.games.superfantasybrawl.state import ChampState, MatchState, occupied, team
 from referee.games.superfantasybrawl.steps import Frame, Pending, Step, step
+from referee.games.superfantasybrawl.traps import trigger_steps
 
 Path = list[Hex]
 
@@ -257,7 +258,7 @@ def walk_step(
         "walk",
         {
             "champ": champ,
-            "path": [list(h) for h in path],
+            "path": tuple(path),
             "mode": mode,
             "source": source,
             "i": 0,
@@ -269,10 +270,8 @@ def walk_step(
 
 @step("walk")
 def _walk(m: MatchState, st: Step, choice: str | None) -> Pending | None:
-    from referee.games.superfantasybrawl.traps import trigger_steps
-
     c = m.champs[st["champ"]]
-    path = [tuple(h) for h in st["path"]]
+    path: tuple[Hex, ...] = st["path"]
     i = st["i"]
     start = c.hex
     walked: list[Hex] = []
@@ -313,6 +312,4 @@ def _walk(m: MatchState, st: Step, choice: str | None) -> Pending | None:
 
 
 def _hid(h: Hex | None) -> str:
-    from referee.games.superfantasybrawl.hexes import hex_id
-
     return hex_id(h) if h is not None else ""
