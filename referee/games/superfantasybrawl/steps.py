@@ -26,6 +26,23 @@ step = RULES.step
 """Registers ``handler(match, frame, choice)`` as a step by name."""
 
 
+_MADE: dict[tuple[Any, ...], Option] = {}
+"""Options already built, by everything they are built from (each param with its type, so that
+``True`` and ``1`` stay apart). Options are immutable and their data comes from the content, so
+the set is bounded; an option with a list among its params is built afresh each time."""
+
+
 def opt(oid: str, kind: str, label: str, **params: Any) -> Option:
-    """Builds an option whose params drop empty values (they are proto defaults anyway)."""
-    return Option(oid, kind, label, {k: v for k, v in params.items() if v is not None and v != ""})
+    """Returns the option whose params drop empty values (they are proto defaults anyway).
+
+    The same arguments give the same :class:`Option` object from one decision to the next (the
+    referee's encoding cache then hits on identity), unless a param is a list.
+    """
+    try:
+        key = (oid, kind, label, *[(k, v, type(v)) for k, v in params.items()])
+        made = _MADE.get(key)
+    except TypeError:  # a list among the params: unhashable, not kept
+        return Option(oid, kind, label, {k: v for k, v in params.items() if v is not None and v != ""})
+    if made is None:
+        made = _MADE[key] = Option(oid, kind, label, {k: v for k, v in params.items() if v is not None and v != ""})
+    return made
