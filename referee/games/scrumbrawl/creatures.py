@@ -100,6 +100,15 @@ def stats_of(m: SBMatch, c: Creature) -> dict[str, int]:
     An observation needs all six for every creature: gathering the modifiers (enchantment, team
     enchantments, orb) once instead of six times was the top hot spot of a referee's decision.
     """
+    return dict(shared_stats(m, c))
+
+
+def shared_stats(m: SBMatch, c: Creature) -> dict[str, int]:
+    """:func:`stats_of` without the copy: one dict per combination, shared; the caller must not change it.
+
+    The observation hands it out as is (observations are read-only to their consumers), so that
+    the same stats are the same object from one observation to the next.
+    """
     sp = spec(c)
     mods: list[dict[str, int]] = []
     if c.enchant:
@@ -116,7 +125,7 @@ def stats_of(m: SBMatch, c: Creature) -> dict[str, int]:
     key = (c.name, stone, *map(id, mods))
     known = _STATS.get(key)
     if known is not None:
-        return dict(known)
+        return known
     out: dict[str, int] = {}
     for name in STAT_NAMES:
         base = getattr(sp, name)
@@ -130,7 +139,7 @@ def stats_of(m: SBMatch, c: Creature) -> dict[str, int]:
             value += 8
         out[name] = max(value, 0)
     _STATS[key] = out
-    return dict(out)
+    return out
 
 
 def can_carry(c: Creature) -> bool:
