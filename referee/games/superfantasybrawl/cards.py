@@ -43,9 +43,9 @@ built once and handed out again, so that an unchanged option is the same object 
 to the next (the referee's encoding cache hits on identity). Options are never changed. Bounded by
 the content: its cards, its champions times the hexes."""
 
-_STANDARD: dict[tuple[Any, ...], tuple[Option, ...]] = {}
-"""The same for a standard action paid with one core, for a seat's champions in order, by (action,
-core, champion ids): bounded by the teams a roster can field."""
+_STANDARD: dict[tuple[str, ...], list[tuple[str, str, tuple[Option, ...]]]] = {}
+"""The same for the standard actions of a seat's champions (ids in order), as (action, core, its
+options) in the order offered: bounded by the teams a roster can field."""
 
 _END = opt("end", "end", "end the activation phase")
 
@@ -60,17 +60,20 @@ def _card_option(card: Card) -> Option:
     return o
 
 
-def _standard_options(action: str, core: str, mine: tuple[str, ...]) -> tuple[Option, ...]:
-    """The options of standard ``action`` paid with ``core``, one per champion of ``mine``, in that order."""
-    key = ("std", action, core, mine)
-    found = _STANDARD.get(key)
+def _standard_options(mine: tuple[str, ...]) -> list[tuple[str, str, tuple[Option, ...]]]:
+    """Each standard action with each core that pays for it, and its options for the champions ``mine``."""
+    found = _STANDARD.get(mine)
     if found is None:
-        options = []
-        for cid in mine:
-            oid = f"std:{action}:{cid}" if action != "move2" else f"std:move2:{cid}:{core}"
-            params = {"action": action, "champion": cid, "core": core}
-            options.append(Option(oid, "standard", f"standard {action} with {cid}", params))
-        found = _STANDARD[key] = tuple(options)
+        found = []
+        for action in STANDARD:
+            for core in COLOURS if action == "move2" else (action,):
+                options = []
+                for cid in mine:
+                    oid = f"std:{action}:{cid}" if action != "move2" else f"std:move2:{cid}:{core}"
+                    params = {"action": action, "champion": cid, "core": core}
+                    options.append(Option(oid, "standard", f"standard {action} with {cid}", params))
+                found.append((action, core, tuple(options)))
+        _STANDARD[mine] = found
     return found
 
 
@@ -96,14 +99,11 @@ def main_options(m: MatchState) -> list[Option]:
         card = cards[cid]
         if can_play(m, seat, card):
             out.append(_card_option(card))
-    mine = tuple([c.id for c in m.champs.values() if c.seat == seat])
     ready = m.cores[seat]
-    for action in STANDARD:
-        if action in m.std_used:
-            continue
-        for core in COLOURS if action == "move2" else (action,):
-            if ready[core]:
-                out.extend(_standard_options(action, core, mine))
+    used = m.std_used
+    for action, core, options in _standard_options(tuple([c.id for c in m.champs.values() if c.seat == seat])):
+        if ready[core] and action not in used:
+            out.extend(options)
     out.append(_END)
     return out
 
