@@ -97,12 +97,13 @@ def may_strike(m: SBMatch, x: Creature, counter: bool = False) -> bool:
     return (counter or not is_stone(m, x)) and (x.orb is None or has(m, x, "adept"))
 
 
-def attack_targets(m: SBMatch, x: Creature) -> list[tuple[Creature, str]]:
-    """Every enemy ``x`` may declare an attack on now, with the mode."""
+def attack_targets(m: SBMatch, x: Creature, creatures: list[Creature] | None = None) -> list[tuple[Creature, str]]:
+    """Every enemy ``x`` may declare an attack on now, with the mode (``creatures``: every creature in
+    id order, when the caller has them)."""
     out: list[tuple[Creature, str]] = []
     if not may_strike(m, x):
         return out
-    for t in sorted(m.creatures.values(), key=lambda c: c.id):
+    for t in sorted(m.creatures.values(), key=lambda c: c.id) if creatures is None else creatures:
         if m.friendly(t.owner, x.owner):
             continue
         mode = reach_mode(m, x, t)
@@ -137,11 +138,11 @@ def charge_options(m: SBMatch, x: Creature, reach: list[int]) -> list[tuple[Crea
 
     ``reach`` is ``x``'s :func:`~referee.games.scrumbrawl.movement.reach_layers`.
     """
-    from referee.games.scrumbrawl.movement import layer_cost, remaining
-
     out: list[tuple[Creature, Pos]] = []
     if not CHARGES.holds(spec(x).hooks) or not may_strike(m, x):
         return out
+    from referee.games.scrumbrawl.movement import layer_cost, remaining
+
     left = remaining(m, x)
     occupied = {c.pos for c in m.creatures.values()} | set(m.portals.values())
     occupied |= {p for p in m.orbs.values() if p is not None}

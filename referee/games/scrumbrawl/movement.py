@@ -8,8 +8,6 @@ may then move on with what is left of its movement. This module does not resolve
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 from referee.games.scrumbrawl.board import INDEX, POS_AT, SIZE, neighbours
 from referee.games.scrumbrawl.creatures import can_carry, has, heavy, orb_hooks, spec, stat
 from referee.games.scrumbrawl.engine import Creature, Frame, Pos, SBMatch, step
@@ -20,6 +18,8 @@ _W = SIZE + 2
 ARENA = sum(1 << i for i in POS_AT)
 """The bit set of every square of the Arena (bit ``i`` for square index ``i``)."""
 _BYTES = (_W * _W + 7) // 8
+BIT: dict[Pos, int] = {pos: 1 << i for pos, i in INDEX.items()}
+"""Each square of the Arena as a bit set of one square."""
 _BYTE_SQUARES = [[tuple(8 * k + b for b in range(8) if byte >> b & 1) for byte in range(256)] for k in range(_BYTES)]
 
 
@@ -37,6 +37,34 @@ def gaze_squares(m: SBMatch, c: Creature) -> set[Pos]:
         if GAZES.holds(spec(b).hooks) and not m.friendly(b.owner, c.owner):
             out.update(neighbours(b.pos))
     return out
+
+
+def gaze_mask(m: SBMatch, c: Creature) -> int:
+    """:func:`gaze_squares` as a bit set of square indices."""
+    if c.gazed:
+        return 0
+    out = 0
+    for b in m.creatures.values():
+        if GAZES.holds(spec(b).hooks) and not m.friendly(b.owner, c.owner):
+            out |= _NEAR[b.pos]
+    return out
+
+
+def board_masks(m: SBMatch) -> tuple[int, int, int]:
+    """The bit sets of the squares that hold a creature, a loose orb and a portal, in that order.
+
+    What :func:`reach_layers` needs of the board besides the creature itself: the same for every
+    creature of one decision, so a caller listing several creatures' moves computes it once.
+    """
+    occupied = loose = portals = 0
+    for x in m.creatures.values():
+        occupied |= BIT[x.pos]
+    for p in m.orbs.values():
+        if p is not None:
+            loose |= BIT[p]
+    for p in m.portals.values():
+        portals |= BIT[p]
+    return occupied, loose, portals
 
 
 def reachable(m: SBMatch, c: Creature) -> dict[Pos, int]:
@@ -64,13 +92,6 @@ def layer_cost(layers: list[int], i: int) -> int | None:
     return None
 
 
-def _mask(indices: Iterable[int]) -> int:
-    out = 0
-    for i in indices:
-        out |= 1 << i
-    return out
-
-
 def _spread(f: int) -> int:
     """The squares next to any square of the set ``f`` (bit ``i`` for index ``i``), inside the Arena.
 
@@ -81,26 +102,30 @@ def _spread(f: int) -> int:
     return (rows | (rows << _W) | (rows >> _W)) & ARENA
 
 
-def reach_layers(m: SBMatch, c: Creature, target: int = -1) -> list[int]:
+_NEAR: dict[Pos, int] = {pos: _spread(bit) & ~bit for pos, bit in BIT.items()}
+"""The squares adjacent to each square, as a bit set."""
+
+
+def reach_layers(m: SBMatch, c: Creature, target: int = -1, board: tuple[int, int, int] | None = None) -> list[int]:
     """:func:`reachable` as bit sets of square indices (:data:`~referee.games.scrumbrawl.board.INDEX`),
     one per cost: ``layers[k]`` holds the squares ``c`` may end a move on for ``k + 1`` squares.
 
     The breadth-first search of section 1.6.1 runs a whole layer at once on the bit sets. With a
-    ``target`` it stops at the first layer that holds that square.
+    ``target`` it stops at the first layer that holds that square. ``board`` is
+    :func:`board_masks` when the caller has it.
     """
     budget = remaining(m, c)
     if budget <= 0:
         return []
     flying = has(m, c, "flying")
-    occupied = _mask(INDEX[x.pos] for x in m.creatures.values())
-    loose = _mask(INDEX[p] for p in m.orbs.values() if p is not None)
-    halt = _mask(INDEX[p] for p in m.portals.values()) | _mask(INDEX[p] for p in gaze_squares(m, c)) | loose
-    frontier = 1 << INDEX[c.pos]
+    occupied, loose, portals = board_masks(m) if board is None else board
+    halt = portals | gaze_mask(m, c) | loose
+    frontier = BIT[c.pos]
     seen = frontier
     if has(m, c, "weak"):
         heavy_sq = next((p for o, p in m.orbs.items() if p is not None and HEAVY.holds(orb_hooks(o))), None)
         if heavy_sq is not None:
-            seen |= 1 << INDEX[heavy_sq]
+            seen |= BIT[heavy_sq]
     if c.orb is not None and can_carry(c):
         seen |= loose
     if not flying:

@@ -45,7 +45,7 @@ class _Last:
     by identity. Parts are read-only to their consumers, so sharing them is safe.
     """
 
-    __slots__ = ("creature", "creatures", "discard", "hands", "orbs", "piles", "player", "players", "portals", "decks")
+    __slots__ = ("creature", "creatures", "decks", "discard", "hands", "orbs", "piles", "player", "players", "portals")
 
     def __init__(self) -> None:
         self.creature: dict[str, tuple[tuple[Any, ...], dict[str, Any]]] = {}

@@ -7,6 +7,8 @@ decision enumerates every legal action of every creature the player may still us
 
 from __future__ import annotations
 
+from operator import attrgetter
+
 from referee.core.contract import Option
 from referee.games.scrumbrawl import abilities, cards, combat, movement, orbs
 from referee.games.scrumbrawl.board import DIR_NAMES, DIRS, POS_AT, SQ_AT, dist
@@ -40,6 +42,8 @@ PHASES = (
     "advance",
 )
 """The steps of one turn, in order."""
+
+_BY_ID = attrgetter("id")
 
 
 def begin_turn(m: SBMatch) -> None:
@@ -249,17 +253,26 @@ _MOVES: dict[tuple[str, str], dict[int, Option]] = {}
 """The move options already built, by creature (card id and name) and square index: an option is
 immutable and depends on nothing else, and building one is most of the cost of listing a turn's
 options (a creature may reach some 150 squares). Bounded by the cards times the squares."""
+_MOVE_LISTS: dict[tuple[str, str], tuple[int, list[Option]]] = {}
+"""The last list of move options of each creature (card id and name), with the bit set of squares it
+was built from: a creature's reach is often the same at its next decision (another creature acted
+elsewhere). Read-only once built (callers copy from it)."""
 
 
-def _move_options(cid: str, name: str, squares: list[int]) -> list[Option]:
-    """The move options of creature ``cid`` (named ``name``) to each of ``squares`` (indices), in order."""
+def _move_options(cid: str, name: str, every: int) -> list[Option]:
+    """The move options of creature ``cid`` (named ``name``) to each square of bit set ``every``, in
+    square order. The list returned is shared: the caller must not change it."""
+    last = _MOVE_LISTS.get((cid, name))
+    if last is not None and last[0] == every:
+        return last[1]
     known = _MOVES.get((cid, name))
     if known is None:
         if len(_MOVES) > 4096:  # card ids are few; this only guards a long-lived process against growth
             _MOVES.clear()
+            _MOVE_LISTS.clear()
         known = _MOVES[(cid, name)] = {}
     out = []
-    for i in squares:
+    for i in movement.squares_of(every):
         opt = known.get(i)
         if opt is None:
             s = SQ_AT[i]
@@ -268,24 +281,33 @@ def _move_options(cid: str, name: str, squares: list[int]) -> list[Option]:
                 f"move:{cid}:{s}", "move", f"{name} moves to {s}", {"creature": cid, "row": r, "col": col}
             )
         out.append(opt)
+    _MOVE_LISTS[(cid, name)] = (every, out)
     return out
 
 
-def creature_options(m: SBMatch, c: Creature) -> list[Option]:
-    """Every action creature ``c`` may take now."""
+def creature_options(
+    m: SBMatch, c: Creature, board: tuple[int, int, int] | None = None, creatures: list[Creature] | None = None
+) -> list[Option]:
+    """Every action creature ``c`` may take now.
+
+    ``board`` (:func:`movement.board_masks`) and ``creatures`` (every creature in id order) are the
+    same for every creature of one decision: a caller listing several passes them in.
+    """
     out: list[Option] = []
     if not can_act(m, c):
         return out
+    if creatures is None:
+        creatures = sorted(m.creatures.values(), key=_BY_ID)
     if not (c.moved or c.attacked or c.maneuvered):
         out.extend(abilities.magic_options(m, c))
-    reach = movement.reach_layers(m, c) if not c.attacked else []
+    reach = movement.reach_layers(m, c, board=board) if not c.attacked else []
     if reach:
         every = 0
         for layer in reach:
             every |= layer
-        out.extend(_move_options(c.id, c.name, movement.squares_of(every)))
+        out.extend(_move_options(c.id, c.name, every))
     if not c.attacked:
-        for t, mode in combat.attack_targets(m, c):
+        for t, mode in combat.attack_targets(m, c, creatures):
             out.append(
                 Option(
                     f"attack:{c.id}:{t.id}",
@@ -346,9 +368,11 @@ def _act_options(m: SBMatch, f: Frame) -> list[Option]:
     seat = f["seat"]
     m.phase = "act"
     out: list[Option] = []
-    for c in sorted(m.creatures.values(), key=lambda c: c.id):
+    creatures = sorted(m.creatures.values(), key=_BY_ID)
+    board = movement.board_masks(m)
+    for c in creatures:
         if c.owner == seat:
-            out.extend(creature_options(m, c))
+            out.extend(creature_options(m, c, board, creatures))
     out.extend(_receive_options(m, seat))
     out.extend(_dispel_options(m, seat))
     out.extend(_fumble_options(m, seat))
