@@ -153,22 +153,26 @@ function connect() {
   const call = client.Connect(metadata);
   let done = false;
 
-  call.write({ hello: { games: args.games, max_matches: args.maxMatches, client: 'brawl-node-example/1' } });
+  // batching: several referee messages that wait at once come as one `batch` (docs/bot-protocol.md,
+  // "Batches"); this bot reads them in order and answers a batch's requests with one batch.
+  call.write({
+    hello: { games: args.games, max_matches: args.maxMatches, client: 'brawl-node-example/1', batching: true },
+  });
 
-  call.on('data', (msg) => {
+  // Acts on one referee message; returns what to send back (a ConnectRequest), if anything.
+  function handle(msg, batched) {
     switch (msg.message) {
       case 'welcome':
         delayMs = 200;
         log(`connected as ${msg.welcome.bot_name} (${msg.welcome.session_id}), games ${msg.welcome.games.join(',')}`);
-        break;
+        return null;
       case 'ping':
-        call.write({ pong: { ping_id: msg.ping.ping_id } });
-        break;
+        return { pong: { ping_id: msg.ping.ping_id } };
       case 'match_start': {
         const start = msg.match_start;
         observations.set(`${start.match_id}/${start.seat}`, observationJson(start.observation));
         log(`match ${start.match_id}: ${start.game}, seat ${start.seat}${start.resumed ? ' (resumed)' : ''}`);
-        break;
+        return null;
       }
       case 'decision_request': {
         const req = msg.decision_request;
@@ -188,12 +192,11 @@ function connect() {
         }
         observations.set(key, observation);
         if (args.observations) {
-          const line = { match_id: req.match_id, decision_number: req.decision_number, observation };
+          const line = { match_id: req.match_id, decision_number: req.decision_number, observation, batched };
           fs.appendFileSync(args.observations, `${JSON.stringify(line)}\n`);
         }
         const optionId = chooseOption(req, observation);
-        call.write({ answer: { match_id: req.match_id, decision_id: req.decision_id, option_id: optionId, note: 'node' } });
-        break;
+        return { answer: { match_id: req.match_id, decision_id: req.decision_id, option_id: optionId, note: 'node' } };
       }
       case 'match_end': {
         const end = msg.match_end;
@@ -206,14 +209,21 @@ function connect() {
           client.close();
           process.exit(0);
         }
-        break;
+        return null;
       }
       case 'error':
         console.error(`referee error ${msg.error.code}: ${msg.error.message}`);
-        break;
+        return null;
       default:
-        break;
+        return null;
     }
+  }
+
+  call.on('data', (msg) => {
+    const batched = msg.message === 'batch';
+    const replies = (batched ? msg.batch.messages : [msg]).map((m) => handle(m, batched)).filter((r) => r);
+    if (replies.length === 1) call.write(replies[0]);
+    else if (replies.length > 1) call.write({ batch: { messages: replies } });
   });
 
   call.on('error', (err) => {

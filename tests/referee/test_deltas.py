@@ -263,7 +263,11 @@ def without_nulls(data: Any) -> Any:
 
 
 def test_the_node_example_bot_rebuilds_every_observation_from_patches(tmp_path: Path) -> None:
-    """The outside-language example applies the patches itself; its observations equal the full ones."""
+    """The outside-language example applies the patches itself; its observations equal the full ones.
+
+    It asks for batches and plays both matches at once, so some of its requests come in a
+    ResponseBatch (the two matches start together); those observations are checked the same way.
+    """
     node = ensure_node_modules()
     dump = tmp_path / "observations.jsonl"
 
@@ -280,6 +284,8 @@ def test_the_node_example_bot_rebuilds_every_observation_from_patches(tmp_path: 
                 "--games",
                 "superfantasybrawl",
                 "--matches",
+                "2",
+                "--max-matches",
                 "2",
                 "--observations",
                 str(dump),
@@ -306,6 +312,7 @@ def test_the_node_example_bot_rebuilds_every_observation_from_patches(tmp_path: 
                         assert without_nulls(line["observation"]) == want[line["decision_number"]]
                         checked += 1
             assert checked > 100
+            assert any(line["batched"] for line in seen), "no request of two concurrent matches came in a batch"
 
     asyncio.run(scenario())
 
