@@ -17,7 +17,12 @@ streams by the same parent process, measured in the same run:
   the next decision: the engine's work, the patch, the messages), in wall time and, with
   ``--step-cpu``, in the loop thread's CPU time (``cpu``; the wall time also counts the process
   being descheduled on a loaded machine; without the flag ``cpu`` is ``-``: the thread CPU clock
-  is a system call, which the referee only reads on request).
+  is a system call, which the referee only reads on request);
+* ``gc``: the longest garbage collection in the window, in the loop thread's CPU time (ms): a
+  collection runs inside whichever step allocates past the threshold, and is what makes the
+  longest steps (an engine step itself stays under a millisecond at the 99.9th percentile);
+* ``msg/wr``: referee messages per stream message the bots received (1 without batches);
+* ``batch``: ``on`` when the bots' Hello asks for batches and they answer a batch with one.
 
     python -m bench.bench_referee [--games scrumbrawl,superfantasybrawl] [--concurrency 1,10,100]
                                   [--processes 1,2] [--decisions 4000] [--step-cpu] [--no-yield]
@@ -32,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import multiprocessing as mp
 import sys
 import time
@@ -116,17 +122,29 @@ def _referee_child(conn: Connection, games: Sequence[str], step_cpu: bool = Fals
 
     _register_test_games(games)
     tune_gc()  # as `brawl referee` does
+    # The longest garbage collection in the window, in the loop thread's CPU: the usual cause of a
+    # long step (a collection runs inside whichever step allocates past the threshold).
+    gc_longest = [0.0, 0.0]  # (longest, start of the one running)
+
+    def gc_watch(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            gc_longest[1] = time.thread_time()
+        else:
+            gc_longest[0] = max(gc_longest[0], time.thread_time() - gc_longest[1])
+
+    gc.callbacks.append(gc_watch)
     MatchRunner.step_cpu = step_cpu
     MatchRunner.yield_between = not no_yield
     tc = TimeSettings(decision_time=30, bank_time=300).to_proto()
 
     async def window(
         referee: Any, game: str, matches: int, target: int
-    ) -> tuple[int, float, float, tuple[float, float]]:
+    ) -> tuple[int, float, float, tuple[float, float], float]:
         """Keeps ``matches`` running (an ended one is replaced at once) and measures a window of play.
 
         Returns (decisions in the window, CPU seconds, wall seconds, longest engine step as
-        (wall, CPU)); the matches still running are cancelled afterwards.
+        (wall, CPU), longest garbage collection in CPU seconds); the matches still running are
+        cancelled afterwards.
         """
         seats = [SeatSpec(bot_id=BotId("a")), SeatSpec(bot_id=BotId("b"))]
         serial = 0
@@ -152,6 +170,7 @@ def _referee_child(conn: Connection, games: Sequence[str], step_cpu: bool = Fals
 
         await asyncio.sleep(0.5)  # warm-up: sessions seated, first requests out
         c0, cpu0, t0 = count(), time.process_time(), time.perf_counter()
+        gc_longest[0] = 0.0
         while count() - c0 < target:
             await asyncio.sleep(0.05)
             for i, r in enumerate(runners):
@@ -165,7 +184,7 @@ def _referee_child(conn: Connection, games: Sequence[str], step_cpu: bool = Fals
         for r in runners:
             r.cancel("bench window over")
         await asyncio.gather(*(r.wait() for r in runners))
-        return c1 - c0, cpu1 - cpu0, t1 - t0, longest
+        return c1 - c0, cpu1 - cpu0, t1 - t0, longest, gc_longest[0]
 
     async def main() -> None:
         store = MemoryTokenStore()
@@ -268,8 +287,9 @@ async def referee_run(
     matches: int,
     decisions: int,
     batching: bool = False,
-) -> tuple[float, float, float, float]:
-    """Returns (decisions/s, referee CPU seconds per decision, longest engine step wall and CPU seconds)."""
+) -> tuple[float, float, float, float, float]:
+    """Returns (decisions/s, referee CPU seconds per decision, longest engine step wall and CPU
+    seconds, longest garbage collection in CPU seconds)."""
     bots = []
     for _, _, port, tokens in referees:
         share = max(1, -(-matches // len(referees)))
@@ -277,7 +297,7 @@ async def referee_run(
             bots.append(asyncio.create_task(instant_bot(f"127.0.0.1:{port}", token, game, share, batching)))
     await asyncio.sleep(0.5)  # let every session open before the first wave
     STREAM_COUNTS[:] = [0, 0]
-    rate, done, cpu, longest, longest_cpu = 0.0, 0, 0.0, 0.0, 0.0
+    rate, done, cpu, longest, longest_cpu, longest_gc = 0.0, 0, 0.0, 0.0, 0.0, 0.0
     try:
         shares = _split(matches, len(referees))
         for (_, conn, _, _), share in zip(referees, shares, strict=True):
@@ -285,7 +305,8 @@ async def referee_run(
                 conn.send(("run", game, share, max(1, decisions * share // matches)))
         for (_, conn, _, _), share in zip(referees, shares, strict=True):
             if share:
-                n, c, elapsed, step = await _recv(conn)
+                n, c, elapsed, step, gc_cpu = await _recv(conn)
+                longest_gc = max(longest_gc, gc_cpu)
                 rate += n / elapsed  # the processes run side by side: their rates add up
                 done += n
                 cpu += c
@@ -295,7 +316,7 @@ async def referee_run(
         for task in bots:
             task.cancel()
         await asyncio.gather(*bots, return_exceptions=True)
-    return rate, cpu / done, longest, longest_cpu
+    return rate, cpu / done, longest, longest_cpu, longest_gc
 
 
 async def main_async(
@@ -312,7 +333,7 @@ async def main_async(
     )
     header = (
         f"{'game':<18} {'procs':>5} {'matches':>7} {'batch':>5} | {'floor rt/s':>10} {'us cpu/rt':>9} | "
-        f"{'dec/s':>7} {'us cpu/dec':>10} {'msg/wr':>6} | {'ratio':>5} | {'max step ms':>11} {'cpu':>6}"
+        f"{'dec/s':>7} {'us cpu/dec':>10} {'msg/wr':>6} | {'ratio':>5} | {'max step ms':>11} {'cpu':>6} {'gc':>6}"
     )
     print(header)
     print("-" * len(header))
@@ -331,14 +352,17 @@ async def main_async(
                 for n in concurrency:
                     for batch in batching:
                         f_rate, f_cpu = await floor(echoes, n, decisions)
-                        r_rate, r_cpu, longest, longest_cpu = await referee_run(referees, game, n, decisions, batch)
+                        r_rate, r_cpu, longest, longest_cpu, longest_gc = await referee_run(
+                            referees, game, n, decisions, batch
+                        )
                         per_write = STREAM_COUNTS[0] / max(1, STREAM_COUNTS[1])
                         print(
                             f"{game:<18} {p:>5} {n:>7} {'on' if batch else 'off':>5} | "
                             f"{f_rate:>10.0f} {f_cpu * 1e6:>9.0f} | "
                             f"{r_rate:>7.0f} {r_cpu * 1e6:>10.0f} {per_write:>6.2f} | "
                             f"{r_rate / f_rate:>5.2f} | "
-                            f"{longest * 1e3:>11.2f} {f'{longest_cpu * 1e3:.2f}' if step_cpu else '-':>6}",
+                            f"{longest * 1e3:>11.2f} {f'{longest_cpu * 1e3:.2f}' if step_cpu else '-':>6} "
+                            f"{longest_gc * 1e3:>6.2f}",
                             flush=True,
                         )
         finally:
