@@ -209,9 +209,13 @@ def _discard(m: SBMatch, last: _Last) -> list[dict[str, Any]]:
     The pile only grows for most of a match and is the longest list of an observation.
     """
     pile = tuple(m.discard)
-    if last.discard[0] == pile:
-        return last.discard[1]
-    entry = [_card(m, k) for k in pile]
+    before, entries = last.discard
+    if before == pile:
+        return entries
+    n = len(before)
+    # Grown (the usual change): a new list of the old entries and the new cards'.
+    grown = n and pile[:n] == before
+    entry = entries + [_card(m, k) for k in pile[n:]] if grown else [_card(m, k) for k in pile]
     last.discard = (pile, entry)
     return entry
 
