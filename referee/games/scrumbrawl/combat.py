@@ -58,6 +58,9 @@ def reach_mode(m: SBMatch, x: Creature, t: Creature) -> str | None:
     sp = spec(x)
     d = dist(x.pos, t.pos)
     ra = sp.range_attack
+    reach = REACH.of(sp.hooks)
+    if d != 1 and d > ra and not reach:
+        return None  # out of range, and nothing below could change that (the common case: a hot path)
     flyer = has(m, t, "flying")
     if sp.ground_only_range and flyer:
         return None
@@ -65,7 +68,7 @@ def reach_mode(m: SBMatch, x: Creature, t: Creature) -> str | None:
     if d == 1:
         if ra > 0:
             return "ranged"
-        for handler in REACH.of(sp.hooks):
+        for handler in reach:
             mode = handler(m, x, t, True)
             if mode is not None:
                 return mode
@@ -76,7 +79,7 @@ def reach_mode(m: SBMatch, x: Creature, t: Creature) -> str | None:
         return None
     if 1 < d <= ra:
         return "ranged"
-    for handler in REACH.of(sp.hooks):
+    for handler in reach:
         mode = handler(m, x, t, False)
         if mode is not None:
             return mode

@@ -74,7 +74,7 @@ def stat(m: SBMatch, c: Creature, name: str) -> int:
     if c.enchant:
         value += CONTENT.enchantments[m.card_names[c.enchant]].mods.get(name, 0)
     for seat in range(m.seats):
-        if m.friendly(seat, c.owner):
+        if m.team_ench[seat] and m.friendly(seat, c.owner):
             for card in m.team_ench[seat]:
                 value += CONTENT.enchantments[m.card_names[card]].mods.get(name, 0)
     if c.orb is not None:
