@@ -2,6 +2,13 @@
 
 One store shared by every process of the machine.
 
+Pieces of pages are cached two ways. :func:`cached` keys a value on the state of its data (the
+key changes when the data does, nothing is deleted). :func:`read_through` keeps one entry per
+piece holding the value with its :data:`Stamp` (the state it was computed from): a worker
+refreshes it after a result (``webapp.pages.refresh``), a stale one may be served for a few
+seconds while that refresh runs, and :func:`store_if_newer` never lets an older state replace a
+newer one.
+
 Throttle counters and computed replay frames must be shared by all web processes (gunicorn runs
 several), or each process counts on its own and a limit of 600 lets thousands through. With
 ``REDIS_URL`` the cache is Redis; without it, this file-based cache under ``BRAWL_VAR_DIR/cache``.
@@ -15,12 +22,15 @@ shared). The directory can then overshoot ``MAX_ENTRIES`` by at most a hundred w
 
 from __future__ import annotations
 
+import os
 import random
+import tempfile
 import time
 from collections.abc import Callable
-from typing import TypeVar, cast
+from typing import Any, TypeVar, cast
 
 from django.core.cache import cache
+from django.core.cache.backends.base import DEFAULT_TIMEOUT
 from django.core.cache.backends.filebased import FileBasedCache
 from django.db import transaction
 
@@ -32,12 +42,35 @@ CULL_EVERY = 100
 
 
 class SharedFileCache(FileBasedCache):
-    """Django's file-based cache, culling on one write in :data:`CULL_EVERY`."""
+    """Django's file-based cache, culling on one write in :data:`CULL_EVERY`, with an atomic ``add``."""
 
     def _cull(self) -> None:
         # Which write culls does not matter, only that it happens now and then: not a secret, not a seed.
         if random.random() < 1 / CULL_EVERY:
             super()._cull()
+
+    def add(self, key: Any, value: Any, timeout: Any = DEFAULT_TIMEOUT, version: int | None = None) -> bool:
+        """Stores ``value`` only if ``key`` holds nothing live; of two processes adding at once, one wins.
+
+        Django's own checks for the file and then writes it, so two processes could both "add". Here
+        the entry is written aside and hard-linked into place, which fails if the file appeared
+        meanwhile: :func:`store_if_newer` takes its lock with ``add``.
+        """
+        if self.has_key(key, version):  # also removes an expired file
+            return False
+        self._createdir()
+        fd, tmp_path = tempfile.mkstemp(dir=self._dir)
+        try:
+            with open(fd, "wb") as f:
+                self._write_content(f, timeout, value)
+            os.link(tmp_path, self._key_to_file(key, version))
+        except FileExistsError:
+            return False
+        except OSError:  # a file system without hard links: Django's check-then-write
+            return bool(super().add(key, value, timeout, version))
+        finally:
+            os.remove(tmp_path)
+        return True
 
 
 PAGE_CACHE_SECONDS = 300
@@ -63,16 +96,31 @@ BOTS_GENERATION_KEY = "brawl:bots-generation"
 """Cache key of a counter that every change to a bot (name, activity, new version) increments."""
 
 
+def _fresh_generation() -> int:
+    # Milliseconds since the epoch: above every count a generation reached by increments, and above
+    # any earlier value set this way, so a generation never goes back when its key is lost.
+    return int(time.time() * 1000)
+
+
 def bots_generation() -> int:
-    """Returns the current bots generation (0 until a bot changes); part of the keys of leaderboard pieces."""
-    return int(cache.get(BOTS_GENERATION_KEY, 0))
+    """Returns the current bots generation; part of the stamps of leaderboard and bot page pieces.
+
+    It only goes up, even when its key is lost (evicted, or the cache cleared): a missing key is set
+    to a value above every earlier one (:func:`_fresh_generation`), since :func:`store_if_newer` keeps
+    a piece computed under a higher generation over one computed under a lower.
+    """
+    found = cache.get(BOTS_GENERATION_KEY)
+    if found is None:
+        cache.add(BOTS_GENERATION_KEY, _fresh_generation(), None)
+        found = cache.get(BOTS_GENERATION_KEY, 0)
+    return int(found)
 
 
 def _bump() -> None:
     try:
         cache.incr(BOTS_GENERATION_KEY)
-    except ValueError:  # not set yet (or evicted): any value other than the last one read will do
-        cache.set(BOTS_GENERATION_KEY, int(time.time() * 1000), None)
+    except ValueError:  # not set yet (or evicted): a value above every earlier one
+        cache.set(BOTS_GENERATION_KEY, _fresh_generation(), None)
 
 
 def bump_bots_generation() -> None:
@@ -84,3 +132,104 @@ def bump_bots_generation() -> None:
     """
     _bump()
     transaction.on_commit(_bump)
+
+
+Stamp = tuple[int, ...]
+"""The state of the data a cached piece was computed from: counters that only go up (the newest
+rating-history id of a game, a bot's ``BotStats.revision``, the bots generation), read before the data."""
+
+LOCK_SECONDS = 5
+"""How long one process may hold the right to replace a stamped piece (it holds it for a get and a set)."""
+
+
+def at_least(a: Stamp, b: Stamp) -> bool:
+    """Whether state ``a`` is at least as new as state ``b`` in every part."""
+    return len(a) == len(b) and all(x >= y for x, y in zip(a, b, strict=True))
+
+
+def stale_marker_key(scope: str) -> str:
+    """The key of ``scope``'s stale-while-revalidate marker (``scope``: ``game:<name>`` or ``bot:<id>``).
+
+    Set by :mod:`webapp.pages.refresh` when a result changes the scope and a refresh of its pieces
+    is queued; it lives ``BRAWL_PAGE_STALE_SECONDS`` and holds the scope's stamp just before that
+    result. While it lives, a reader may be given a stored piece at least that new instead of
+    computing the current one (see :func:`read_through`).
+    """
+    return f"brawl:refresh:stale-ok:{scope}"
+
+
+def queued_marker_key(scope: str) -> str:
+    """The key marking that a refresh of ``scope``'s pieces is queued (results meanwhile share it)."""
+    return f"brawl:refresh:queued:{scope}"
+
+
+def _entry(found: object) -> tuple[Stamp, Any] | None:
+    if isinstance(found, tuple) and len(found) == 2 and isinstance(found[0], tuple):
+        return found[0], found[1]
+    return None
+
+
+def read_through(
+    key: str, stamp: Stamp, compute: Callable[[], T], *, scope: str | None = None, timeout: int = PAGE_CACHE_SECONDS
+) -> tuple[T, Stamp]:
+    """Returns the piece stored under ``key`` with its stamp, computing and storing it when it is out of date.
+
+    One key per piece, holding ``(stamp, value)``. A stored piece at least as new as ``stamp`` (read
+    by the caller, before anything the piece shows) is returned. An older one is still returned
+    while ``scope``'s stale marker (:func:`stale_marker_key`) lives and the piece is at least as new
+    as the marker's stamp: a refresh is on its way in a worker, and the piece misses only results
+    recorded in the last ``BRAWL_PAGE_STALE_SECONDS``. Otherwise the piece is computed here, as
+    without a refresh, and stored unless a newer one got there first (:func:`store_if_newer`).
+    Values must pickle.
+    """
+    marker = stale_marker_key(scope) if scope else None
+    found = cache.get_many([key, marker] if marker else [key])
+    entry = _entry(found.get(key))
+    if entry is not None:
+        stored, value = entry
+        if at_least(stored, stamp):
+            return cast(T, value), stored
+        floor = found.get(marker) if marker else None
+        if isinstance(floor, tuple) and at_least(stored, floor):
+            return cast(T, value), stored
+    value = compute()
+    store_if_newer(key, stamp, value, timeout)
+    return value, stamp
+
+
+def is_current(key: str, stamp: Stamp) -> bool:
+    """Whether the piece stored under ``key`` is at least as new as ``stamp``."""
+    entry = _entry(cache.get(key))
+    return entry is not None and at_least(entry[0], stamp)
+
+
+def store_if_newer(
+    key: str, stamp: Stamp, value: object, timeout: int = PAGE_CACHE_SECONDS, *, wait: float = 0
+) -> bool:
+    """Stores ``(stamp, value)`` under ``key`` unless the piece there is as new or newer; returns whether it did.
+
+    Two processes computing the same piece from different states (two refreshes, or a refresh and
+    a reader) may finish in either order; the piece left is never the older one. The read, the
+    comparison and the write happen under a lock taken with the cache's atomic ``add``, held for
+    at most :data:`LOCK_SECONDS`. A stored piece whose stamp is not comparable (another shape) is
+    replaced. ``wait``: seconds to wait for the lock (a reader does not wait: it has its value
+    already, and whoever holds the lock is storing one too).
+    """
+    lock = f"{key}:lock"
+    deadline = time.monotonic() + wait
+    while not cache.add(lock, 1, timeout=LOCK_SECONDS):
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.005)
+    try:
+        entry = _entry(cache.get(key))
+        if (
+            entry is not None
+            and len(entry[0]) == len(stamp)
+            and (at_least(entry[0], stamp) or not at_least(stamp, entry[0]))
+        ):
+            return False  # as new, newer, or neither: a reader at the current state settles it
+        cache.set(key, (stamp, value), timeout)
+        return True
+    finally:
+        cache.delete(lock)

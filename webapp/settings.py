@@ -253,6 +253,12 @@ BRAWL_DISPATCH: str = env("BRAWL_DISPATCH", str, "none") or "none"
 BRAWL_RUN_MATCH_TASK: str = env("BRAWL_RUN_MATCH_TASK", str, "workers.tasks.start_match") or ""
 """Name of the Celery task that runs one match, given its id."""
 CELERY_BROKER_URL = REDIS_URL
+BRAWL_PAGE_REFRESH_DELAY: float = env("BRAWL_PAGE_REFRESH_DELAY", float, 1.0)
+"""Seconds a worker waits after a result before refreshing the cached pages it changed (``webapp.pages.refresh``):
+the results recorded meanwhile share that refresh. Refreshes are sent only with ``BRAWL_DISPATCH=celery``."""
+BRAWL_PAGE_STALE_SECONDS: float = env("BRAWL_PAGE_STALE_SECONDS", float, 5.0)
+"""How long after a result a reader may still be shown the cached page from before it, while its refresh runs
+(``webapp.cache.read_through``); 0 never shows one. Keep it above the refresh delay."""
 
 BRAWL_METRICS_ALLOW: str = env("BRAWL_METRICS_ALLOW", str, "127.0.0.1,::1") or ""
 """Addresses and networks (comma-separated) that may read ``/metrics`` without a staff login."""

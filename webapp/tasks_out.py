@@ -40,6 +40,9 @@ def publisher() -> Any:
         return _app
 
 
-def send_task(name: str, args: list[Any] | None = None) -> None:
-    """Puts task ``name`` with ``args`` on the broker (the ``scheduling`` queue unless routed)."""
-    publisher().send_task(name, args=args or [])
+def send_task(name: str, args: list[Any] | None = None, *, countdown: float | None = None) -> None:
+    """Puts task ``name`` with ``args`` on the broker (the ``scheduling`` queue unless routed).
+
+    ``countdown``: seconds before a worker may run it (the worker holds the message until then).
+    """
+    publisher().send_task(name, args=args or [], countdown=countdown)

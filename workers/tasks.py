@@ -9,6 +9,7 @@
 | ``advance_tournament(tournament_id)`` | scheduling | replays failed games, queues ready ones |
 | ``advance_tournaments()`` | scheduling | the beat's sweep: ``advance_tournament`` per running tournament |
 | ``reap_stuck_matches()`` | scheduling | the beat's safety net over unfinished matches |
+| ``refresh_pages(game, bot_ids)`` | scheduling | after results, their pages' cached pieces (``webapp.pages.refresh``) |
 
 Every task retries only transient failures (database connection, a referee not answering) with
 exponential backoff and jitter; anything else is a bug and fails loudly. Tasks enqueue other
@@ -163,3 +164,19 @@ def reap_stuck_matches(self: Any) -> dict[str, list[int]]:
             },
         )
     return {"recorded": report.recorded, "restarted": report.restarted, "replaced": report.replaced}
+
+
+@app.task(name="workers.tasks.refresh_pages", bind=True, **RETRY)
+def refresh_pages(self: Any, game: str | None, bot_ids: list[int]) -> dict[str, int]:
+    """Recomputes the cached pieces of ``game``'s leaderboard (if given) and of the pages of ``bot_ids``.
+
+    Sent once the results that changed them are committed, with a short countdown so that results
+    recorded meanwhile share it (``webapp.pages.refresh``). Safe to run twice or late: each piece is
+    computed at the current state and never replaces a newer one.
+    """
+    from webapp.pages.refresh import refresh
+
+    with bind(game=game or "-"):
+        report = refresh(game, [int(b) for b in bot_ids])
+        log.debug("pages refreshed", extra={"bot_ids": ",".join(map(str, bot_ids)) or "-", **report})
+    return report

@@ -38,7 +38,7 @@ from webapp.matches import frames
 from webapp.matches import services as match_services
 from webapp.matches.framestore import replay_digest
 from webapp.matches.models import Match, MatchStatus, with_secrets_state
-from webapp.matches.pagination import lazy_keyset_page, page_cursor
+from webapp.matches.pagination import KeysetPage, lazy_keyset_page, page_cursor
 from webapp.matches.views import filter_matches, match_queryset, visible_matches
 from webapp.notifications import services as notify
 from webapp.notifications.models import Delivery, EventKind, Webhook
@@ -79,20 +79,48 @@ def leaderboard_page(request: HttpRequest, game: str) -> HttpResponse:
     active_param = request.GET.get("active", "true")
     active = {"true": True, "false": False, "all": None}.get(active_param, True)
     board = cached_leaderboard_page(game, active, request.GET.get("page"))
-    page, rows, chart, stamp = board["page"], board["rows"], board["chart"], board["stamp"]
     return render(
         request,
         "pages/leaderboard.html",
         {
             "game": game_info(game),
-            "page": page,
-            "rows": rows,
-            "chart": chart,
+            "page": board["page"],
+            "rows_html": board["rows_html"],
+            "chart": board["chart"],
             "active": active_param,
             "provisional_games": PROVISIONAL_GAMES,
-            "stamp": stamp,
         },
     )
+
+
+BOT_PAGE_MATCHES = 25
+"""Matches per page on a bot's page."""
+
+
+def bot_matches_page(user: object, bot_id: int, filters: dict[str, str], cursor: str | None) -> tuple[Any, str]:
+    """The page of ``bot_id``'s matches that ``user`` sees (``filters``: the page's opponent, rated and result),
+    with the key its rows are cached under (``matches.pagination.lazy_keyset_page``)."""
+    qs = filter_matches(visible_matches(user), {**filters, "bot": str(bot_id)})
+    return lazy_keyset_page(qs, page_cursor(cursor), BOT_PAGE_MATCHES)
+
+
+def first_matches_key(bot_id: int) -> str:
+    """The cache key of bot ``bot_id``'s first page of matches as a visitor sees it, rendered by a refresh.
+
+    Stamped like the bot's profile (``webapp.pages.refresh.refresh_bot`` stores both), so that a
+    visitor given the previous profile while a refresh is on its way gets the matches of that
+    moment with it, without a query.
+    """
+    return f"bot-first-matches:v1:{bot_id}"
+
+
+def stale_first_matches(bot_id: int, stamp: tuple[int, ...]) -> tuple[KeysetPage[Any], str] | None:
+    """The first page of matches stored with a stale profile of stamp ``stamp`` (its pager, its rows), if any."""
+    found = cache.get(first_matches_key(bot_id))
+    if not (isinstance(found, tuple) and len(found) == 2 and found[0] == stamp):
+        return None
+    rows = found[1]
+    return KeysetPage([], rows["next"], rows["previous"]), rows["html"]
 
 
 def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
@@ -103,26 +131,34 @@ def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
     """
     bot = get_object_or_404(Bot.objects.select_related("owner", "latest_version", "stats"), pk=bot_id)
     profile = bot_profile(bot)
-    ratings, chart, peak, h2h = profile["ratings"], profile["chart"], profile["peak"], profile["h2h"]
     params = {k: request.GET.get(k, "") for k in ("opponent", "rated", "result")}
     query = {k: v for k, v in params.items() if v}
-    query["bot"] = str(bot.pk)
-    matches_qs = filter_matches(visible_matches(request.user), query)
-    page, rows_key = lazy_keyset_page(matches_qs, page_cursor(request.GET.get("cursor")), 25)
+    cursor = request.GET.get("cursor")
+    rows_key, rows_html, stale = "", "", None
+    if profile["stale"] and not query and not cursor and not request.user.is_authenticated:
+        # A refresh is on its way: the visitor gets the matches of the profile's moment with it.
+        stale = stale_first_matches(bot.pk, profile["stamp"])
+    if stale is not None:
+        page, rows_html = stale
+    else:
+        page, rows_key = bot_matches_page(request.user, bot.pk, query, cursor)
     return render(
         request,
         "pages/bot.html",
         {
             "bot": bot,
             "game": game_info(bot.game),
-            "ratings": ratings,
-            "chart": chart,
-            "peak": peak,
+            "ratings": profile["ratings"],
+            "chart": profile["chart"],
+            "peak": profile["peak"],
             "page": page,
             "params": params,
-            "h2h": h2h,
+            "h2h": profile["h2h"],
+            "h2h_html": profile["h2h_html"],
+            "opponent_options": profile["opponent_options"],
             "profile_key": profile["key"],
             "rows_key": rows_key,
+            "rows_html": rows_html,
             "stats": profile["stats"],
             "is_owner": request.user.is_authenticated and request.user.pk == bot.owner_id,
         },

@@ -5,22 +5,25 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlencode
 
 from django.db.models import BooleanField, Case, F, QuerySet, Value, When, Window
 from django.db.models.functions import RowNumber
+from django.http import HttpRequest, QueryDict
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import permissions, viewsets
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.utils.urls import remove_query_param, replace_query_param
 
-from webapp.api import query_id
-from webapp.cache import cached
+from webapp.api import Pagination, query_id
+from webapp.cache import read_through
 from webapp.rankings.models import Rating, RatingHistory
 from webapp.rankings.serializers import RatingHistorySerializer, RatingSerializer
 from webapp.rankings.services import CONFIG
-from webapp.rankings.stamps import leaderboard_stamp
+from webapp.rankings.stamps import game_scope, leaderboard_stamp
 
 PROVISIONAL_GAMES = CONFIG.k.provisional_games
 """A version is provisional, and listed after the established ones, until it has played this many rated games (20).
@@ -63,6 +66,62 @@ def leaderboard(game: str | None, *, active: bool | None = True, latest_only: bo
     )
 
 
+def ratings_query(params: Mapping[str, str]) -> str:
+    """The ratings API's query string in a canonical order: the key of its cached answer."""
+    return urlencode(sorted(params.items()))
+
+
+def ratings_key(query: str) -> str:
+    """The cache key of the ratings API's answer to ``query`` (one entry, stamped: ``webapp.cache.read_through``)."""
+    return f"ratings-api:v2:{query}"
+
+
+def leaderboard_for(params: Mapping[str, str]) -> QuerySet[Rating]:
+    """The ratings API's leaderboard for its query parameters (``game``, ``active``, ``versions``)."""
+    active = {"true": True, "false": False, "all": None}.get(params.get("active", "true"), True)
+    return leaderboard(params.get("game"), active=active, latest_only=params.get("versions", "latest") != "all")
+
+
+def ratings_body(query: str) -> dict[str, Any]:
+    """The ratings API's answer to ``query`` without its links, which name the host asked (:func:`with_links`).
+
+    Pages as the API's default pagination does (``page``, ``page_size``).
+
+    Raises:
+        NotFound: the page does not exist (a 404, as DRF's page-number pagination answers).
+    """
+    request = HttpRequest()
+    request.GET = QueryDict(query)
+    drf_request = Request(request)
+    paginator = Pagination()
+    rows = paginator.paginate_queryset(leaderboard_for(drf_request.query_params), drf_request)
+    page = paginator.page
+    return {
+        "count": page.paginator.count,
+        "page": page.number,
+        "has_next": page.has_next(),
+        "has_previous": page.has_previous(),
+        "results": RatingSerializer(rows, many=True).data,
+    }
+
+
+def with_links(request: Request, body: dict[str, Any]) -> dict[str, Any]:
+    """The answer of :func:`ratings_body` with its ``next`` and ``previous`` links for ``request``'s URL.
+
+    The links DRF's page-number pagination writes (page 1 has no ``page`` parameter).
+    """
+    url, number = request.build_absolute_uri(), body["page"]
+    previous = None
+    if body["has_previous"]:
+        previous = remove_query_param(url, "page") if number == 2 else replace_query_param(url, "page", number - 1)
+    return {
+        "count": body["count"],
+        "next": replace_query_param(url, "page", number + 1) if body["has_next"] else None,
+        "previous": previous,
+        "results": body["results"],
+    }
+
+
 @extend_schema(
     parameters=[
         OpenApiParameter("game", str, description="The game's leaderboard (ranks are per game)."),
@@ -79,20 +138,24 @@ class RatingViewSet(viewsets.ReadOnlyModelViewSet):
     permission_classes = [permissions.AllowAny]
 
     def get_queryset(self) -> QuerySet[Rating]:
-        p = self.request.query_params
-        active = {"true": True, "false": False, "all": None}.get(p.get("active", "true"), True)
-        return leaderboard(p.get("game"), active=active, latest_only=p.get("versions", "latest") != "all")
+        return leaderboard_for(self.request.query_params)
 
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         """The leaderboard, cached until the next rated result or bot change (see ``stamps.leaderboard_stamp``).
 
-        The answer is the same for every caller, so it is cached per query string and host (the
-        ``next`` and ``previous`` links are absolute).
+        The answer is the same for every caller, so it is cached per query string, without its
+        absolute ``next`` and ``previous`` links (added per request), so that a worker can refresh
+        it after a result (``webapp.pages.refresh``) without knowing the host.
         """
-        query = urlencode(sorted(request.query_params.items()))
-        stamp = leaderboard_stamp(request.query_params.get("game"))
-        key = f"ratings-api:v1:{stamp}:{request.get_host()}:{request.is_secure()}:{query}"
-        return Response(cached(key, lambda: super(RatingViewSet, self).list(request, *args, **kwargs).data))
+        query = ratings_query(request.query_params)
+        game = request.query_params.get("game")
+        body, _ = read_through(
+            ratings_key(query),
+            leaderboard_stamp(game),
+            lambda: ratings_body(query),
+            scope=game_scope(game) if game else None,
+        )
+        return Response(with_links(request, body))
 
 
 @extend_schema(

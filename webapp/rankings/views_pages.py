@@ -1,20 +1,22 @@
 """The expensive parts of the leaderboard page and the bot page, read from precomputed rows and cached.
 
-Both are cached under keys that name the state of the data they were computed from, read before
-the data, so a key changes as soon as the data does and nothing has to be deleted (``webapp.cache``).
+Each is one cache entry holding its value and the stamp of the data it was computed from, read
+before the data (``webapp.cache.read_through``, ``webapp.rankings.stamps``): a request whose stamp
+is newer computes the piece afresh, unless a worker is refreshing it after a result
+(``webapp.pages.refresh``), in which case the stored piece is served for at most
+``BRAWL_PAGE_STALE_SECONDS``. Nothing has to be deleted.
 
-**Leaderboard**: the rows of one page with their trend lines, and the chart of the leaders, under
-the game's highest rating-history id (every rated result, and a recompute, writes new history rows) and
-the bots generation (a bot's activity, name or new version). The window query over the leaders'
-whole history (15 ms at 100,000 matches) runs once per rated result, not once per request.
+**Leaderboard**: the rendered rows of one page with their trend lines, and the chart of the
+leaders, stamped with the game's highest rating-history id (every rated result, and a recompute,
+writes new history rows) and the bots generation (a bot's activity, name or new version). The
+history queries and the rendering of 50 rows run once per rated result, not once per request.
 
 **Bot page**: the page used to count the bot's last 5,000 finished matches for its head-to-head table and load a
 thousand rating changes as models on every request (at 100,000 matches: 90-210 ms). Now the
 head to head comes from ``BotOpponentStats`` (kept by ``matches.stats`` as results are recorded)
-and the whole profile is cached under a key that names the bot's state: its ``BotStats.revision``
-(which every recorded result of the bot raises, in the transaction that records it), its latest
-version and the bots generation (``webapp.cache``). A new result therefore changes the key, and
-the next request computes the profile afresh; nothing has to be deleted.
+and the whole profile, its head-to-head rows and opponent options rendered, is stamped with the
+bot's state: its ``BotStats.revision`` (which every recorded result of the bot raises, in the
+transaction that records it), its latest version and the bots generation (``webapp.cache``).
 """
 
 from __future__ import annotations
@@ -27,21 +29,21 @@ from django.core.paginator import Paginator
 from django.db import connection
 from django.db.models import F, Window
 from django.db.models.functions import RowNumber
+from django.template.loader import render_to_string
 
 from webapp.bots.models import Bot, BotOpponentStats, BotStats
-from webapp.cache import bots_generation, cached
+from webapp.cache import at_least, read_through
 from webapp.rankings.models import Rating, RatingHistory
-from webapp.rankings.stamps import leaderboard_stamp
-from webapp.rankings.views import leaderboard
+from webapp.rankings.stamps import bot_scope, game_scope, leaderboard_stamp, profile_stamp
+from webapp.rankings.views import PROVISIONAL_GAMES, leaderboard
 
 CHART_POINTS = 1000
 """Rating changes drawn on the bot's chart (the latest)."""
 
 
-def profile_key(bot: Bot, stats: BotStats | None) -> str:
-    """The cache key of ``bot``'s profile in its current state."""
-    revision = stats.revision if stats is not None else 0
-    return f"bot-profile:v1:{bot.pk}:{revision}:{bot.latest_version_id}:{bots_generation()}"
+def profile_key(bot_id: int) -> str:
+    """The cache key of bot ``bot_id``'s profile (one entry, stamped: ``webapp.cache.read_through``)."""
+    return f"bot-profile:v2:{bot_id}"
 
 
 def bot_stats(bot: Bot) -> BotStats | None:
@@ -62,7 +64,11 @@ def head_to_head(bot: Bot) -> list[dict[str, Any]]:
 
 
 def compute_profile(bot: Bot) -> dict[str, Any]:
-    """Ratings per version, the rating chart, the peak and the head to head of ``bot``, uncached."""
+    """Ratings per version, the rating chart, the peak and the head to head of ``bot``, uncached.
+
+    The head to head comes as data (``h2h``) and rendered: its rows (``h2h_html``) and the options
+    of the page's opponent filter with none chosen (``opponent_options``).
+    """
     ratings = list(
         Rating.objects.filter(bot_version__bot=bot).select_related("bot_version").order_by("-bot_version__number")
     )
@@ -80,22 +86,34 @@ def compute_profile(bot: Bot) -> dict[str, Any]:
             ],
         }
     ]
+    h2h = head_to_head(bot)
     return {
         "ratings": ratings,
         "chart": chart,
         "peak": max(ratings, key=lambda r: r.peak_elo, default=None),
-        "h2h": head_to_head(bot),
+        "h2h": h2h,
+        "h2h_html": render_to_string("includes/bot_h2h_rows.html", {"h2h": h2h}),
+        "opponent_options": render_to_string("includes/bot_opponent_options.html", {"h2h": h2h, "params": {}}),
     }
 
 
 def bot_profile(bot: Bot) -> dict[str, Any]:
-    """:func:`compute_profile` of ``bot``, from the cache while the bot's state is unchanged.
+    """:func:`compute_profile` of ``bot``, from the cache while the bot's state is unchanged (or being refreshed).
 
-    Adds ``stats`` (the bot's counts) and ``key`` (the cache key: templates key their cached fragments on it).
+    Adds ``stats`` (the bot's counts, as read now), ``stamp`` (the state of the profile given),
+    ``stale`` (whether that is older than the bot's state now: a refresh is on its way) and ``key``
+    (the bot and ``stamp``: templates key their cached fragments on it).
     """
     stats = bot_stats(bot)
-    key = profile_key(bot, stats)
-    return {**cached(key, lambda: compute_profile(bot)), "stats": stats, "key": key}
+    current = profile_stamp(bot, stats)
+    profile, stamp = read_through(profile_key(bot.pk), current, lambda: compute_profile(bot), scope=bot_scope(bot.pk))
+    return {
+        **profile,
+        "stats": stats,
+        "stamp": stamp,
+        "stale": not at_least(stamp, current),
+        "key": f"{bot.pk}:{':'.join(map(str, stamp))}",
+    }
 
 
 LEADERBOARD_PAGE_SIZE = 50
@@ -185,8 +203,17 @@ def sparkline(points: list[float], width: int = 80, height: int = 18) -> str:
     return " ".join(f"{i * step:.1f},{height - (p - lo) / span * (height - 2) - 1:.1f}" for i, p in enumerate(points))
 
 
+def leaderboard_key(game: str, active: bool | None, page: int) -> str:
+    """The cache key of one leaderboard page's pieces (one entry, stamped: ``webapp.cache.read_through``)."""
+    return f"leaderboard:v2:{game}:{active}:{page}"
+
+
 def compute_leaderboard_page(game: str, active: bool | None, page: int) -> dict[str, Any]:
-    """One page of ``game``'s leaderboard with trend lines, and the chart of its first rows, uncached."""
+    """One page of ``game``'s leaderboard, uncached: ``page`` (the pager), ``rows_html``, ``chart`` (its first rows).
+
+    The rows, with their trend lines, are rendered here (``includes/leaderboard_rows.html``), so a
+    cached page holds a string rather than 50 pickled ratings with their bots and authors.
+    """
     paged = Paginator(leaderboard(game, active=active), LEADERBOARD_PAGE_SIZE).get_page(page)
     rows = list(paged.object_list)
     history = recent_history([r.bot_version_id for r in rows], TREND_POINTS, times=False)
@@ -205,20 +232,23 @@ def compute_leaderboard_page(game: str, active: bool | None, page: int) -> dict[
         }
         for r in leaders
     ]
-    return {"page": PageInfo(paged.number, paged.paginator.num_pages), "rows": rows, "chart": chart}
+    rows_html = render_to_string(
+        "includes/leaderboard_rows.html", {"rows": rows, "provisional_games": PROVISIONAL_GAMES}
+    )
+    return {"page": PageInfo(paged.number, paged.paginator.num_pages), "rows_html": rows_html, "chart": chart}
 
 
 def leaderboard_page(game: str, active: bool | None, raw_page: str | None) -> dict[str, Any]:
-    """:func:`compute_leaderboard_page` (``page``, ``rows``, ``chart``), cached while no rated result or bot changed.
-
-    Adds ``stamp`` (:func:`~webapp.rankings.stamps.leaderboard_stamp`: templates key their cached fragments on it).
-    """
+    """:func:`compute_leaderboard_page` (``page``, ``rows_html``, ``chart``), cached while no rated result or bot
+    changed, or while a worker refreshes it after one."""
     try:
         page = max(1, int(raw_page or 1))
     except ValueError:
         page = 1
-    stamp = leaderboard_stamp(game)
-    board = cached(
-        f"leaderboard:v1:{game}:{active}:{page}:{stamp}", lambda: compute_leaderboard_page(game, active, page)
+    board, _ = read_through(
+        leaderboard_key(game, active, page),
+        leaderboard_stamp(game),
+        lambda: compute_leaderboard_page(game, active, page),
+        scope=game_scope(game),
     )
-    return {**board, "stamp": stamp}
+    return board

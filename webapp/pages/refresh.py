@@ -1,0 +1,197 @@
+"""Refreshing the cached pieces of pages that a result changes, in a worker, so that readers do not rebuild them.
+
+A recorded result changes its game's leaderboard (the first page and the ratings API of the game,
+when it is rated) and the pages of its bots (profile, head to head, first page of matches). Their
+cached pieces are stamped with the state they were computed from (``webapp.cache.read_through``),
+so the first reader after the result used to find them out of date and rebuild them: 5 to 15
+times the cost of a warm request. Now, once the result is committed:
+
+1. :func:`after_result` (a ``match_finished`` receiver) arranges for :func:`request_refresh` to run
+   after the commit. It sets, per scope (the game, each bot), a stale marker holding the scope's
+   stamp from just before the result (kept by the first result of a burst, it lives
+   ``BRAWL_PAGE_STALE_SECONDS``) and a queued marker; a scope whose queued marker was already set
+   has its refresh coming, so many results within ``BRAWL_PAGE_REFRESH_DELAY`` share one.
+2. The task ``workers.tasks.refresh_pages(game, bot_ids)`` runs ``BRAWL_PAGE_REFRESH_DELAY`` later
+   and calls :func:`refresh`: it clears the queued markers first (a result committed from then on
+   queues another refresh), then computes each piece at the current state and stores it unless a
+   newer one is there (``webapp.cache.store_if_newer``: two refreshes, or a refresh and a reader,
+   never leave the older state behind).
+3. Meanwhile a reader gets the stored piece if it is at least as new as the stale marker's stamp:
+   it misses only results of the last ``BRAWL_PAGE_STALE_SECONDS`` (5 s by default). Without a
+   marker (no refresh queued, or it is late) it builds the piece itself, as before.
+
+Sent only with ``BRAWL_DISPATCH=celery`` (by name, through ``webapp.tasks_out``): without workers
+nothing is marked, and every reader sees every result at once. The task is safe to run twice and
+late. This module is not the read models (``webapp.rankings.views_pages``, ``webapp.rankings.views``).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.models import AnonymousUser
+from django.core.cache import cache
+from django.core.cache.utils import make_template_fragment_key
+from django.db import transaction
+from django.template.loader import render_to_string
+
+from webapp import tasks_out
+from webapp.bots.models import Bot
+from webapp.cache import (
+    LOCK_SECONDS,
+    PAGE_CACHE_SECONDS,
+    Stamp,
+    bots_generation,
+    is_current,
+    queued_marker_key,
+    stale_marker_key,
+    store_if_newer,
+)
+from webapp.matches.models import MatchSeat
+from webapp.pages.views import bot_matches_page, first_matches_key
+from webapp.rankings import views_pages
+from webapp.rankings.models import RatingHistory
+from webapp.rankings.stamps import bot_scope, game_scope, leaderboard_stamp, profile_stamp
+from webapp.rankings.views import ratings_body, ratings_key, ratings_query
+
+log = logging.getLogger(__name__)
+
+REFRESH_TASK = "workers.tasks.refresh_pages"
+"""The worker task that calls :func:`refresh`."""
+QUEUED_SECONDS = 60
+"""How long a queued marker lives: a refresh lost on the way (a broker outage) stops holding back others after this."""
+MATCH_ROWS_FRAGMENT = "match-rows"
+"""The template fragment of a page of match rows (``{% cache 300 match-rows rows_key %}``)."""
+
+
+def enabled() -> bool:
+    """Whether results ask the workers to refresh the pages (``BRAWL_DISPATCH=celery``)."""
+    return getattr(settings, "BRAWL_DISPATCH", "none") == "celery"
+
+
+def after_result(sender: object, *, match: Any, **kwargs: object) -> None:
+    """``match_finished`` receiver: once the result is committed, marks its scopes and queues their refresh."""
+    if enabled():
+        match_id = match.pk
+        transaction.on_commit(lambda: request_refresh(match_id))
+
+
+def scope_floors(match_id: int) -> tuple[str, list[int], dict[str, Stamp]]:
+    """The game and bots of a recorded match, and the stamp of each scope it changed from just before it.
+
+    The game's scope only when the match changed the leaderboard (it has rating-history rows): the
+    game's newest history row older than the match's first. A bot's: its revision less this
+    result's one step (lower still if other results of the bot were committed at the same moment,
+    which only makes the marker stricter).
+    """
+    seats = list(MatchSeat.objects.filter(match_id=match_id).values_list("match__game", "bot_version__bot_id"))
+    if not seats:
+        return "", [], {}
+    game = seats[0][0]
+    bot_ids = sorted({bot for _, bot in seats})
+    generation = bots_generation()
+    floors: dict[str, Stamp] = {}
+    first = RatingHistory.objects.filter(match_id=match_id).order_by("id").values_list("id", flat=True).first()
+    if first is not None:
+        before = (
+            RatingHistory.objects.filter(game=game, id__lt=first).order_by("-id").values_list("id", flat=True).first()
+        )
+        floors[game_scope(game)] = (before or 0, generation)
+    for bot_id, revision, latest in Bot.objects.filter(pk__in=bot_ids).values_list(
+        "pk", "stats__revision", "latest_version_id"
+    ):
+        floors[bot_scope(bot_id)] = (max(0, (revision or 0) - 1), latest or 0, generation)
+    return game, bot_ids, floors
+
+
+def request_refresh(match_id: int) -> None:
+    """Marks the scopes recorded match ``match_id`` changed and queues one refresh for those not queued yet.
+
+    Runs after the recording transaction commits; a failure here is logged, never raised (the
+    readers then rebuild the pieces themselves).
+    """
+    queued: list[str] = []
+    try:
+        game, bot_ids, floors = scope_floors(match_id)
+        stale_seconds = math.ceil(max(0.0, settings.BRAWL_PAGE_STALE_SECONDS))
+        for scope, floor in floors.items():
+            if stale_seconds:
+                cache.add(stale_marker_key(scope), floor, timeout=stale_seconds)  # the burst's first result keeps it
+            if cache.add(queued_marker_key(scope), 1, timeout=QUEUED_SECONDS):
+                queued.append(scope)
+        if not queued:
+            return
+        refresh_game = game if game_scope(game) in queued else None
+        refresh_bots = [b for b in bot_ids if bot_scope(b) in queued]
+        tasks_out.send_task(
+            REFRESH_TASK, args=[refresh_game, refresh_bots], countdown=max(0.0, settings.BRAWL_PAGE_REFRESH_DELAY)
+        )
+    except Exception:  # the result is committed whatever fails here: only its refresh is lost
+        log.exception("page refresh not queued", extra={"match_id": match_id})
+        if queued:  # the next result of these scopes queues their refresh again
+            cache.delete_many([queued_marker_key(s) for s in queued])
+
+
+def refresh_leaderboard(game: str) -> int:
+    """Stores ``game``'s first leaderboard page (active bots) and its ratings API answer at the current state.
+
+    Returns how many pieces were computed (0 when a reader had already stored them).
+    """
+    stamp = leaderboard_stamp(game)
+    computed = 0
+    key = views_pages.leaderboard_key(game, True, 1)
+    if not is_current(key, stamp):
+        store_if_newer(key, stamp, views_pages.compute_leaderboard_page(game, True, 1), wait=LOCK_SECONDS)
+        computed += 1
+    query = ratings_query({"game": game})
+    key = ratings_key(query)
+    if not is_current(key, stamp):
+        store_if_newer(key, stamp, ratings_body(query), wait=LOCK_SECONDS)
+        computed += 1
+    return computed
+
+
+def refresh_bot(bot_id: int) -> int:
+    """Stores bot ``bot_id``'s profile at its current state, and renders its first page of matches (as
+    a visitor sees it) into the match-rows fragment; returns how many pieces were computed."""
+    bot = Bot.objects.select_related("owner", "latest_version", "stats").filter(pk=bot_id).first()
+    if bot is None:
+        return 0
+    computed = 0
+    stamp = profile_stamp(bot, views_pages.bot_stats(bot))
+    key = views_pages.profile_key(bot.pk)
+    if not is_current(key, stamp):
+        store_if_newer(key, stamp, views_pages.compute_profile(bot), wait=LOCK_SECONDS)
+        computed += 1
+    page, rows_key = bot_matches_page(AnonymousUser(), bot.pk, {}, None)
+    fragment = make_template_fragment_key(MATCH_ROWS_FRAGMENT, [rows_key])
+    html = cache.get(fragment)
+    if html is None:
+        # The rows show nothing that changes without their ids or statuses changing (the key), so
+        # any process may render them; the page's {% cache %} tag then finds them.
+        html = render_to_string("includes/match_rows.html", {"page": page})
+        cache.set(fragment, html, PAGE_CACHE_SECONDS)
+        computed += 1
+    # Kept with the profile's stamp, for visitors given this profile while the next refresh is on its way.
+    rows = {"html": html, "next": page.next_cursor, "previous": page.previous_cursor}
+    store_if_newer(first_matches_key(bot.pk), stamp, rows, wait=LOCK_SECONDS)
+    return computed
+
+
+def refresh(game: str | None, bot_ids: list[int]) -> dict[str, int]:
+    """Refreshes ``game``'s leaderboard pieces (if given) and the pages of ``bot_ids``; the task's body.
+
+    Clears the queued markers first, so a result committed while this runs queues a refresh of its
+    own. Returns the pieces computed per kind.
+    """
+    scopes = ([game_scope(game)] if game else []) + [bot_scope(b) for b in bot_ids]
+    cache.delete_many([queued_marker_key(s) for s in scopes])
+    report = {"leaderboard": 0, "bots": 0}
+    if game:
+        report["leaderboard"] = refresh_leaderboard(game)
+    for bot_id in bot_ids:
+        report["bots"] += refresh_bot(bot_id)
+    return report
