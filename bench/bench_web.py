@@ -12,12 +12,19 @@ turns. Seed first:
     DATABASE_URL=... python -m django seed_ladder --bots 1000 --matches 100000 --settings=webapp.settings
     DATABASE_URL=... python bench/bench_web.py [--runs 50] [--out test-output/bench_web.json]
 
-Pages that cache pieces (the leaderboard, the bot page, the ratings API) are timed twice: warm (the
-same URL again: what readers see between two results) and cold (the cache cleared before every
-request, outside the timed part: the first request after a result, the worst case). Before
-timing, the bench counts the per-bot aggregates if the loader left them empty (``seed_ladder``
-writes matches in bulk, not through the services that keep them) and, on PostgreSQL, runs
-``ANALYZE`` (a freshly loaded table has no statistics and gets poor plans until autovacuum runs).
+Pages that cache pieces (the leaderboard, the bot page, the ratings API) are timed four ways: warm
+(the same URL again: what readers see between two results), cold (the cache cleared before every
+request, outside the timed part: the worst case), after a result (a rated result of the timed bot
+recorded through ``matches.services`` before every request, and the refresh a worker would then
+run, ``webapp.pages.refresh``, run here to its end: what readers see once it has run) and stale
+(the same result, its refresh queued but not run yet: what readers see in between; the refresh
+runs after the timed request). Code without the refresh times the last two the same way: the
+result recorded, nothing refreshed. Wall and CPU (``time.process_time``, this process only: not
+the database's) milliseconds are both recorded. Before timing, the bench counts the per-bot
+aggregates if the loader left them empty (``seed_ladder`` writes matches in bulk, not through the
+services that keep them) and, on PostgreSQL, runs ``ANALYZE`` (a freshly loaded table has no
+statistics and gets poor plans until autovacuum runs). The results it records stay in the
+database (4 x ``--runs`` matches per run, a few hundred beside 100,000).
 """
 
 from __future__ import annotations
@@ -80,24 +87,98 @@ def floor_request(bot_id: int) -> Callable[[], float]:
 
 
 def paired(
-    client: object, url: str, floor: Callable[[], float], runs: int, before: Callable[[], None] | None = None
-) -> tuple[list[float], list[float]]:
-    """Milliseconds of ``runs`` GETs of ``url`` and of as many floor requests, taken in turns.
+    client: object,
+    url: str,
+    floor: Callable[[], float],
+    runs: int,
+    before: Callable[[], None] | None = None,
+    after: Callable[[], None] | None = None,
+) -> tuple[list[float], list[float], list[float]]:
+    """Milliseconds of ``runs`` GETs of ``url`` (wall and CPU) and of as many floor requests, taken in turns.
 
     On a shared machine the load changes from second to second; alternating the two puts both under
-    the same load, so their ratio means more than either figure. ``before`` runs untimed before each
-    GET of ``url``.
+    the same load, so their ratio means more than either figure. ``before`` and ``after`` run
+    untimed before and after each GET of ``url``.
     """
-    times, floor_times = [], []
+    times, cpu_times, floor_times = [], [], []
     for _ in range(runs):
         floor_times.append(floor())
         if before is not None:
             before()
-        t0 = time.perf_counter()
+        c0, t0 = time.process_time(), time.perf_counter()
         response = client.get(url)  # type: ignore[attr-defined]
         times.append((time.perf_counter() - t0) * 1000)
+        cpu_times.append((time.process_time() - c0) * 1000)
         assert response.status_code == 200, url
-    return times, floor_times
+        if after is not None:
+            after()
+    return times, cpu_times, floor_times
+
+
+class Results:
+    """Records rated results of one bot against others, as the recorder does, with or without the refresh.
+
+    The web app sends the refresh task after each result's commit (``BRAWL_DISPATCH=celery``); here
+    the task is caught where it is sent (``webapp.tasks_out.send_task``) and run in this process,
+    at once (:meth:`refreshed`) or after the timed request (:meth:`stale`). Code older than the
+    refresh sends none: both then time the request right after the result.
+    """
+
+    def __init__(self, game: str, bot_id: int) -> None:
+        import random
+
+        from django.conf import settings
+
+        from webapp import tasks_out
+        from webapp.bots.models import Bot
+
+        self.game, self.bot_id = game, bot_id
+        self.rng = random.Random(14)
+        self.opponents = list(
+            Bot.objects.filter(game=game, latest_version__isnull=False).exclude(pk=bot_id).values_list("pk", flat=True)
+        )
+        self.queued: list[list[object]] = []
+        settings.BRAWL_DISPATCH = "celery"
+        tasks_out.send_task = self._caught  # type: ignore[assignment]
+
+    def _caught(self, name: str, args: list[object] | None = None, countdown: float | None = None) -> None:
+        if name == "workers.tasks.refresh_pages":
+            self.queued.append(list(args or []))
+
+    def record(self) -> None:
+        """A rated result of the bot against a random opponent, through the services."""
+        from referee.core.ids import Seat
+        from referee.core.registry import get_game
+        from referee.core.replay import Recorder
+        from webapp.bots.models import Bot
+        from webapp.matches import services
+
+        bots = Bot.objects.select_related("latest_version").in_bulk([self.bot_id, self.rng.choice(self.opponents)])
+        versions = [b.latest_version for b in bots.values()]
+        match = services.do_queue_match(self.game, versions, rated=True)  # type: ignore[arg-type]
+        services.do_start_match(match.pk, "bench")
+        rec = Recorder(get_game(self.game), match.config, match.seed, [f"seat{i}" for i in range(len(versions))])
+        rec.forfeit([Seat(self.rng.randrange(len(versions)))], "bench result")
+        services.do_finish_match(match.pk, rec.finish())
+
+    def run_queued(self) -> None:
+        """Runs the refreshes sent so far, as the worker would."""
+        if not self.queued:
+            return
+        from webapp.pages.refresh import refresh
+
+        while self.queued:
+            game, bot_ids = self.queued.pop(0)
+            refresh(game, bot_ids)  # type: ignore[arg-type]
+
+    def refreshed(self) -> None:
+        """A result, then its refresh to the end."""
+        self.record()
+        self.run_queued()
+
+    def stale(self) -> None:
+        """A result, its refresh queued (run by :meth:`run_queued` after the timed request)."""
+        self.record()
 
 
 def deep_page(before_id: int) -> str:
@@ -138,6 +219,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=50)
     parser.add_argument("--out", type=Path, default=Path("test-output/bench_web.json"))
     parser.add_argument("--game", default="superfantasybrawl", help="the leaderboard and bots to time")
+    parser.add_argument("--only", nargs="*", default=[], help="time only the URLs whose name contains one of these")
     args = parser.parse_args(argv)
 
     # Benchmarks measure the pages, not the rate limits.
@@ -183,7 +265,10 @@ def main(argv: list[str] | None = None) -> int:
     client = Client()
     floor = floor_request(bot_id)
     results: dict[str, dict[str, object]] = {}
+    recorder = Results(game, bot_id)
     for name, (url, caches) in urls.items():
+        if args.only and not any(word in name for word in args.only):
+            continue
         for _ in range(3):
             assert client.get(url).status_code == 200, url
         reset_queries()
@@ -194,11 +279,21 @@ def main(argv: list[str] | None = None) -> int:
         runs = [(name, *paired(client, url, floor, args.runs))]
         if caches:
             runs.append((f"{name} (cold)", *paired(client, url, floor, args.runs, before=cache.clear)))
-        for label, times, floor_times in runs:
+            recorder.run_queued()
+            runs.append((f"{name} (after result)", *paired(client, url, floor, args.runs, before=recorder.refreshed)))
+            runs.append(
+                (
+                    f"{name} (stale)",
+                    *paired(client, url, floor, args.runs, before=recorder.stale, after=recorder.run_queued),
+                )
+            )
+        for label, times, cpu_times, floor_times in runs:
             row: dict[str, object] = {
                 "url": url,
                 "p50_ms": round(statistics.median(times), 1),
                 "p99_ms": round(percentile(times, 0.99), 1),
+                "cpu_p50_ms": round(statistics.median(cpu_times), 1),
+                "cpu_p99_ms": round(percentile(cpu_times, 0.99), 1),
                 "queries": queries,
                 "floor_p50_ms": round(statistics.median(floor_times), 1),
                 "floor_p99_ms": round(percentile(floor_times, 0.99), 1),
@@ -207,9 +302,9 @@ def main(argv: list[str] | None = None) -> int:
             }
             results[label] = row
             print(
-                f"{label:<23} p50 {row['p50_ms']:>6.1f} ms ({row['p50_x_floor']:>4}x floor {row['floor_p50_ms']:>4.1f})"
+                f"{label:<31} p50 {row['p50_ms']:>6.1f} ms ({row['p50_x_floor']:>4}x floor {row['floor_p50_ms']:>4.1f})"
                 f"   p99 {row['p99_ms']:>6.1f} ms ({row['p99_x_floor']:>4}x floor {row['floor_p99_ms']:>5.1f})"
-                f"   {queries} q   {url}"
+                f"   cpu p50 {row['cpu_p50_ms']:>5.1f}   {queries} q   {url}"
             )
     dataset = {"bots": Bot.objects.count(), "matches": Match.objects.count(), "runs": args.runs}
     args.out.parent.mkdir(parents=True, exist_ok=True)
