@@ -11,7 +11,7 @@ Gargoyle's stone and the Killer Orb are handled here. Damage itself is in ``crea
 from __future__ import annotations
 
 from referee.core.contract import Option
-from referee.games.scrumbrawl.board import DIRS, INDEX, dist, loose_orb, on_board, sq
+from referee.games.scrumbrawl.board import DIRS, INDEX, SIZE, dist, loose_orb, on_board, sq
 from referee.games.scrumbrawl.content import CONTENT, CreatureSpec
 from referee.games.scrumbrawl.creatures import another_turn, can_carry, damage, has, is_stone, orb_hooks, spec, stat
 from referee.games.scrumbrawl.engine import Creature, Frame, Pos, SBMatch, decision, step
@@ -106,8 +106,15 @@ def attack_targets(m: SBMatch, x: Creature, creatures: list[Creature] | None = N
     out: list[tuple[Creature, str]] = []
     if not may_strike(m, x):
         return out
+    sp = spec(x)
+    # reach_mode's first test, once per attacker: a target neither adjacent nor in range of a
+    # creature with no reach hook is never reached.
+    far = sp.range_attack if REACH.handlers.keys().isdisjoint(sp.hooks) else SIZE
+    side = m.team_of(x.owner)
+    r, c = x.pos
     for t in sorted(m.creatures.values(), key=lambda c: c.id) if creatures is None else creatures:
-        if m.friendly(t.owner, x.owner):
+        d = max(abs(t.pos[0] - r), abs(t.pos[1] - c))
+        if (d != 1 and d > far) or m.team_of(t.owner) == side:
             continue
         mode = reach_mode(m, x, t)
         if mode is not None:

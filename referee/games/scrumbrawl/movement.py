@@ -133,7 +133,8 @@ def reach_layers(m: SBMatch, c: Creature, target: int = -1, board: tuple[int, in
     goal = 1 << target if target >= 0 else 0
     layers: list[int] = []
     for _ in range(budget):
-        new = _spread(frontier) & ~seen
+        rows = frontier | (frontier << 1) | (frontier >> 1)  # _spread, inlined: the innermost loop
+        new = (rows | (rows << _W) | (rows >> _W)) & ARENA & ~seen
         seen |= new
         if flying:
             land = new & ~occupied
@@ -150,7 +151,11 @@ def reach_layers(m: SBMatch, c: Creature, target: int = -1, board: tuple[int, in
 def squares_of(mask: int) -> list[int]:
     """The square indices of bit set ``mask``, in increasing order (the order of the squares)."""
     out: list[int] = []
-    for k, byte in enumerate(mask.to_bytes(_BYTES, "little")):
+    if not mask:
+        return out
+    # Only the bytes from the lowest square's to the highest's: a reach is a few rows of the Arena.
+    low = ((mask & -mask).bit_length() - 1) >> 3
+    for k, byte in enumerate((mask >> 8 * low).to_bytes((mask.bit_length() + 7 >> 3) - low, "little"), low):
         if byte:
             out.extend(_BYTE_SQUARES[k][byte])
     return out

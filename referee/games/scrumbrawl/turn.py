@@ -271,16 +271,18 @@ def _move_options(cid: str, name: str, every: int) -> list[Option]:
             _MOVES.clear()
             _MOVE_LISTS.clear()
         known = _MOVES[(cid, name)] = {}
-    out = []
-    for i in movement.squares_of(every):
-        opt = known.get(i)
-        if opt is None:
-            s = SQ_AT[i]
-            r, col = POS_AT[i]
-            opt = known[i] = Option(
-                f"move:{cid}:{s}", "move", f"{name} moves to {s}", {"creature": cid, "row": r, "col": col}
-            )
-        out.append(opt)
+    squares = movement.squares_of(every)
+    try:
+        out = list(map(known.__getitem__, squares))  # at C speed: the squares are usually all known
+    except KeyError:
+        for i in squares:
+            if i not in known:
+                s = SQ_AT[i]
+                r, col = POS_AT[i]
+                known[i] = Option(
+                    f"move:{cid}:{s}", "move", f"{name} moves to {s}", {"creature": cid, "row": r, "col": col}
+                )
+        out = list(map(known.__getitem__, squares))
     _MOVE_LISTS[(cid, name)] = (every, out)
     return out
 
