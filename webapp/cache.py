@@ -147,15 +147,15 @@ def at_least(a: Stamp, b: Stamp) -> bool:
     return len(a) == len(b) and all(x >= y for x, y in zip(a, b, strict=True))
 
 
-def stale_marker_key(scope: str) -> str:
-    """The key of ``scope``'s stale-while-revalidate marker (``scope``: ``game:<name>`` or ``bot:<id>``).
+def stale_marker_key(scope: str, stamp: Stamp) -> str:
+    """The key of the marker saying that a result moved ``scope`` on from state ``stamp`` a moment ago.
 
-    Set by :mod:`webapp.pages.refresh` when a result changes the scope and a refresh of its pieces
-    is queued; it lives ``BRAWL_PAGE_STALE_SECONDS`` and holds the scope's stamp just before that
-    result. While it lives, a reader may be given a stored piece at least that new instead of
-    computing the current one (see :func:`read_through`).
+    ``scope``: ``game:<name>`` or ``bot:<id>``. Set by :mod:`webapp.pages.refresh` once a result is
+    committed, for the scope's state just before it; it lives ``BRAWL_PAGE_STALE_SECONDS``. While
+    it lives, a reader may be given a stored piece of that state instead of computing the current
+    one, since the first result the piece misses is that recent (see :func:`read_through`).
     """
-    return f"brawl:refresh:stale-ok:{scope}"
+    return f"brawl:refresh:stale-ok:{scope}:{'.'.join(map(str, stamp))}"
 
 
 def queued_marker_key(scope: str) -> str:
@@ -176,21 +176,17 @@ def read_through(
 
     One key per piece, holding ``(stamp, value)``. A stored piece at least as new as ``stamp`` (read
     by the caller, before anything the piece shows) is returned. An older one is still returned
-    while ``scope``'s stale marker (:func:`stale_marker_key`) lives and the piece is at least as new
-    as the marker's stamp: a refresh is on its way in a worker, and the piece misses only results
-    recorded in the last ``BRAWL_PAGE_STALE_SECONDS``. Otherwise the piece is computed here, as
-    without a refresh, and stored unless a newer one got there first (:func:`store_if_newer`).
-    Values must pickle.
+    while the stale marker of its state lives (:func:`stale_marker_key`, one more cache read): the
+    first result it misses was recorded less than ``BRAWL_PAGE_STALE_SECONDS`` ago, and a refresh
+    is on its way in a worker. Otherwise the piece is computed here, as without a refresh, and
+    stored unless a newer one got there first (:func:`store_if_newer`). Values must pickle.
     """
-    marker = stale_marker_key(scope) if scope else None
-    found = cache.get_many([key, marker] if marker else [key])
-    entry = _entry(found.get(key))
+    entry = _entry(cache.get(key))
     if entry is not None:
         stored, value = entry
         if at_least(stored, stamp):
             return cast(T, value), stored
-        floor = found.get(marker) if marker else None
-        if isinstance(floor, tuple) and at_least(stored, floor):
+        if scope and cache.get(stale_marker_key(scope, stored)) is not None:
             return cast(T, value), stored
     value = compute()
     store_if_newer(key, stamp, value, timeout)

@@ -4,10 +4,11 @@ Real Redis and PostgreSQL, no worker process: the refresh task is captured where
 sends it (``webapp.tasks_out.send_task``) and its body, ``webapp.pages.refresh.refresh``, is run
 here when a test wants the worker to have run (``tests/workers/test_page_refresh.py`` runs it in a
 real worker). Partitions: a refresh shows the result (leaderboard page and API, bot page) and
-serves it as a warm request does; before it, the previous page within the stale window only;
-a page older than the burst's first result, or after the window, is rebuilt by the reader; a
-burst of results queues one refresh per game and per bot; an older refresh finishing last, and
-concurrent writers of one piece, never leave an older state; the file cache's ``add`` is atomic.
+serves it as a warm request does; before it, the previous page within the stale window only,
+each result's window whole; a page that misses an older result, or after the window, is rebuilt
+by the reader; a burst of results queues one refresh per game and per bot; an older refresh
+finishing last, and concurrent writers of one piece, never leave an older state; the file
+cache's ``add`` is atomic.
 """
 
 from __future__ import annotations
@@ -134,7 +135,6 @@ def test_the_previous_page_is_served_only_within_the_stale_window(
     settings.BRAWL_PAGE_STALE_SECONDS = 1.0
     record(a, b, (1, 2))
     run_refreshes(sent)
-    time.sleep(1.5)  # the first result's window is over
     record(b, a, (1, 2))
     assert leaderboard_games(get(client, f"/games/{GAME}/")[0], "fresh0") == "1-0-0"  # refresh queued: previous page
     time.sleep(1.5)  # the marker is gone and no refresh came: the reader rebuilds the page
@@ -142,19 +142,31 @@ def test_the_previous_page_is_served_only_within_the_stale_window(
     assert h2h_row(get(client, f"/bots/{a.pk}/")[0], "fresh1") == (1, 0, 1)
 
 
-def test_a_page_older_than_the_bursts_first_result_is_rebuilt(
+def test_each_result_gets_its_whole_stale_window(
+    bots: list[Bot], sent: list[tuple[str, list[Any]]], settings: Any
+) -> None:
+    a, b, _ = bots
+    client = Client()
+    settings.BRAWL_PAGE_STALE_SECONDS = 2.0
+    record(a, b, (1, 2))
+    run_refreshes(sent)
+    time.sleep(1.5)
+    record(b, a, (1, 2))
+    time.sleep(0.8)  # 2.3 s after the first result, 0.8 s after this one: still the previous page
+    assert leaderboard_games(get(client, f"/games/{GAME}/")[0], "fresh0") == "1-0-0"
+
+
+def test_a_page_missing_an_older_result_is_rebuilt(
     bots: list[Bot], sent: list[tuple[str, list[Any]]], settings: Any
 ) -> None:
     a, b, c = bots
     client = Client()
-    settings.BRAWL_PAGE_STALE_SECONDS = 1.0
     record(a, b, (1, 2))
     run_refreshes(sent)
-    time.sleep(1.5)  # the first result's window is over (within it, missing a later result is allowed)
     settings.BRAWL_DISPATCH = "none"
-    record(c, a, (1, 2))  # recorded with no refresh and no reader since: the cached page misses it
+    record(c, a, (1, 2))  # recorded with no refresh and no reader since: the cached pages miss it
     settings.BRAWL_DISPATCH = "celery"
-    record(b, a, (1, 2))  # the burst's marker names the state after the result before
+    record(b, a, (1, 2))  # marks the state after the result before, not the cached pages' state
     board, _ = get(client, f"/games/{GAME}/")
     assert leaderboard_games(board, "fresh0") == "1-0-2"  # rebuilt: both results
     page, _ = get(client, f"/bots/{a.pk}/")
@@ -181,9 +193,10 @@ def test_without_workers_nothing_is_marked_and_readers_see_the_result_at_once(bo
     client = Client()
     record(a, b, (1, 2))
     assert leaderboard_games(get(client, f"/games/{GAME}/")[0], "fresh0") == "1-0-0"
+    before = leaderboard_stamp(GAME)
     record(b, a, (1, 2))
     assert leaderboard_games(get(client, f"/games/{GAME}/")[0], "fresh0") == "1-0-1"
-    assert not cache.get(page_cache.stale_marker_key(f"game:{GAME}"))
+    assert cache.get(page_cache.stale_marker_key(f"game:{GAME}", before)) is None
 
 
 def test_an_older_refresh_finishing_last_leaves_the_newer_page(

@@ -7,8 +7,8 @@ so the first reader after the result used to find them out of date and rebuild t
 times the cost of a warm request. Now, once the result is committed:
 
 1. :func:`after_result` (a ``match_finished`` receiver) arranges for :func:`request_refresh` to run
-   after the commit. It sets, per scope (the game, each bot), a stale marker holding the scope's
-   stamp from just before the result (kept by the first result of a burst, it lives
+   after the commit. It sets, per scope (the game, each bot), a stale marker naming the scope's
+   stamp from just before the result (``webapp.cache.stale_marker_key``; it lives
    ``BRAWL_PAGE_STALE_SECONDS``) and a queued marker; a scope whose queued marker was already set
    has its refresh coming, so many results within ``BRAWL_PAGE_REFRESH_DELAY`` share one.
 2. The task ``workers.tasks.refresh_pages(game, bot_ids)`` runs ``BRAWL_PAGE_REFRESH_DELAY`` later
@@ -16,9 +16,10 @@ times the cost of a warm request. Now, once the result is committed:
    queues another refresh), then computes each piece at the current state and stores it unless a
    newer one is there (``webapp.cache.store_if_newer``: two refreshes, or a refresh and a reader,
    never leave the older state behind).
-3. Meanwhile a reader gets the stored piece if it is at least as new as the stale marker's stamp:
-   it misses only results of the last ``BRAWL_PAGE_STALE_SECONDS`` (5 s by default). Without a
-   marker (no refresh queued, or it is late) it builds the piece itself, as before.
+3. Meanwhile a reader gets the stored piece if a stale marker names its stamp: the first result it
+   misses, and so every one, is less than ``BRAWL_PAGE_STALE_SECONDS`` old (5 s by default).
+   Without such a marker (no refresh queued, a piece older than that, results recorded at the
+   same moment whose stamps interleave) it builds the piece itself, as before.
 
 Sent only with ``BRAWL_DISPATCH=celery`` (by name, through ``webapp.tasks_out``): without workers
 nothing is marked, and every reader sees every result at once. The task is safe to run twice and
@@ -84,8 +85,8 @@ def scope_floors(match_id: int) -> tuple[str, list[int], dict[str, Stamp]]:
 
     The game's scope only when the match changed the leaderboard (it has rating-history rows): the
     game's newest history row older than the match's first. A bot's: its revision less this
-    result's one step (lower still if other results of the bot were committed at the same moment,
-    which only makes the marker stricter).
+    result's one step. Results of the same scope committed at the same moment may give a stamp no
+    piece was computed at; the marker then serves nothing.
     """
     seats = list(MatchSeat.objects.filter(match_id=match_id).values_list("match__game", "bot_version__bot_id"))
     if not seats:
@@ -119,7 +120,7 @@ def request_refresh(match_id: int) -> None:
         stale_seconds = math.ceil(max(0.0, settings.BRAWL_PAGE_STALE_SECONDS))
         for scope, floor in floors.items():
             if stale_seconds:
-                cache.add(stale_marker_key(scope), floor, timeout=stale_seconds)  # the burst's first result keeps it
+                cache.add(stale_marker_key(scope, floor), 1, timeout=stale_seconds)  # the first result from it
             if cache.add(queued_marker_key(scope), 1, timeout=QUEUED_SECONDS):
                 queued.append(scope)
         if not queued:
