@@ -39,32 +39,26 @@ def gaze_squares(m: SBMatch, c: Creature) -> set[Pos]:
     return out
 
 
-def gaze_mask(m: SBMatch, c: Creature) -> int:
-    """:func:`gaze_squares` as a bit set of square indices."""
-    if c.gazed:
-        return 0
-    out = 0
-    for b in m.creatures.values():
-        if GAZES.holds(spec(b).hooks) and not m.friendly(b.owner, c.owner):
-            out |= _NEAR[b.pos]
-    return out
-
-
-def board_masks(m: SBMatch) -> tuple[int, int, int]:
-    """The bit sets of the squares that hold a creature, a loose orb and a portal, in that order.
+def board_masks(m: SBMatch, seat: int) -> tuple[int, int, int, int]:
+    """The bit sets of the squares that hold a creature, a loose orb and a portal, and of those next
+    to a Basilisk that is an enemy of ``seat``, in that order.
 
     What :func:`reach_layers` needs of the board besides the creature itself: the same for every
-    creature of one decision, so a caller listing several creatures' moves computes it once.
+    creature of ``seat`` in one decision, so a caller listing several creatures' moves computes it
+    once.
     """
-    occupied = loose = portals = 0
+    occupied = loose = portals = gaze = 0
+    side = m.team_of(seat)
     for x in m.creatures.values():
         occupied |= BIT[x.pos]
+        if GAZES.holds(spec(x).hooks) and m.team_of(x.owner) != side:
+            gaze |= _NEAR[x.pos]
     for p in m.orbs.values():
         if p is not None:
             loose |= BIT[p]
     for p in m.portals.values():
         portals |= BIT[p]
-    return occupied, loose, portals
+    return occupied, loose, portals, gaze
 
 
 def reachable(m: SBMatch, c: Creature) -> dict[Pos, int]:
@@ -106,22 +100,24 @@ _NEAR: dict[Pos, int] = {pos: _spread(bit) & ~bit for pos, bit in BIT.items()}
 """The squares adjacent to each square, as a bit set."""
 
 
-def reach_layers(m: SBMatch, c: Creature, target: int = -1, board: tuple[int, int, int] | None = None) -> list[int]:
+def reach_layers(
+    m: SBMatch, c: Creature, target: int = -1, board: tuple[int, int, int, int] | None = None
+) -> list[int]:
     """:func:`reachable` as bit sets of square indices (:data:`~referee.games.scrumbrawl.board.INDEX`),
     one per cost: ``layers[k]`` holds the squares ``c`` may end a move on for ``k + 1`` squares.
 
     The breadth-first search of section 1.6.1 runs a whole layer at once on the bit sets. With a
     ``target`` it stops at the first layer that holds that square. ``board`` is
-    :func:`board_masks` when the caller has it.
+    :func:`board_masks` of ``c``'s owner, when the caller has it.
     """
     budget = remaining(m, c)
     if budget <= 0:
         return []
     flying = has(m, c, "flying")
-    occupied, loose, portals = board_masks(m) if board is None else board
-    halt = portals | gaze_mask(m, c) | loose
-    frontier = BIT[c.pos]
-    seen = frontier
+    occupied, loose, portals, gaze = board_masks(m, c.owner) if board is None else board
+    halt = portals | loose if c.gazed else portals | loose | gaze
+    start = BIT[c.pos]
+    seen = start
     if has(m, c, "weak"):
         heavy_sq = next((p for o, p in m.orbs.items() if p is not None and HEAVY.holds(orb_hooks(o))), None)
         if heavy_sq is not None:
@@ -132,10 +128,12 @@ def reach_layers(m: SBMatch, c: Creature, target: int = -1, board: tuple[int, in
         seen |= occupied  # a walker neither ends on nor passes an occupied square
     goal = 1 << target if target >= 0 else 0
     layers: list[int] = []
+    free = ARENA & ~seen  # the squares not reached yet
+    frontier = start
     for _ in range(budget):
         rows = frontier | (frontier << 1) | (frontier >> 1)  # _spread, inlined: the innermost loop
-        new = (rows | (rows << _W) | (rows >> _W)) & ARENA & ~seen
-        seen |= new
+        new = (rows | (rows << _W) | (rows >> _W)) & free
+        free ^= new
         if flying:
             land = new & ~occupied
             frontier = (new & occupied) | (land & ~halt)  # a flyer passes over a creature

@@ -288,12 +288,12 @@ def _move_options(cid: str, name: str, every: int) -> list[Option]:
 
 
 def creature_options(
-    m: SBMatch, c: Creature, board: tuple[int, int, int] | None = None, creatures: list[Creature] | None = None
+    m: SBMatch, c: Creature, board: tuple[int, int, int, int] | None = None, creatures: list[Creature] | None = None
 ) -> list[Option]:
     """Every action creature ``c`` may take now.
 
-    ``board`` (:func:`movement.board_masks`) and ``creatures`` (every creature in id order) are the
-    same for every creature of one decision: a caller listing several passes them in.
+    ``board`` (:func:`movement.board_masks` of ``c``'s owner) and ``creatures`` (every creature in
+    id order) are the same for every creature of one decision: a caller listing several passes them in.
     """
     out: list[Option] = []
     if not can_act(m, c):
@@ -371,7 +371,7 @@ def _act_options(m: SBMatch, f: Frame) -> list[Option]:
     m.phase = "act"
     out: list[Option] = []
     creatures = sorted(m.creatures.values(), key=_BY_ID)
-    board = movement.board_masks(m)
+    board = movement.board_masks(m, seat)
     for c in creatures:
         if c.owner == seat:
             out.extend(creature_options(m, c, board, creatures))
