@@ -14,8 +14,8 @@ turns. Seed first:
 
 Pages that cache pieces (the leaderboard, the bot page, the ratings API) are timed four ways: warm
 (the same URL again: what readers see between two results), cold (the cache cleared before every
-request, outside the timed part: the worst case), after a result (a rated result of the timed bot
-recorded through ``matches.services`` before every request, and the refresh a worker would then
+request, outside the timed part: the worst case), after a result (a rated result, of the timed
+bot for its page, recorded through ``matches.services`` before every request, and the refresh a worker would then
 run, ``webapp.pages.refresh``, run here to its end: what readers see once it has run) and stale
 (the same result, its refresh queued but not run yet: what readers see in between; the refresh
 runs after the timed request). Code without the refresh times the last two the same way: the
@@ -24,7 +24,9 @@ the database's) milliseconds are both recorded. Before timing, the bench counts 
 aggregates if the loader left them empty (``seed_ladder`` writes matches in bulk, not through the
 services that keep them) and, on PostgreSQL, runs ``ANALYZE`` (a freshly loaded table has no
 statistics and gets poor plans until autovacuum runs). The results it records stay in the
-database (4 x ``--runs`` matches per run, a few hundred beside 100,000).
+database: 6 x ``--runs`` matches per run, 2 x ``--runs`` of them the timed bot's (the bot page's
+modes; the leaderboard's are random pairs'). For runs that start alike, copy a seeded database
+(``createdb -T``) before each.
 """
 
 from __future__ import annotations
@@ -116,15 +118,20 @@ def paired(
 
 
 class Results:
-    """Records rated results of one bot against others, as the recorder does, with or without the refresh.
+    """Records rated results, as the recorder does, with or without the refresh.
 
-    The web app sends the refresh task after each result's commit (``BRAWL_DISPATCH=celery``); here
-    the task is caught where it is sent (``webapp.tasks_out.send_task``) and run in this process,
-    at once (:meth:`refreshed`) or after the timed request (:meth:`stale`). Code older than the
-    refresh sends none: both then time the request right after the result.
+    With ``bot_id`` every result is that bot's against a random opponent (for its page); without,
+    a random pair's (for the leaderboard, so that the timed bot's matches, and with them the floor,
+    do not grow with every mode). The web app sends the refresh task after each result's commit
+    (``BRAWL_DISPATCH=celery``); here the task is caught where it is sent
+    (``webapp.tasks_out.send_task``) and run in this process, at once (:meth:`refreshed`) or after
+    the timed request (:meth:`stale`). Code older than the refresh sends none: both then time the
+    request right after the result.
     """
 
-    def __init__(self, game: str, bot_id: int) -> None:
+    queued: list[list[object]] = []  # noqa: RUF012  (one queue, whichever instance recorded the result)
+
+    def __init__(self, game: str, bot_id: int | None) -> None:
         import random
 
         from django.conf import settings
@@ -137,23 +144,25 @@ class Results:
         self.opponents = list(
             Bot.objects.filter(game=game, latest_version__isnull=False).exclude(pk=bot_id).values_list("pk", flat=True)
         )
-        self.queued: list[list[object]] = []
         settings.BRAWL_DISPATCH = "celery"
-        tasks_out.send_task = self._caught  # type: ignore[assignment]
+        tasks_out.send_task = Results._caught  # type: ignore[assignment]
 
-    def _caught(self, name: str, args: list[object] | None = None, countdown: float | None = None) -> None:
+    @staticmethod
+    def _caught(name: str, args: list[object] | None = None, countdown: float | None = None) -> None:
         if name == "workers.tasks.refresh_pages":
-            self.queued.append(list(args or []))
+            Results.queued.append(list(args or []))
 
     def record(self) -> None:
-        """A rated result of the bot against a random opponent, through the services."""
+        """A rated result of the bot (or of a random pair) against a random opponent, through the services."""
         from referee.core.ids import Seat
         from referee.core.registry import get_game
         from referee.core.replay import Recorder
         from webapp.bots.models import Bot
         from webapp.matches import services
 
-        bots = Bot.objects.select_related("latest_version").in_bulk([self.bot_id, self.rng.choice(self.opponents)])
+        pair = [self.bot_id] if self.bot_id is not None else [self.rng.choice(self.opponents)]
+        pair.append(self.rng.choice([o for o in self.opponents if o != pair[0]]))
+        bots = Bot.objects.select_related("latest_version").in_bulk(pair)
         versions = [b.latest_version for b in bots.values()]
         match = services.do_queue_match(self.game, versions, rated=True)  # type: ignore[arg-type]
         services.do_start_match(match.pk, "bench")
@@ -265,7 +274,7 @@ def main(argv: list[str] | None = None) -> int:
     client = Client()
     floor = floor_request(bot_id)
     results: dict[str, dict[str, object]] = {}
-    recorder = Results(game, bot_id)
+    recorders = {"bot": Results(game, bot_id), "any": Results(game, None)}
     for name, (url, caches) in urls.items():
         if args.only and not any(word in name for word in args.only):
             continue
@@ -279,6 +288,7 @@ def main(argv: list[str] | None = None) -> int:
         runs = [(name, *paired(client, url, floor, args.runs))]
         if caches:
             runs.append((f"{name} (cold)", *paired(client, url, floor, args.runs, before=cache.clear)))
+            recorder = recorders["bot" if name.startswith("bot") else "any"]
             recorder.run_queued()
             runs.append((f"{name} (after result)", *paired(client, url, floor, args.runs, before=recorder.refreshed)))
             runs.append(
