@@ -28,6 +28,15 @@ from referee.games.scrumbrawl.engine import Frame, SBMatch, decision, step
 from referee.games.scrumbrawl.hooks import INSTANT_EFFECT, PLAYED_EFFECT, WINDOW_ONLY
 from referee.games.scrumbrawl.orbs import can_be_fumbled
 
+# The windows' "pass" options: an option is immutable, so each is built once (a window is asked
+# after every roll: building them was a visible part of a decision's cost).
+_PASS_ANYTIME = Option("pass", "pass", "play nothing")
+_PASS_TEAM = Option("pass", "pass", "keep the cards")
+_PASS_ALTER = Option("pass", "pass", "do not alter")
+_PASS_DISPEL = Option("pass", "pass", "let it resolve")
+_PASS_FUMBLE = Option("pass", "pass", "no Fumble")
+_PASS_REVENANT = Option("pass", "pass", "no Revenant")
+
 
 def cards_of(m: SBMatch, seat: int, kind: str) -> list[str]:
     """Returns the card ids in ``seat``'s hand of type ``kind`` (one id per distinct name)."""
@@ -241,7 +250,7 @@ def _anytime_options(m: SBMatch, f: Frame) -> list[Option]:
     seat = f["queue"][0]
     if not _anytime_targets(m, seat):
         return []
-    return [*anytime_plays(m, seat), Option("pass", "pass", "play nothing")]
+    return [*anytime_plays(m, seat), _PASS_ANYTIME]
 
 
 @decision("anytime_window", "dispel_window", _anytime_options, default="pass", window=True)
@@ -262,7 +271,7 @@ def _team_options(m: SBMatch, f: Frame) -> list[Option]:
         for k in cards_of(m, seat, "enchantment")
         if CONTENT.enchantments[m.card_names[k]].scope == "team"
     ]
-    return [*plays, Option("pass", "pass", "keep the cards")]
+    return [*plays, _PASS_TEAM]
 
 
 @decision("team_window", "team_window", _team_options, default="pass", window=True)
@@ -318,7 +327,7 @@ def _alter_plays(m: SBMatch, seat: int, ref: Frame) -> list[Option]:
 
 def _alter_options(m: SBMatch, f: Frame) -> list[Option]:
     # Offered whatever the seat holds: "pass" alone says nothing about a hand.
-    return [*_alter_plays(m, f["queue"][0], f["ref"]), Option("pass", "pass", "do not alter")]
+    return [*_alter_plays(m, f["queue"][0], f["ref"]), _PASS_ALTER]
 
 
 @decision("alter_window", "alter_reality", _alter_options, default="pass", window=True)
@@ -363,7 +372,7 @@ def _dispel_window_options(m: SBMatch, f: Frame) -> list[Option]:
         Option(f"dispel:{c}", "dispel", f"{m.card_names[c]} {what}", {"card": c, "card_name": m.card_names[c]})
         for c in cards
     ]
-    return [*plays, Option("pass", "pass", "let it resolve")]
+    return [*plays, _PASS_DISPEL]
 
 
 @decision("dispel_window", "dispel", _dispel_window_options, default="pass", window=True)
@@ -423,7 +432,7 @@ def _fumble_options(m: SBMatch, f: Frame) -> list[Option]:
         Option(f"fumble:{k}", "fumble", f"Fumble: {c.name} drops the orb", {"card": k, "creature": c.id})
         for k in played_cards_of(m, seat, "fumble")
     ]
-    return [*plays, Option("pass", "pass", "no Fumble")]
+    return [*plays, _PASS_FUMBLE]
 
 
 @decision("fumble_window", "fumble_window", _fumble_options, default="pass", window=True)
@@ -447,7 +456,7 @@ def _revenant_options(m: SBMatch, f: Frame) -> list[Option]:
         Option(f"revenant:{k}", "revenant", f"summon the {name}", {"card": k, "card_name": name})
         for k, name in window_only_creatures(m, seat)
     ]
-    return [*plays, Option("pass", "pass", "no Revenant")]
+    return [*plays, _PASS_REVENANT]
 
 
 @decision("revenant_window", "revenant", _revenant_options, default="pass", window=True)

@@ -44,6 +44,10 @@ PHASES = (
 """The steps of one turn, in order."""
 
 _BY_ID = attrgetter("id")
+# Options that never change, built once (an option is immutable).
+_END_PLACE = Option("end", "end", "end this phase")
+_END_ACT = Option("end", "end", "end the action phase")
+_KEEP_REST = Option("done", "done", "keep the rest")
 
 
 def begin_turn(m: SBMatch) -> None:
@@ -188,7 +192,7 @@ def _place_options(m: SBMatch, f: Frame) -> list[Option]:
                         )
     out.extend(_dispel_options(m, seat))
     out.extend(_fumble_options(m, seat))
-    out.append(Option("end", "end", "end this phase"))
+    out.append(_END_PLACE)
     return out
 
 
@@ -378,7 +382,7 @@ def _act_options(m: SBMatch, f: Frame) -> list[Option]:
     out.extend(_receive_options(m, seat))
     out.extend(_dispel_options(m, seat))
     out.extend(_fumble_options(m, seat))
-    out.append(Option("end", "end", "end the action phase"))
+    out.append(_END_ACT)
     return out
 
 
@@ -495,16 +499,25 @@ def _discard_phase(m: SBMatch, f: Frame) -> None:
     m.push("discard_choice", seat=f["seat"], prompt="discard down to three cards")
 
 
+_DISCARD_OPTIONS: dict[tuple[str, str], Option] = {}
+"""A card's discard option by (card id, card name), built once (bounded by the card lists)."""
+
+
 def _discard_options(m: SBMatch, f: Frame) -> list[Option]:
     seat = f["seat"]
     m.phase = "discard"
     hand = m.hands[seat]
-    out = [
-        Option(f"discard:{k}", "discard", f"discard {m.card_names[k]}", {"card": k, "card_name": m.card_names[k]})
-        for k in hand
-    ]
+    out = []
+    for k in hand:
+        name = m.card_names[k]
+        opt = _DISCARD_OPTIONS.get((k, name))
+        if opt is None:
+            opt = _DISCARD_OPTIONS[k, name] = Option(
+                f"discard:{k}", "discard", f"discard {name}", {"card": k, "card_name": name}
+            )
+        out.append(opt)
     if len(hand) <= 3:
-        out.insert(0, Option("done", "done", "keep the rest"))
+        out.insert(0, _KEEP_REST)
     return out
 
 
