@@ -93,7 +93,9 @@ def compute_profile(bot: Bot) -> dict[str, Any]:
         "peak": max(ratings, key=lambda r: r.peak_elo, default=None),
         "h2h": h2h,
         "h2h_html": render_to_string("includes/bot_h2h_rows.html", {"h2h": h2h}),
-        "opponent_options": render_to_string("includes/bot_opponent_options.html", {"h2h": h2h, "params": {}}),
+        "opponent_options": render_to_string(
+            "includes/bot_opponent_options.html", {"h2h": h2h, "params": {"opponent": ""}}
+        ),
     }
 
 
