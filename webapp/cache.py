@@ -193,10 +193,22 @@ def read_through(
     return value, stamp
 
 
+def stored_stamp(key: str) -> Stamp | None:
+    """The stamp of the piece stored under ``key``; ``None`` if none is (not read in :data:`PAGE_CACHE_SECONDS`)."""
+    entry = _entry(cache.get(key))
+    return entry[0] if entry is not None else None
+
+
 def is_current(key: str, stamp: Stamp) -> bool:
     """Whether the piece stored under ``key`` is at least as new as ``stamp``."""
-    entry = _entry(cache.get(key))
-    return entry is not None and at_least(entry[0], stamp)
+    stored = stored_stamp(key)
+    return stored is not None and at_least(stored, stamp)
+
+
+def is_behind(key: str, stamp: Stamp) -> bool:
+    """Whether a piece is stored under ``key`` (read lately) and older than ``stamp``."""
+    stored = stored_stamp(key)
+    return stored is not None and not at_least(stored, stamp)
 
 
 def store_if_newer(

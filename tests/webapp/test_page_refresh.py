@@ -91,6 +91,8 @@ def test_a_refresh_shows_the_result_and_readers_get_the_previous_page_until_it_r
 ) -> None:
     a, b, _ = bots
     client = Client()
+    for url in (f"/games/{GAME}/", f"/bots/{a.pk}/", "/api/v1/ratings/?game=" + GAME):
+        get(client, url)  # read lately: the refresh keeps these pages
     record(a, b, (1, 2))
     assert [args for _, args in sent] == [[GAME, [a.pk, b.pk]]]
     run_refreshes(sent)
@@ -127,12 +129,25 @@ def test_a_refresh_shows_the_result_and_readers_get_the_previous_page_until_it_r
     assert len(re.findall(r'<span class="status finished">', page)) == 2
 
 
+def test_a_refresh_computes_only_the_pages_read_lately(bots: list[Bot], sent: list[tuple[str, list[Any]]]) -> None:
+    a, b, _ = bots
+    client = Client()
+    get(client, f"/bots/{a.pk}/")
+    record(a, b, (1, 2))
+    report = page_refresh.refresh(*sent[0][1])
+    assert report == {"leaderboard": 0, "bots": 2}  # a's profile and first page of matches; b's page is unread
+    assert h2h_row(get(client, f"/bots/{b.pk}/")[0], "fresh0") == (0, 0, 1)  # its first reader builds it
+    assert leaderboard_games(get(client, f"/games/{GAME}/")[0], "fresh0") == "1-0-0"
+
+
 def test_the_previous_page_is_served_only_within_the_stale_window(
     bots: list[Bot], sent: list[tuple[str, list[Any]]], settings: Any
 ) -> None:
     a, b, _ = bots
     client = Client()
     settings.BRAWL_PAGE_STALE_SECONDS = 1.0
+    get(client, f"/games/{GAME}/")
+    get(client, f"/bots/{a.pk}/")
     record(a, b, (1, 2))
     run_refreshes(sent)
     record(b, a, (1, 2))
@@ -148,6 +163,7 @@ def test_each_result_gets_its_whole_stale_window(
     a, b, _ = bots
     client = Client()
     settings.BRAWL_PAGE_STALE_SECONDS = 2.0
+    get(client, f"/games/{GAME}/")
     record(a, b, (1, 2))
     run_refreshes(sent)
     time.sleep(1.5)
@@ -161,6 +177,8 @@ def test_a_page_missing_an_older_result_is_rebuilt(
 ) -> None:
     a, b, c = bots
     client = Client()
+    get(client, f"/games/{GAME}/")
+    get(client, f"/bots/{a.pk}/")
     record(a, b, (1, 2))
     run_refreshes(sent)
     settings.BRAWL_DISPATCH = "none"
@@ -203,8 +221,8 @@ def test_an_older_refresh_finishing_last_leaves_the_newer_page(
     bots: list[Bot], sent: list[tuple[str, list[Any]]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     a, b, _ = bots
+    get(Client(), f"/games/{GAME}/")  # read lately: both refreshes compute it
     record(a, b, (1, 2))
-    run_refreshes(sent)
     computing, release = threading.Event(), threading.Event()
     compute = views_pages.compute_leaderboard_page
 
@@ -223,13 +241,12 @@ def test_an_older_refresh_finishing_last_leaves_the_newer_page(
         finally:
             connections.close_all()
 
-    cache.delete(views_pages.leaderboard_key(GAME, True, 1))  # so that the older refresh computes it
     thread = threading.Thread(target=older, name="older")
     thread.start()
     try:
         assert computing.wait(30)
         record(b, a, (1, 2))
-        run_refreshes(sent)  # the newer refresh runs to its end first
+        page_refresh.refresh_leaderboard(GAME)  # the newer refresh runs to its end first
     finally:
         release.set()
         thread.join(30)

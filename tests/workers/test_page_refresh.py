@@ -4,9 +4,10 @@ Results are recorded here through ``matches.services`` (the recorder's write pat
 ``BRAWL_DISPATCH=celery``; the refresh task goes through Redis to a real ``brawl worker`` process,
 which writes the shared cache (the same Redis database, which this process's cache is pointed
 at). Partitions: one result; a burst of results over three bots on a worker with two processes
-(refreshes of the same pieces running concurrently). Each waits until every piece is current
-without reading a page (so no reader builds one), then reads the pages: they show the results at
-the cost of a warm request.
+(refreshes of the same pieces running concurrently). The pages are read once first (a refresh
+keeps only the pages read lately); each case then waits until every piece is current without
+reading a page (so no reader builds one), then reads the pages: they show the results at the cost
+of a warm request.
 """
 
 from __future__ import annotations
@@ -103,6 +104,8 @@ def test_a_real_worker_refreshes_the_pages_results_changed(stack: Stack, shared_
         bots.append(Bot.objects.select_related("latest_version").get(pk=bot.pk))
     a, b, c = bots
     stack.start_worker("worker", concurrency=2)
+    for url in [f"/games/{GAME}/", f"/api/v1/ratings/?game={GAME}"] + [f"/bots/{bot.pk}/" for bot in bots]:
+        read(url)  # read lately: the refresh keeps these pages
 
     record(a, b, settings)
     wait_until(lambda: all_current([a, b]), 60, "the worker to refresh the pages of one result")

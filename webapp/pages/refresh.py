@@ -13,9 +13,10 @@ times the cost of a warm request. Now, once the result is committed:
    has its refresh coming, so many results within ``BRAWL_PAGE_REFRESH_DELAY`` share one.
 2. The task ``workers.tasks.refresh_pages(game, bot_ids)`` runs ``BRAWL_PAGE_REFRESH_DELAY`` later
    and calls :func:`refresh`: it clears the queued markers first (a result committed from then on
-   queues another refresh), then computes each piece at the current state and stores it unless a
-   newer one is there (``webapp.cache.store_if_newer``: two refreshes, or a refresh and a reader,
-   never leave the older state behind).
+   queues another refresh), then computes each piece read lately (stored in the cache: most bots'
+   pages are read rarely, and computing them for nobody would cost the workers more than it saves)
+   at the current state and stores it unless a newer one is there (``webapp.cache.store_if_newer``:
+   two refreshes, or a refresh and a reader, never leave the older state behind).
 3. Meanwhile a reader gets the stored piece if a stale marker names its stamp: the first result it
    misses, and so every one, is less than ``BRAWL_PAGE_STALE_SECONDS`` old (5 s by default).
    Without such a marker (no refresh queued, a piece older than that, results recorded at the
@@ -37,6 +38,7 @@ from django.contrib.auth.models import AnonymousUser
 from django.core.cache import cache
 from django.core.cache.utils import make_template_fragment_key
 from django.db import transaction
+from django.db.models import Subquery
 from django.template.loader import render_to_string
 
 from webapp import tasks_out
@@ -45,11 +47,13 @@ from webapp.cache import (
     LOCK_SECONDS,
     PAGE_CACHE_SECONDS,
     Stamp,
+    at_least,
     bots_generation,
-    is_current,
+    is_behind,
     queued_marker_key,
     stale_marker_key,
     store_if_newer,
+    stored_stamp,
 )
 from webapp.matches.models import MatchSeat
 from webapp.pages.views import bot_matches_page, first_matches_key
@@ -83,29 +87,37 @@ def after_result(sender: object, *, match: Any, **kwargs: object) -> None:
 def scope_floors(match_id: int) -> tuple[str, list[int], dict[str, Stamp]]:
     """The game and bots of a recorded match, and the stamp of each scope it changed from just before it.
 
-    The game's scope only when the match changed the leaderboard (it has rating-history rows): the
+    Two queries. The game's scope only when the match is rated (it wrote rating-history rows): the
     game's newest history row older than the match's first. A bot's: its revision less this
     result's one step. Results of the same scope committed at the same moment may give a stamp no
     piece was computed at; the marker then serves nothing.
     """
-    seats = list(MatchSeat.objects.filter(match_id=match_id).values_list("match__game", "bot_version__bot_id"))
+    seats = list(
+        MatchSeat.objects.filter(match_id=match_id).values_list(
+            "match__game",
+            "match__rated",
+            "bot_version__bot_id",
+            "bot_version__bot__stats__revision",
+            "bot_version__bot__latest_version_id",
+        )
+    )
     if not seats:
         return "", [], {}
-    game = seats[0][0]
-    bot_ids = sorted({bot for _, bot in seats})
+    game, rated = seats[0][0], seats[0][1]
     generation = bots_generation()
     floors: dict[str, Stamp] = {}
-    first = RatingHistory.objects.filter(match_id=match_id).order_by("id").values_list("id", flat=True).first()
-    if first is not None:
+    if rated:
+        first = RatingHistory.objects.filter(match_id=match_id).order_by("id").values("id")[:1]
         before = (
-            RatingHistory.objects.filter(game=game, id__lt=first).order_by("-id").values_list("id", flat=True).first()
+            RatingHistory.objects.filter(game=game, id__lt=Subquery(first))
+            .order_by("-id")
+            .values_list("id", flat=True)
+            .first()
         )
         floors[game_scope(game)] = (before or 0, generation)
-    for bot_id, revision, latest in Bot.objects.filter(pk__in=bot_ids).values_list(
-        "pk", "stats__revision", "latest_version_id"
-    ):
+    for _, _, bot_id, revision, latest in seats:
         floors[bot_scope(bot_id)] = (max(0, (revision or 0) - 1), latest or 0, generation)
-    return game, bot_ids, floors
+    return game, sorted({seat[2] for seat in seats}), floors
 
 
 def request_refresh(match_id: int) -> None:
@@ -139,17 +151,18 @@ def request_refresh(match_id: int) -> None:
 def refresh_leaderboard(game: str) -> int:
     """Stores ``game``'s first leaderboard page (active bots) and its ratings API answer at the current state.
 
-    Returns how many pieces were computed (0 when a reader had already stored them).
+    Only the pieces read lately (stored, and older than the current state): nobody waits for the
+    others, whose first reader builds them. Returns how many pieces were computed.
     """
     stamp = leaderboard_stamp(game)
     computed = 0
     key = views_pages.leaderboard_key(game, True, 1)
-    if not is_current(key, stamp):
+    if is_behind(key, stamp):
         store_if_newer(key, stamp, views_pages.compute_leaderboard_page(game, True, 1), wait=LOCK_SECONDS)
         computed += 1
     query = ratings_query({"game": game})
     key = ratings_key(query)
-    if not is_current(key, stamp):
+    if is_behind(key, stamp):
         store_if_newer(key, stamp, ratings_body(query), wait=LOCK_SECONDS)
         computed += 1
     return computed
@@ -157,14 +170,21 @@ def refresh_leaderboard(game: str) -> int:
 
 def refresh_bot(bot_id: int) -> int:
     """Stores bot ``bot_id``'s profile at its current state, and renders its first page of matches (as
-    a visitor sees it) into the match-rows fragment; returns how many pieces were computed."""
+    a visitor sees it) into the match-rows fragment; returns how many pieces were computed.
+
+    Only for a page read lately (its profile stored): most bots' pages are read rarely, and their
+    first reader builds them.
+    """
     bot = Bot.objects.select_related("owner", "latest_version", "stats").filter(pk=bot_id).first()
     if bot is None:
         return 0
-    computed = 0
     stamp = profile_stamp(bot, views_pages.bot_stats(bot))
     key = views_pages.profile_key(bot.pk)
-    if not is_current(key, stamp):
+    stored = stored_stamp(key)
+    if stored is None:
+        return 0
+    computed = 0
+    if not at_least(stored, stamp):
         store_if_newer(key, stamp, views_pages.compute_profile(bot), wait=LOCK_SECONDS)
         computed += 1
     page, rows_key = bot_matches_page(AnonymousUser(), bot.pk, {}, None)
