@@ -79,6 +79,16 @@ async def raw_bot(env: Env, bot_id: str, batching: bool) -> wire.RawStream:
     return stream
 
 
+async def eight_matches(env: Env, bot_id: str, batching: bool) -> tuple[wire.RawStream, list[Any]]:
+    """A raw bot ``bot_id`` against an SDK bot, eight matches started at once, played to the end."""
+    env.connect(FirstBot, "other", games=[GAME])
+    stream = await raw_bot(env, bot_id, batching=batching)
+    await wait_connected(env, "other", bot_id)
+    runners = [env.start(GAME, [bot_id, "other"], seed=s, time=CALM) for s in range(MATCHES)]
+    await asyncio.wait_for(play_raw(env, stream, runners, answer_in_batches=batching), 60)
+    return stream, runners
+
+
 def test_a_batching_bot_gets_waiting_messages_as_one_batch_and_may_answer_in_one() -> None:
     """Eight matches start at once against a batching raw bot: their MatchStarts and first requests
     wait together, so they come as ResponseBatches; the bot answers each batch's requests with one
@@ -86,11 +96,7 @@ def test_a_batching_bot_gets_waiting_messages_as_one_batch_and_may_answer_in_one
 
     async def scenario() -> None:
         async with referee_env() as env:
-            env.connect(FirstBot, "other", games=[GAME])
-            stream = await raw_bot(env, "batcher", batching=True)
-            await wait_connected(env, "other", "batcher")
-            runners = [env.start(GAME, ["batcher", "other"], seed=s, time=CALM) for s in range(MATCHES)]
-            await asyncio.wait_for(play_raw(env, stream, runners, answer_in_batches=True), 60)
+            stream, runners = await eight_matches(env, "batcher", batching=True)
             batches = [m.batch for m in stream.received if m.WhichOneof("message") == "batch"]
             assert batches, "no ResponseBatch although eight matches started at once"
             for b in batches:
@@ -119,11 +125,7 @@ def test_a_bot_that_did_not_ask_for_batches_never_gets_one() -> None:
 
     async def scenario() -> None:
         async with referee_env() as env:
-            env.connect(FirstBot, "other", games=[GAME])
-            stream = await raw_bot(env, "plain", batching=False)
-            await wait_connected(env, "other", "plain")
-            runners = [env.start(GAME, ["plain", "other"], seed=s, time=CALM) for s in range(MATCHES)]
-            await asyncio.wait_for(play_raw(env, stream, runners, answer_in_batches=False), 60)
+            stream, runners = await eight_matches(env, "plain", batching=False)
             assert stream.received and all(m.WhichOneof("message") != "batch" for m in stream.received)
             for r in runners:
                 await r.wait()
