@@ -95,6 +95,9 @@ class Pending:
     """The frame that answers: a step called again with the choice, or a standing decision."""
     window: str | None = None
     """The id of the held out-of-turn window this decision belongs to (:attr:`Decision.window`)."""
+    decision: Decision | None = field(default=None, compare=False, repr=False)
+    """This decision as :meth:`StepMatch.to_move` returns it, made on the first call (the referee
+    asks three times per decision)."""
 
     def chosen(self, option_id: str) -> Option | None:
         """Returns the option with id ``option_id``, or ``None`` if it is not one of them."""
@@ -294,7 +297,10 @@ class StepMatch(Match):
         p = self.pending
         if self._outcome is not None or p is None:
             return None
-        return Decision(Seat(p.seat), p.kind, p.prompt, p.default, p.window)
+        d = p.decision
+        if d is None:
+            d = p.decision = Decision(Seat(p.seat), p.kind, p.prompt, p.default, p.window)
+        return d
 
     def legal_options(self) -> Sequence[Option]:
         """Returns the options of the pending decision, in their fixed order; empty when over."""

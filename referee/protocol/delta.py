@@ -100,7 +100,7 @@ class ObservationDiffer:
 
 def encode(ops: Iterable[Op]) -> list[bot_pb2.PatchOp]:
     """Returns patch ops as protocol messages."""
-    return [bot_pb2.PatchOp(op=op, path=path, value="" if op == "remove" else _DUMPS(v)) for op, path, v in ops]
+    return [bot_pb2.PatchOp(op=op, path=path, value="" if op == "remove" else json_text(v)) for op, path, v in ops]
 
 
 def encode_into(target: Any, ops: Iterable[Op]) -> None:
@@ -114,7 +114,19 @@ def encode_into(target: Any, ops: Iterable[Op]) -> None:
         if op == "remove":
             add(op=op, path=path)
         else:
-            add(op=op, path=path, value=_DUMPS(v))
+            add(op=op, path=path, value=json_text(v))
+
+
+def json_text(v: Any) -> str:
+    """``v``'s compact JSON text; an int, a bool or ``None`` (most patch values) without the encoder."""
+    t = type(v)
+    if t is int:
+        return str(v)
+    if t is bool:
+        return "true" if v else "false"
+    if v is None:
+        return "null"
+    return _DUMPS(v)
 
 
 # ----- the JSON form -----------------------------------------------------------------------
@@ -172,35 +184,38 @@ def _norm_message(data: Any, desc: Descriptor) -> dict[str, Any]:
 
 def _diff_message(old: Any, new: Any, desc: Descriptor, path: str, ops: list[Op]) -> None:
     # No whole-message ``==`` first: each member is compared once below, and a top-level compare
-    # would walk every unchanged subtree twice.
-    fields = desc.fields_by_name
+    # would walk every unchanged subtree twice. Most members are the very objects of the previous
+    # observation (the engines hand unchanged parts out again), so the walk keeps only the others.
     get = old.get
-    for key, nv in new.items():
-        ov = get(key)
-        if ov is nv or ov == nv:
-            continue
-        fd = fields[key]
-        sub = f"{path}/{_escape(key)}" if "/" in key or "~" in key else f"{path}/{key}"
-        if ov is None:
-            d = _default(fd)
-            ops.append(("add" if d is _ABSENT else "replace", sub, _norm_field(nv, fd)))
-        elif nv is None:
-            d = _default(fd)
-            if d is _ABSENT:
-                ops.append(("remove", sub, None))
-            else:
-                ops.append(("replace", sub, d))
-        elif ov != nv:
-            _diff_field(ov, nv, fd, sub, ops)
-    for key, ov in old.items():
-        if ov is not None and key not in new:
+    changed = [(key, nv) for key, nv in new.items() if (ov := get(key)) is not nv and ov != nv]
+    if changed:
+        fields = desc.fields_by_name
+        for key, nv in changed:
+            ov = get(key)
             fd = fields[key]
-            d = _default(fd)
-            sub = f"{path}/{_escape(key)}"
-            if d is _ABSENT:
-                ops.append(("remove", sub, None))
+            sub = f"{path}/{_escape(key)}" if "/" in key or "~" in key else f"{path}/{key}"
+            if ov is None:
+                d = _default(fd)
+                ops.append(("add" if d is _ABSENT else "replace", sub, _norm_field(nv, fd)))
+            elif nv is None:
+                d = _default(fd)
+                if d is _ABSENT:
+                    ops.append(("remove", sub, None))
+                else:
+                    ops.append(("replace", sub, d))
             else:
-                ops.append(("replace", sub, d))
+                _diff_field(ov, nv, fd, sub, ops)
+    if len(old) != len(new) or old.keys() != new.keys():
+        fields = desc.fields_by_name
+        for key, ov in old.items():
+            if ov is not None and key not in new:
+                fd = fields[key]
+                d = _default(fd)
+                sub = f"{path}/{_escape(key)}"
+                if d is _ABSENT:
+                    ops.append(("remove", sub, None))
+                else:
+                    ops.append(("replace", sub, d))
 
 
 def _diff_field(old: Any, new: Any, fd: FieldDescriptor, path: str, ops: list[Op]) -> None:
@@ -235,13 +250,15 @@ def _norm_item(value: Any, desc: Descriptor | None) -> Any:
 def _diff_list(old: Sequence[Any], new: Sequence[Any], desc: Descriptor | None, path: str, ops: list[Op]) -> None:
     """Diffs two lists: appended or truncated tails, one element inserted or removed, else in place.
 
-    A change that would touch more than half of the common elements replaces the whole list, so a
-    patch is never much bigger than the full value.
+    A change to more than half of the common elements replaces the whole list, so a patch is never
+    much bigger than the full value; for a list of messages, only when diffing the changed elements
+    one by one would take more ops than the list has elements (each op is then no bigger than the
+    element it changes).
     """
     n_old, n_new = len(old), len(new)
     common = min(n_old, n_new)
     first = 0
-    while first < common and old[first] == new[first]:
+    while first < common and (old[first] is new[first] or old[first] == new[first]):
         first += 1
     if first == n_old == n_new:
         return
@@ -251,16 +268,27 @@ def _diff_list(old: Sequence[Any], new: Sequence[Any], desc: Descriptor | None, 
     if n_old == n_new + 1 and list(old[first + 1 :]) == list(new[first:]):
         ops.append(("remove", f"{path}/{first}", None))
         return
-    changed = [i for i in range(first, common) if old[i] != new[i]]
-    if len(changed) * 2 > max(common, 1) and common > 1:
-        ops.append(("replace", path, [_norm_item(v, desc) for v in new]))
+    changed = [i for i in range(first, common) if old[i] is not new[i] and old[i] != new[i]]
+    if desc is not None and common > 1 and len(changed) * 2 > common:
+        # Most elements changed: element by element while that stays at most one op per element
+        # (a new turn clears a flag on every creature), else the whole list.
+        mine: list[Op] = []
+        for i in changed:
+            _diff_message(old[i], new[i], desc, f"{path}/{i}", mine)
+            if len(mine) > n_new:
+                ops.append(("replace", path, [_norm_message(v, desc) for v in new]))
+                return
+        ops.extend(mine)
+    elif len(changed) * 2 > max(common, 1) and common > 1:
+        ops.append(("replace", path, list(new)))
         return
-    for i in changed:
-        sub = f"{path}/{i}"
-        if desc is not None:
-            _diff_message(old[i], new[i], desc, sub, ops)
-        else:
-            ops.append(("replace", sub, new[i]))
+    else:
+        for i in changed:
+            sub = f"{path}/{i}"
+            if desc is not None:
+                _diff_message(old[i], new[i], desc, sub, ops)
+            else:
+                ops.append(("replace", sub, new[i]))
     for i in range(n_old - 1, n_new - 1, -1):
         ops.append(("remove", f"{path}/{i}", None))
     for i in range(n_old, n_new):

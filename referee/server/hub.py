@@ -672,7 +672,8 @@ class Referee:
     def route_answer(self, session: BotSession, answer: bot_pb2.Answer, received_at: float) -> None:
         """Hands an answer to its match; unknown matches get an Error back."""
         runner = self.get(answer.match_id)
-        if runner is None or not any(k[0] == answer.match_id for k in session.seats):
+        # A look-up per seat of the match, not a walk over the session's seats (100 at 100 matches).
+        if runner is None or not any((runner.match_id, st.seat) in session.seats for st in runner.seats):
             if self.relay is not None and self.relay.forward_answer(session, answer):
                 return
             session.send(

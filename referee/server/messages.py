@@ -2,7 +2,8 @@
 
 :class:`MatchMessages` belongs to one :class:`~referee.server.match.MatchRunner`. It keeps what
 makes a decision cheap to send: each option's encoding, computed the first time the option is
-offered (most options repeat from one decision to the next), and the differ that turns a seat's
+offered (most options repeat from one decision to the next, and from one match to the next: the
+encodings are shared by every match of a game in the process), and the differ that turns a seat's
 previous observation into the next request's ``observation_patch``. Every message is written
 where it lives in the ``ConnectResponse``; nothing is copied but the cached option encodings.
 """
@@ -24,6 +25,22 @@ from referee.server.state import Pending, SeatState
 
 EVENT_CACHE = 1024
 """Most event encodings a match keeps (a seat is normally sent an event within a few decisions)."""
+OPTION_CACHE = 32_768
+"""Most option encodings kept per game in the process (cleared past it). ScrumBrawl's move options
+are one per creature and square, so a match mostly offers moves an earlier match offered already."""
+
+_SHARED_OPTIONS: dict[str, dict[str, tuple[Option, bytes]]] = {}
+"""Per game: each option id's last offered option and its encoded ``options`` field, shared by the
+game's matches. An encoding is a function of the option's content alone, and is reused only for an
+option whose content equals the one it was made from, so sharing reveals nothing across matches."""
+
+
+def shared_options(game: str) -> dict[str, tuple[Option, bytes]]:
+    """The option encodings shared by ``game``'s matches in this process (see :data:`OPTION_CACHE`)."""
+    cache = _SHARED_OPTIONS.get(game)
+    if cache is None or len(cache) > OPTION_CACHE:
+        cache = _SHARED_OPTIONS[game] = {}
+    return cache
 
 
 class MatchMessages:
@@ -40,16 +57,16 @@ class MatchMessages:
         self.game = game
         self.time = time
         self._time_proto = time.to_proto()
-        self._options: dict[str, tuple[Option, bytes]] = {}
-        """Each option id's last offered option and its encoded ``options`` field (bytes only: a
-        finished match frees them cheaply, where message objects took 1.5 % of the referee's time)."""
+        self._options = shared_options(game)
+        """Each option id's last offered option and its encoded ``options`` field (bytes only, where
+        message objects took 1.5 % of the referee's time), shared with the game's other matches."""
         self._differ = delta.ObservationDiffer(game)
         self._events: dict[int, tuple[Event, bot_pb2.GameEvent, bytes]] = {}
         """Recent events' encodings by index: each seat is sent the same event objects, so an event
         is encoded once and copied into every seat's request (cleared past ``EVENT_CACHE``)."""
 
     def shed(self) -> None:
-        """Drops the caches (the match is over)."""
+        """Drops the match's caches (the match is over; the shared option encodings stay)."""
         self._options = {}
         self._events = {}
         self._differ = delta.ObservationDiffer(self.game)
@@ -76,7 +93,10 @@ class MatchMessages:
         if hit is not None and (hit[0] is opt or hit[0] == opt):
             return hit[1]
         encoded = embedded(OPTION_TAG, codec.option(self.game, opt).SerializeToString())
-        self._options[opt.id] = (opt, encoded)
+        cache = self._options
+        if len(cache) >= OPTION_CACHE:
+            cache.clear()
+        cache[opt.id] = (opt, encoded)
         return encoded
 
     def match_start(

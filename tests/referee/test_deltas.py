@@ -26,7 +26,7 @@ from referee.core import get_game
 from referee.core.ids import BotId
 from referee.core.replay import Recorder, Replay
 from referee.protocol import codec
-from referee.protocol.delta import ObservationDiffer, PatchError, apply_patch, encode, encode_into
+from referee.protocol.delta import ObservationDiffer, PatchError, apply_patch, encode, encode_into, json_text
 from referee.protocol.timecontrol import TimeSettings
 from referee.sdk import BotClient
 from referee.sdk.host import Turn
@@ -112,6 +112,41 @@ def test_patches_are_smaller_than_the_observations_they_replace() -> None:
 
     playout("scrumbrawl", 7, 2, check)
     assert sizes[0] * 2 < sizes[1], sizes
+
+
+@pytest.mark.parametrize(
+    "value",
+    [0, -1, 7, 2**70, -(2**63), True, False, None, 1.5, "", 'é/~"x', [1, "a"], {"k": [None, True]}, [], {}],
+)
+def test_a_patch_value_is_the_json_encoders_text(value: Any) -> None:
+    """The shortcut for ints, bools and null writes what the compact JSON encoder writes."""
+    assert json_text(value) == json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    assert json.loads(json_text(value)) == value
+
+
+def test_a_list_whose_elements_mostly_changed_is_patched_by_element_while_that_is_smaller() -> None:
+    """A new turn clears a flag on every creature: one op per creature, not the whole list; when
+    the elements change in more places than the list has elements, the whole list goes instead."""
+    g = get_game("scrumbrawl")
+    rec = Recorder(g, g.parse_config({}, 2), 3, ["a", "b"], {})
+    rng = random.Random(1)
+    while len(rec.match.observe(0)["creatures"]) < 4:
+        rec.apply(rng.choice(rec.match.legal_options()).id)
+    old = rec.match.observe(0)
+    differ = ObservationDiffer("scrumbrawl")
+    creatures = old["creatures"]
+
+    flipped = {**old, "creatures": [{**c, "moved": not c["moved"]} for c in creatures]}
+    ops = differ.diff(old, flipped)
+    assert [(o, p) for o, p, _ in ops] == [("replace", f"/creatures/{i}/moved") for i in range(len(creatures))]
+
+    moved = {**old, "creatures": [{**c, "row": c["row"] + 1, "col": c["col"] + 1} for c in creatures]}
+    ops = differ.diff(old, moved)
+    assert [(o, p) for o, p, _ in ops] == [("replace", "/creatures")]
+
+    for new in (flipped, moved):
+        patched = apply_patch(differ.json_form(old), encode(differ.diff(old, new)))
+        assert patched == differ.json_form(new)
 
 
 def op(kind: str, path: str, value: str = "") -> bot_pb2.PatchOp:

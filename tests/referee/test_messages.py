@@ -13,6 +13,7 @@ from referee.core.ids import MatchId, Seat
 from referee.core.replay import Recorder
 from referee.protocol import codec
 from referee.protocol.timecontrol import TimeSettings
+from referee.server import messages
 from referee.server.messages import MatchMessages
 from referee.server.outgoing import OPTION_TAG, as_bytes, embedded
 from referee.server.state import Pending, SeatSpec, SeatState
@@ -34,7 +35,29 @@ def test_an_option_is_encoded_once_and_again_when_its_content_changes_under_the_
     other = Option("take:1", "take", "Take 1 (last)", {"n": 2})
     assert msgs.option(other) == field(other) != again
     msgs.shed()
-    assert msgs.option(a) == first and msgs.option(a) is not first
+    assert msgs.option(a) == first
+
+
+def test_option_encodings_are_shared_across_matches_only_for_equal_content(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A second match of the game reuses the first one's encoding of an equal option; an option
+    under the same id with other content is encoded afresh (never the other match's bytes), and
+    the shared cache is cleared past OPTION_CACHE entries."""
+    monkeypatch.setattr(messages, "_SHARED_OPTIONS", {})
+    first, second = (MatchMessages(MatchId(m), "tinygame", TimeSettings()) for m in ("m1", "m2"))
+    a = Option("take:1", "take", "Take 1", {"n": 1})
+    encoded = first.option(a)
+    assert second.option(Option("take:1", "take", "Take 1", {"n": 1})) is encoded
+    changed = Option("take:1", "take", "Take 1", {"n": 5})
+    assert second.option(changed) == embedded(OPTION_TAG, codec.option("tinygame", changed).SerializeToString())
+    assert first.option(a) == encoded and first.option(a) is not encoded  # replaced by the other content
+    assert MatchMessages(MatchId("m3"), "superfantasybrawl", TimeSettings())._options is not first._options
+
+    monkeypatch.setattr(messages, "OPTION_CACHE", 3)
+    for n in range(2):
+        first.option(Option(f"take:{n + 10}", "take", "Take", {"n": n}))
+    assert list(first._options) == ["take:1", "take:10", "take:11"]
+    first.option(Option("take:99", "take", "Take", {"n": 99}))
+    assert list(first._options) == ["take:99"] and second._options is first._options
 
 
 def test_a_request_carries_each_options_current_content_under_a_reused_id() -> None:
