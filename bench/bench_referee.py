@@ -28,6 +28,7 @@ streams by the same parent process, measured in the same run:
                                   [--processes 1,2] [--decisions 4000] [--step-cpu] [--no-yield]
     python -m bench.bench_referee --components    # loop mechanics, old against new
     python -m bench.bench_referee --messages      # the referee's own work per decision
+    python -m bench.bench_referee --breakdown     # where a decision's CPU goes: engine, referee, network
 
 The bots run in the parent process, so on a 2-core machine they compete with two referee
 processes for the cores; the floor pays the same (its client is in the parent too).
@@ -62,7 +63,8 @@ async def instant_bot(address: str, token: str, game: str, seats: int, batching:
     """A raw gRPC bot: Hello, then the first option of every request at once; runs until cancelled.
 
     With ``batching`` its Hello asks for ``ResponseBatch``es, and it answers the requests of one
-    batch with one ``RequestBatch``, as the SDK does.
+    batch with one ``RequestBatch``; answers that are ready together (several batches read before
+    its stream could write) go as one ``RequestBatch`` too, as the SDK sends them.
     """
     outbox: asyncio.Queue[bot_pb2.ConnectRequest] = asyncio.Queue()
     hello = bot_pb2.Hello(games=[game], max_matches=seats, client="bench")
@@ -72,7 +74,16 @@ async def instant_bot(address: str, token: str, game: str, seats: int, batching:
 
     async def requests() -> AsyncIterator[bot_pb2.ConnectRequest]:
         while True:
-            yield await outbox.get()
+            item = await outbox.get()
+            if batching and not outbox.empty():
+                # Everything ready goes as one RequestBatch (at most 64 answers), as the SDK sends it.
+                items: list[bot_pb2.ConnectRequest] = []
+                for one in [item, *(outbox.get_nowait() for _ in range(outbox.qsize()))]:
+                    items.extend(one.batch.messages if one.WhichOneof("message") == "batch" else [one])
+                for i in range(0, len(items), 64):
+                    yield bot_pb2.ConnectRequest(batch=bot_pb2.RequestBatch(messages=items[i : i + 64]))
+                continue
+            yield item
 
     def reply(msg: Any) -> bot_pb2.ConnectRequest | None:
         kind = msg.WhichOneof("message")
@@ -591,6 +602,191 @@ def _messages_of(name: str, rounds: int, seeds: int, most: int) -> None:
     )
 
 
+# ----- where a decision's CPU goes (--breakdown) -----------------------------------------------
+
+
+def _engine_child(conn: Connection, game: str, decisions: int) -> None:
+    """The engine alone, called as the referee calls it for each decision (the deciding seat's
+    new events and observation, the options, the answer: the first option, as the bench's bots
+    answer), over as many games as it takes; sends the CPU seconds per decision."""
+    from referee.core.chance import SeededChance
+    from referee.core.registry import get_game
+
+    g = get_game(game)
+    config = g.parse_config({}, 2)
+    done, seed, cpu = 0, 0, 0.0
+    while done < decisions:
+        seed += 1
+        match = g.new_match(config, 2, SeededChance(seed))
+        sent = [0, 0]
+        c0 = time.process_time()
+        while (d := match.to_move()) is not None:
+            options = match.legal_options()
+            match.events(sent[d.seat], d.seat)
+            sent[d.seat] = len(match.events(0))
+            match.observe(d.seat)
+            match.apply(options[0].id)
+            done += 1
+        cpu += time.process_time() - c0
+    conn.send(cpu / done)
+
+
+def _inprocess_child(conn: Connection, game: str, matches: int, decisions: int) -> None:
+    """A referee without the network: the two bots' sessions are opened in the process and each
+    is served by a task that takes the session's outbox as the stream writer would (batches
+    included), parses what a bot would receive and answers each request's first option through
+    the reader's own handler. The CPU of that stand-in bot is measured apart and left out; sends
+    (decisions, referee CPU seconds per decision, stand-in bot CPU seconds per decision)."""
+    from referee.protocol.timecontrol import TimeSettings
+    from referee.server.auth import BotIdentity, MemoryTokenStore
+    from referee.server.hub import RefereeSettings
+    from referee.server.match import SeatSpec
+    from referee.server.outgoing import MAX_BATCH, MAX_BATCH_BYTES, as_bytes, batch
+    from referee.server.service import BotServicer, create_server, tune_gc
+    from referee.server.sinks import MemoryResultSink
+
+    tune_gc()
+    bot_cpu = [0.0]
+
+    async def stand_in(servicer: Any, session: Any) -> None:
+        loop = asyncio.get_running_loop()
+        outbox = session.outbox
+        while (msg := await outbox.get()) is not None:
+            if outbox.qsize():
+                parts = outbox.take_batch(as_bytes(msg), MAX_BATCH, MAX_BATCH_BYTES)
+                raw = batch(parts) if len(parts) > 1 else parts[0]
+            else:
+                raw = as_bytes(msg)
+            c0 = time.thread_time()
+            got = bot_pb2.ConnectResponse.FromString(raw)
+            items = got.batch.messages if got.WhichOneof("message") == "batch" else [got]
+            answers = [
+                bot_pb2.ConnectRequest(
+                    answer=bot_pb2.Answer(
+                        match_id=m.decision_request.match_id,
+                        decision_id=m.decision_request.decision_id,
+                        option_id=m.decision_request.options[0].id,
+                    )
+                )
+                for m in items
+                if m.WhichOneof("message") == "decision_request"
+            ]
+            sent = bot_pb2.ConnectRequest(batch=bot_pb2.RequestBatch(messages=answers)).SerializeToString()
+            bot_cpu[0] += time.thread_time() - c0
+            if answers:
+                # As the reader would: parse the bytes, then handle them (on a later loop turn).
+                loop.call_soon(
+                    lambda b=sent: servicer._handle(session, bot_pb2.ConnectRequest.FromString(b), time.monotonic())
+                )
+
+    async def main() -> None:
+        settings = RefereeSettings()
+        rs = create_server("127.0.0.1:0", tokens=MemoryTokenStore(), sink=MemoryResultSink(), settings=settings)
+        ref = rs.referee
+        servicer = BotServicer(ref)
+        tasks = []
+        for name in ("a", "b"):
+            hello = bot_pb2.Hello(games=[game], max_matches=matches, client="bench", batching=True)
+            session = ref.open_session(BotIdentity(BotId(name), name), hello)
+            tasks.append(asyncio.create_task(stand_in(servicer, session)))
+        ref.on_session_ready()
+        tc = TimeSettings(decision_time=30, bank_time=300).to_proto()
+        seats = [SeatSpec(bot_id=BotId("a")), SeatSpec(bot_id=BotId("b"))]
+        serial = 0
+
+        def start() -> Any:
+            nonlocal serial
+            serial += 1
+            return ref.start_match(game=game, seats=seats, seed=serial, time_control=tc)
+
+        runners = [start() for _ in range(matches)]
+        ended = 0
+
+        def count() -> int:
+            return ended + sum(len(r.recorder.replay.decisions) for r in runners)
+
+        await asyncio.sleep(0.5)
+        n0, cpu0, bot0 = count(), time.process_time(), bot_cpu[0]
+        while count() - n0 < decisions:
+            await asyncio.sleep(0.05)
+            for i, r in enumerate(runners):
+                if r.is_over():
+                    ended += len(r.recorder.replay.decisions)
+                    runners[i] = start()
+        n, cpu, bot = count() - n0, time.process_time() - cpu0, bot_cpu[0] - bot0
+        for r in runners:
+            r.cancel("bench window over")
+        await asyncio.gather(*(r.wait() for r in runners))
+        for t in tasks:
+            t.cancel()
+        conn.send((n, (cpu - bot) / n, bot / n))
+
+    asyncio.run(main())
+
+
+async def breakdown_async(games: Sequence[str], concurrency: Sequence[int], decisions: int, rounds: int) -> None:
+    """Prints, per game and number of matches, a decision's CPU in three layers, each its median
+    over ``rounds`` interleaved runs, each run in a fresh process:
+
+    * ``engine``: the engine alone as the referee calls it (events, observation, options, apply);
+    * ``referee``: the whole referee without the network (runner, messages, patches, clocks,
+      records, the loop, the engine), bots served in the process (their CPU left out);
+    * ``network``: the same referee over gRPC on loopback (the main table's ``us cpu/dec``) minus
+      ``referee``: what the streams cost a decision;
+
+    ``own`` is ``referee`` minus ``engine``: the referee's own work. Next to them, the floor server's
+    CPU per round trip and round trips/s, and two ratios to the floor for a referee that keeps one
+    core busy: ``1 core``, with all of ``total`` (what the main table's ``ratio`` comes to when the
+    referee process is the bottleneck), and ``own=0``, with only ``engine`` plus ``network``, as if
+    the referee's own work cost nothing: how far that work alone keeps a decision from the floor.
+    """
+    print(f"where a decision's CPU goes: about {decisions} decisions per run, median of {rounds} interleaved runs")
+    header = (
+        f"{'game':<18} {'matches':>7} | {'engine us':>9} {'own us':>6} {'referee us':>10} {'network us':>10} "
+        f"{'total us':>8} | {'floor us/rt':>11} {'floor rt/s':>10} | {'1 core':>6} {'own=0':>6}"
+    )
+    print(header)
+    print("-" * len(header))
+    echo, echo_conn = _spawn(_echo_child)
+    echo_port = await _recv(echo_conn)
+    ref, ref_conn = _spawn(_referee_child, list(games), False, False)
+    port, tokens = await _recv(ref_conn)
+    try:
+        for game in games:
+            for n in concurrency:
+                samples: dict[str, list[float]] = {"engine": [], "referee": [], "grpc": [], "floor": [], "rate": []}
+                for _ in range(rounds):
+                    proc, conn = _spawn(_engine_child, game, decisions)
+                    samples["engine"].append(await _recv(conn))
+                    proc.join(5)
+                    proc, conn = _spawn(_inprocess_child, game, n, decisions)
+                    _, per, _ = await _recv(conn)
+                    samples["referee"].append(per)
+                    proc.join(5)
+                    f_rate, f_cpu = await floor([(echo, echo_conn, echo_port)], n, decisions)
+                    samples["floor"].append(f_cpu)
+                    samples["rate"].append(f_rate)
+                    _, r_cpu, _, _, _ = await referee_run([(ref, ref_conn, port, tokens)], game, n, decisions, True)
+                    samples["grpc"].append(r_cpu)
+                med = {k: sorted(v)[len(v) // 2] for k, v in samples.items()}
+                network = med["grpc"] - med["referee"]
+                own = med["referee"] - med["engine"]
+                print(
+                    f"{game:<18} {n:>7} | {med['engine'] * 1e6:>9.0f} {own * 1e6:>6.0f} {med['referee'] * 1e6:>10.0f} "
+                    f"{network * 1e6:>10.0f} {med['grpc'] * 1e6:>8.0f} | {med['floor'] * 1e6:>11.0f} "
+                    f"{med['rate']:>10.0f} | {1.0 / med['grpc'] / med['rate']:>6.2f} "
+                    f"{1.0 / (med['engine'] + network) / med['rate']:>6.2f}",
+                    flush=True,
+                )
+    finally:
+        echo_conn.send("stop")
+        ref_conn.send(("stop",))
+        for proc in (echo, ref):
+            proc.join(5)
+            if proc.is_alive():
+                proc.kill()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", default="scrumbrawl,superfantasybrawl")
@@ -622,7 +818,20 @@ def main() -> int:
         action="store_true",
         help="only time the referee's own per-decision work around the engine, in thread CPU (see messages())",
     )
+    parser.add_argument(
+        "--breakdown",
+        action="store_true",
+        help="only print where a decision's CPU goes: the engine, the referee without the network, the network "
+        "(see breakdown_async(); --concurrency defaults to 10 here, --rounds sets the interleaved runs)",
+    )
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved runs per row of --breakdown")
     args = parser.parse_args()
+    if args.breakdown:
+        games = [g for g in args.games.split(",") if g]
+        given = "--concurrency" in " ".join(sys.argv)
+        conc = [int(x) for x in args.concurrency.split(",")] if given else [10]
+        asyncio.run(breakdown_async(games, conc, args.decisions, args.rounds))
+        return 0
     if args.messages:
         messages([g for g in args.games.split(",") if g])
         return 0
