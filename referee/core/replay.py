@@ -20,22 +20,25 @@ import gzip
 import hashlib
 import json
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from referee.core.chance import SeededChance
+from referee.core.chance import Chance, SeededChance
 from referee.core.contract import (
     EVERYONE,
+    Decision,
     Event,
     Game,
     JSONDict,
     Match,
+    Option,
     Outcome,
     Termination,
+    _Everyone,
     forfeit_outcome,
 )
-from referee.core.errors import EngineError
+from referee.core.errors import EngineError, MatchOverError
 from referee.core.fairness import check_commitment
 from referee.core.ids import Seat
 from referee.core.registry import get_game
@@ -290,6 +293,7 @@ class Recorder:
         )
         self.match: Match = game.new_match(config, len(seats), SeededChance(seed))
         self._final: Outcome | None = None
+        self._released_count = 0
 
     def apply(
         self, option_id: str, *, source: str = "bot", note: str = "", think_ms: int | None = None
@@ -342,6 +346,65 @@ class Recorder:
         self.replay.events = [e.to_json() for e in all_events if e.visible(None)]
         self.replay.events_digest = events_digest(all_events)
         return self.replay
+
+    def release(self) -> None:
+        """Drops the engine's state and the replay's events and decisions of a finished match (the
+        bulk of its memory: about 1 MiB for a long ScrumBrawl match), keeping the number of
+        decisions, the incidents, the outcome and the final public observation. The replay object
+        :meth:`finish` returned is left as it was: the recorder holds a copy without the events and
+        decisions from here on.
+
+        Raises:
+            ReplayError: the match has not ended.
+        """
+        final = self.outcome()
+        if final is None:
+            raise ReplayError("cannot release a match that is still running")
+        if isinstance(self.match, ReleasedMatch):
+            return
+        self._final = final
+        self._released_count = len(self.replay.decisions)
+        self.match = ReleasedMatch(final, self.match.observe(None))
+        self.replay = replace(self.replay, events=[], decisions=[])
+
+    @property
+    def decision_count(self) -> int:
+        """Decisions recorded so far (kept when the match is released)."""
+        return self._released_count if isinstance(self.match, ReleasedMatch) else len(self.replay.decisions)
+
+
+class ReleasedMatch(Match):
+    """What a :class:`Recorder` keeps of a finished match after :meth:`Recorder.release`: the
+    outcome and the final public observation; no decision, no option, no event."""
+
+    def __init__(self, outcome: Outcome, public: JSONDict) -> None:
+        self._outcome = outcome
+        self._public = public
+
+    def to_move(self) -> Decision | None:
+        return None
+
+    def legal_options(self) -> Sequence[Option]:
+        return []
+
+    def apply(self, option_id: str) -> Sequence[Event]:
+        raise MatchOverError("the match is over")
+
+    def observe(self, viewer: Seat | None) -> JSONDict:
+        """The final public observation (a seat's own view is not kept)."""
+        if viewer is not None:
+            raise EngineError("a released match keeps only the public view")
+        return self._public
+
+    def events(self, since: int = 0, viewer: Seat | _Everyone | None = EVERYONE) -> list[Event]:
+        """None: the events were released with the engine's state (the stored replay has them)."""
+        return []
+
+    def outcome(self) -> Outcome | None:
+        return self._outcome
+
+    def determinize(self, viewer: Seat | None, chance: Chance) -> Match:
+        raise EngineError("a released match cannot be determinized")
 
 
 def initial_match(replay: Replay, game: Game | None = None) -> Match:

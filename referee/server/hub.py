@@ -68,6 +68,9 @@ class RefereeSettings:
     keep_finished: int = 1_000
     """Finished matches kept in memory for GetMatch, ListMatches and late spectators (each is shed of
     what only a running match needs; the database and the replay store keep them for good)."""
+    keep_finished_state: int = 32
+    """Of those, the newest whose engine state and event log are kept too (a long ScrumBrawl match
+    holds about 0.9 MiB of them); older ones keep their record and final public view only."""
     max_pending_matches: int = 1_000
     """Matches that may wait for their bots at once; StartMatch beyond it is RESOURCE_EXHAUSTED."""
     revalidate_interval: float = 10.0
@@ -439,6 +442,13 @@ class Referee:
             return
         runner.shed()
         self._finished_order.append(runner.match_id)
+        keep = self.settings.keep_finished_state
+        if len(self._finished_order) > keep:
+            aged = self.matches.get(self._finished_order[-keep - 1])
+            if aged is not None:
+                aged.runner.release()
+                if aged.task is not None and aged.task.done():
+                    aged.task = None  # its result is the whole replay
         while len(self._finished_order) > self.settings.keep_finished:
             old = self._finished_order.popleft()
             entry = self.matches.pop(old, None)

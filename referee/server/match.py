@@ -891,6 +891,19 @@ class MatchRunner:
             st.obs_sent = None
             st.previous = None
 
+    def release(self) -> None:
+        """Drops the engine's state and the replay's events of a finished match (the hub calls it
+        once ``keep_finished_state`` newer matches have finished): GetMatch and ListMatches still
+        show it whole, a late spectator gets its final public view and outcome without the event
+        log, and :meth:`wait` returns the replay without its events and decisions (the stored
+        replay is whole).
+        """
+        if self.state in (MatchState.PENDING, MatchState.RUNNING) or self.recorder.outcome() is None:
+            return
+        self.recorder.release()
+        if self.replay is not None:
+            self.replay = self.recorder.replay
+
     def to_proto(self) -> referee_pb2.Match:
         """Returns the match as the referee API's ``Match`` message."""
         msg = referee_pb2.Match(
@@ -900,7 +913,7 @@ class MatchRunner:
             config=codec.to_struct(self.config),
             seed=self.seed & ((1 << 64) - 1),
             time_control=self.time.to_proto(),
-            decision_count=len(self.recorder.replay.decisions),
+            decision_count=self.recorder.decision_count,
             create_time=timestamp(self.create_time),
             replay_uri=self.replay_uri,
             labels=self.labels,

@@ -63,7 +63,7 @@ class Spectators:
         msg = referee_pb2.WatchMatchResponse(
             match_id=self.match_id,
             state=STATE_PROTO[state],
-            decision_count=len(self.recorder.replay.decisions),
+            decision_count=self.recorder.decision_count,
             observation=codec.observation(self.game, match.observe(None)),
             events=codec.events(self.game, match.events(since, None)),
         )

@@ -13,6 +13,7 @@ import pytest
 from referee.core import Seat, register
 from referee.core.conformance import random_playout
 from referee.core.contract import Termination, forfeit_outcome
+from referee.core.errors import EngineError, MatchOverError
 from referee.core.replay import DecisionRecord, Recorder, Replay, ReplayError, verify
 from tests.conformance.tinygame import TinyGame
 
@@ -108,3 +109,27 @@ def test_cancelled_match_counts_for_nobody_and_verifies() -> None:
     outcome = rec.cancel("referee shut down")
     assert outcome.ranks == (1, 1, 1) and outcome.termination is Termination.CANCELLED
     verify(Replay.loads(rec.finish().dumps()))
+
+
+def test_a_released_recorder_keeps_the_record_and_the_public_view_only() -> None:
+    """Recorder.release on a finished match: the outcome, the number of decisions, the incidents
+    and the final public observation stay; the engine's state, the event log and the decisions go;
+    the replay finish() returned is left whole; releasing a running match is refused."""
+    rec = Recorder(GAME, GAME.parse_config({}, 2), 5, ["a", "b"])
+    with pytest.raises(ReplayError):
+        rec.release()
+    while rec.match.to_move() is not None:
+        rec.apply(rec.match.legal_options()[0].id)
+    public, outcome = rec.match.observe(None), rec.outcome()
+    whole = rec.finish()
+    events, decisions = list(whole.events), len(whole.decisions)
+    rec.release()
+    assert rec.outcome() == outcome and rec.match.observe(None) == public
+    assert rec.match.to_move() is None and rec.match.events(0) == [] and rec.replay.events == []
+    assert rec.decision_count == decisions and rec.replay.decisions == [] and rec.replay.outcome == outcome
+    assert whole.events == events and events
+    with pytest.raises(MatchOverError):
+        rec.match.apply("anything")
+    with pytest.raises(EngineError):
+        rec.match.observe(Seat(0))
+    verify(whole)

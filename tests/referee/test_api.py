@@ -19,8 +19,9 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
 from referee.core.ids import BotId
-from referee.core.replay import verify
-from referee.server.hub import StartError
+from referee.core.replay import ReleasedMatch, simulate, verify
+from referee.protocol import codec
+from referee.server.hub import RefereeSettings, StartError
 from referee.server.match import MatchState, SeatSpec
 from tests.referee.bots import FirstBot, SilentBot
 from tests.referee.harness import FAST, GAMES, referee_env
@@ -249,3 +250,41 @@ def _spec(name: str) -> SeatSpec:
     if name.startswith("house:"):
         return SeatSpec(house_bot=name[6:])
     return SeatSpec(bot_id=BotId(name))
+
+
+def test_older_finished_matches_keep_their_record_but_release_their_state() -> None:
+    """Past the newest ``keep_finished_state`` finished matches, a match keeps what GetMatch shows
+    (the number of decisions, the outcome, the incidents) and its final public view, but not the
+    engine's state, the event log or the decisions: with 1 kept, the first of two finished matches
+    is released, the second is not, and the stored replays are both whole."""
+
+    async def scenario() -> None:
+        async with referee_env(RefereeSettings(ping_interval=0.2, keep_finished_state=1)) as env:
+            runners = []
+            for n in range(2):
+                r = env.start("scrumbrawl", ["house:random", "house:random"], seed=n + 1, match_id=f"k-{n}")
+                await r.wait()
+                runners.append(r)
+            old, new = runners
+            assert isinstance(old.recorder.match, ReleasedMatch) and old.recorder.replay.events == []
+            assert old.recorder.replay.decisions == [] and old.replay is old.recorder.replay
+            assert not isinstance(new.recorder.match, ReleasedMatch) and new.recorder.replay.events
+            for n in range(2):
+                verify(env.sink.replays[f"k-{n}"])  # the sink's replay is untouched
+            assert env.sink.replays["k-0"].events
+
+            async with env.api_channel() as channel:
+                api = referee_pb2_grpc.RefereeServiceStub(channel)
+                got = await api.GetMatch(referee_pb2.GetMatchRequest(match_id="k-0"))
+                assert got.match.state == State.STATE_SUCCEEDED
+                assert got.match.decision_count == len(env.sink.replays["k-0"].decisions)
+                assert got.match.outcome.ranks == list(env.sink.replays["k-0"].outcome.ranks)
+                watched = [m async for m in api.WatchMatch(referee_pb2.WatchMatchRequest(match_id="k-0"))]
+                assert len(watched) == 1 and not watched[0].events
+                assert watched[0].outcome.termination != bot_pb2.TERMINATION_UNSPECIFIED
+                final = simulate(env.sink.replays["k-0"]).observe(None)
+                assert watched[0].observation == codec.observation("scrumbrawl", final)
+                whole = [m async for m in api.WatchMatch(referee_pb2.WatchMatchRequest(match_id="k-1"))]
+                assert sum(len(m.events) for m in whole) == len(env.sink.replays["k-1"].events)
+
+    asyncio.run(scenario())
