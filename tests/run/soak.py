@@ -23,6 +23,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from contextlib import closing
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -239,6 +240,7 @@ def soak(minutes: float, workdir: Path, checkout: Path = ROOT) -> Report:
         console_start = len(console.read_text().splitlines())
         db = var / "brawl.sqlite3"
         base_finished = _finished(db)
+        base_recorded = sum(_finished(db, ladder_only=False).values())
         base_var = folder_bytes(var)
         base_db = _db_bytes(var)
         while True:
@@ -259,9 +261,10 @@ def soak(minutes: float, workdir: Path, checkout: Path = ROOT) -> Report:
         report.failure = state.get("failure")
         report.unrestarted = [n for n, s in state["services"].items() if s["pid"] is None]
         report.var_growth_bytes = folder_bytes(var) - base_var
-        played = sum(report.samples[-1].finished.values())
+        # Per match recorded in the window, tournament and house matches included: they all store rows.
+        recorded = sum(_finished(db, ladder_only=False).values()) - base_recorded
         db_growth = _db_bytes(var) - base_db
-        report.db_bytes_per_match = round(db_growth / played, 1) if played else 0.0
+        report.db_bytes_per_match = round(db_growth / recorded, 1) if recorded else 0.0
         logs = var / "logs"
         report.log_files = {p.name: p.stat().st_size for p in sorted(logs.iterdir())} if logs.exists() else {}
         report.per_third = _per_third(report.samples, minutes)
@@ -288,7 +291,19 @@ def soak(minutes: float, workdir: Path, checkout: Path = ROOT) -> Report:
 
 
 def _db_bytes(var: Path) -> int:
-    return sum(p.stat().st_size for p in var.glob("brawl.sqlite3*"))
+    """The database's size in use: its pages minus the free ones, as a reader sees it now.
+
+    Not the files' sizes: the write-ahead log holds up to a few MB of pages until SQLite folds it
+    into the main file, which over a 3-minute soak alone would add some 20 KB per match.
+    """
+    db = var / "brawl.sqlite3"
+    if not db.exists():
+        return 0
+    with closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30)) as conn:
+        pages, size, free = (
+            conn.execute(f"PRAGMA {pragma}").fetchone()[0] for pragma in ("page_count", "page_size", "freelist_count")
+        )
+    return int((pages - free) * size)
 
 
 def _sample(now: float, marker: str, var: Path, db: Path, base: dict[str, int]) -> Sample:

@@ -14,8 +14,11 @@ Both are in the slow suite (``make test-slow``): the 3-minute version, and the 3
   so it plays in bursts. The matches per minute of each third are reported, not asserted;
 - memory stayed flat: the resident memory of each kind of process at the end is within 50% (plus
   30 MiB of slack for caches warming up) of what it was at the end of the first third;
-- disk growth stayed bounded: the broker holds no backlog, no log file exceeds its rotation size,
-  and the database grows by less than 64 KiB per match (replays are stored gzip-compressed);
+- disk growth stayed bounded: the broker holds no backlog (its queue came down under 20 files in
+  the last third of the run at least once), no log file exceeds its rotation size,
+  and the database grows by less than 96 KiB per match recorded (the replay and the viewer's frames
+  are both stored gzip-compressed: about 8 and 44 KB a match on the 3-minute soak's mix; a leak or
+  an uncompressed store would be several times that);
 - ``brawl ratings verify`` passes at the end.
 
 The figures (written to ``soak-report.json`` in the test's folder and printed) go to
@@ -52,9 +55,13 @@ def _check(report: Report) -> None:
     for role, (first, last) in report.rss_growth().items():
         if first:
             assert last <= first * 1.5 + 30 * 1024, f"{role}: RSS grew from {first} KiB to {last} KiB"
-    assert report.samples[-1].broker_files < 20, f"broker backlog: {report.samples[-1].broker_files} files"
+    # No backlog: in the last third the broker's queue came down under 20 files at least once. A
+    # backlog that grows never does; a single sample may catch a burst of results in flight (one
+    # loaded run saw 30 files in the last sample, with every service alive and keeping up).
+    last_third = [s.broker_files for s in report.samples if s.t >= report.minutes * 60 * 2 / 3]
+    assert min(last_third) < 20, f"broker backlog in the last third: {last_third} files"
     assert all(size <= LOG_MAX_BYTES + 64_000 for size in report.log_files.values()), report.log_files
-    assert report.db_bytes_per_match < 64 * 1024, f"{report.db_bytes_per_match} bytes per match"
+    assert report.db_bytes_per_match < 96 * 1024, f"{report.db_bytes_per_match} bytes per match"
     assert report.ratings_verify == 0, report.ratings_output
 
 
