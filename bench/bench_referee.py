@@ -735,15 +735,16 @@ async def breakdown_async(games: Sequence[str], concurrency: Sequence[int], deci
       ``referee``: what the streams cost a decision;
 
     ``own`` is ``referee`` minus ``engine``: the referee's own work. Next to them, the floor server's
-    CPU per round trip and round trips/s, and two ratios to the floor for a referee that keeps one
-    core busy: ``1 core``, with all of ``total`` (what the main table's ``ratio`` comes to when the
-    referee process is the bottleneck), and ``own=0``, with only ``engine`` plus ``network``, as if
-    the referee's own work cost nothing: how far that work alone keeps a decision from the floor.
+    CPU per round trip and round trips/s, and two CPU ratios to the floor server's CPU per round
+    trip (both are server processes' ``process_time``, gRPC's own threads included): ``total/fl``,
+    the whole referee's, and ``eng+net/fl``, the engine's and the network's alone, as if the
+    referee's own work cost nothing. A referee at 0.6x the floor's rate may spend about 1 / 0.6 =
+    1.67x the floor's CPU per decision when both are CPU-bound.
     """
     print(f"where a decision's CPU goes: about {decisions} decisions per run, median of {rounds} interleaved runs")
     header = (
         f"{'game':<18} {'matches':>7} | {'engine us':>9} {'own us':>6} {'referee us':>10} {'network us':>10} "
-        f"{'total us':>8} | {'floor us/rt':>11} {'floor rt/s':>10} | {'1 core':>6} {'own=0':>6}"
+        f"{'total us':>8} | {'floor us/rt':>11} {'floor rt/s':>10} | {'total/fl':>8} {'eng+net/fl':>10}"
     )
     print(header)
     print("-" * len(header))
@@ -774,8 +775,8 @@ async def breakdown_async(games: Sequence[str], concurrency: Sequence[int], deci
                 print(
                     f"{game:<18} {n:>7} | {med['engine'] * 1e6:>9.0f} {own * 1e6:>6.0f} {med['referee'] * 1e6:>10.0f} "
                     f"{network * 1e6:>10.0f} {med['grpc'] * 1e6:>8.0f} | {med['floor'] * 1e6:>11.0f} "
-                    f"{med['rate']:>10.0f} | {1.0 / med['grpc'] / med['rate']:>6.2f} "
-                    f"{1.0 / (med['engine'] + network) / med['rate']:>6.2f}",
+                    f"{med['rate']:>10.0f} | {med['grpc'] / med['floor']:>8.2f} "
+                    f"{(med['engine'] + network) / med['floor']:>10.2f}",
                     flush=True,
                 )
     finally:
