@@ -612,6 +612,7 @@ def _engine_child(conn: Connection, game: str, decisions: int) -> None:
     from referee.core.chance import SeededChance
     from referee.core.registry import get_game
 
+    _register_test_games([game])
     g = get_game(game)
     config = g.parse_config({}, 2)
     done, seed, cpu = 0, 0, 0.0
@@ -645,6 +646,7 @@ def _inprocess_child(conn: Connection, game: str, matches: int, decisions: int) 
     from referee.server.service import BotServicer, create_server, tune_gc
     from referee.server.sinks import MemoryResultSink
 
+    _register_test_games([game])
     tune_gc()
     bot_cpu = [0.0]
 
