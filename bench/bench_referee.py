@@ -42,7 +42,7 @@ import gc
 import multiprocessing as mp
 import sys
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from multiprocessing.connection import Connection
 from typing import Any
 
@@ -122,12 +122,64 @@ def _register_test_games(games: Sequence[str]) -> None:
 # ----- child processes -----------------------------------------------------------------------
 
 
+async def play_window(
+    referee: Any,
+    game: str,
+    matches: int,
+    target: int,
+    on_start: Callable[[], None] = lambda: None,
+    on_stop: Callable[[], None] = lambda: None,
+    on_end: Callable[[Any], None] = lambda runner: None,
+) -> tuple[int, float, float]:
+    """Keeps ``matches`` of ``game`` running between bots "a" and "b" (an ended one is replaced at
+    once) and measures a window of about ``target`` decisions after half a second of warm-up.
+
+    ``on_start`` and ``on_stop`` are called as the window opens and closes (to read other clocks
+    over the same window), ``on_end`` with every runner that ended in it and, at its close, with
+    those still running, which are then cancelled. Returns (decisions, CPU seconds, wall seconds).
+    """
+    from referee.protocol.timecontrol import TimeSettings
+    from referee.server.match import SeatSpec
+
+    tc = TimeSettings(decision_time=30, bank_time=300).to_proto()
+    seats = [SeatSpec(bot_id=BotId("a")), SeatSpec(bot_id=BotId("b"))]
+    serial = 0
+
+    def start() -> Any:
+        nonlocal serial
+        serial += 1
+        return referee.start_match(game=game, seats=seats, seed=serial, time_control=tc)
+
+    runners = [start() for _ in range(matches)]
+    ended = 0
+
+    def count() -> int:
+        return ended + sum(len(r.recorder.replay.decisions) for r in runners)
+
+    await asyncio.sleep(0.5)  # warm-up: sessions seated, first requests out
+    c0, cpu0, t0 = count(), time.process_time(), time.perf_counter()
+    on_start()
+    while count() - c0 < target:
+        await asyncio.sleep(0.05)
+        for i, r in enumerate(runners):
+            if r.is_over():
+                ended += len(r.recorder.replay.decisions)
+                on_end(r)
+                runners[i] = start()
+    c1, cpu1, t1 = count(), time.process_time(), time.perf_counter()
+    on_stop()
+    for r in runners:
+        on_end(r)
+        r.cancel("bench window over")
+    await asyncio.gather(*(r.wait() for r in runners))
+    return c1 - c0, cpu1 - cpu0, t1 - t0
+
+
 def _referee_child(conn: Connection, games: Sequence[str], step_cpu: bool = False, no_yield: bool = False) -> None:
     """A referee process: serves bots, starts waves of matches on command, reports its CPU."""
-    from referee.protocol.timecontrol import TimeSettings
     from referee.server.auth import BotIdentity, MemoryTokenStore
     from referee.server.hub import RefereeSettings
-    from referee.server.match import MatchRunner, SeatSpec
+    from referee.server.match import MatchRunner
     from referee.server.service import create_server, tune_gc
     from referee.server.sinks import MemoryResultSink
 
@@ -146,56 +198,24 @@ def _referee_child(conn: Connection, games: Sequence[str], step_cpu: bool = Fals
     gc.callbacks.append(gc_watch)
     MatchRunner.step_cpu = step_cpu
     MatchRunner.yield_between = not no_yield
-    tc = TimeSettings(decision_time=30, bank_time=300).to_proto()
 
     async def window(
         referee: Any, game: str, matches: int, target: int
     ) -> tuple[int, float, float, tuple[float, float], float]:
-        """Keeps ``matches`` running (an ended one is replaced at once) and measures a window of play.
+        """A window of play (:func:`play_window`): (decisions, CPU seconds, wall seconds, longest
+        engine step as (wall, CPU), longest garbage collection in CPU seconds)."""
+        longest = [0.0, 0.0]
 
-        Returns (decisions in the window, CPU seconds, wall seconds, longest engine step as
-        (wall, CPU), longest garbage collection in CPU seconds); the matches still running are
-        cancelled afterwards.
-        """
-        seats = [SeatSpec(bot_id=BotId("a")), SeatSpec(bot_id=BotId("b"))]
-        serial = 0
-
-        def start() -> Any:
-            nonlocal serial
-            serial += 1
-            return referee.start_match(game=game, seats=seats, seed=serial, time_control=tc)
-
-        runners = [start() for _ in range(matches)]
-        ended = 0
-        longest = (0.0, 0.0)
-
-        def step(r: Any) -> tuple[float, float]:
+        def end(r: Any) -> None:
             # Older referees (the "before" tree) have no CPU measure.
-            return r.max_step_seconds, r.max_step_cpu_seconds if step_cpu else float("nan")
+            longest[0] = max(longest[0], r.max_step_seconds)
+            longest[1] = max(longest[1], r.max_step_cpu_seconds if step_cpu else float("nan"))
 
-        def most(a: tuple[float, float], b: tuple[float, float]) -> tuple[float, float]:
-            return max(a[0], b[0]), max(a[1], b[1])
+        def start() -> None:
+            gc_longest[0] = 0.0
 
-        def count() -> int:
-            return ended + sum(len(r.recorder.replay.decisions) for r in runners)
-
-        await asyncio.sleep(0.5)  # warm-up: sessions seated, first requests out
-        c0, cpu0, t0 = count(), time.process_time(), time.perf_counter()
-        gc_longest[0] = 0.0
-        while count() - c0 < target:
-            await asyncio.sleep(0.05)
-            for i, r in enumerate(runners):
-                if r.is_over():
-                    ended += len(r.recorder.replay.decisions)
-                    longest = most(longest, step(r))
-                    runners[i] = start()
-        c1, cpu1, t1 = count(), time.process_time(), time.perf_counter()
-        for r in runners:
-            longest = most(longest, step(r))
-        for r in runners:
-            r.cancel("bench window over")
-        await asyncio.gather(*(r.wait() for r in runners))
-        return c1 - c0, cpu1 - cpu0, t1 - t0, longest, gc_longest[0]
+        n, cpu, wall = await play_window(referee, game, matches, target, on_start=start, on_end=end)
+        return n, cpu, wall, (longest[0], longest[1]), gc_longest[0]
 
     async def main() -> None:
         store = MemoryTokenStore()
@@ -638,10 +658,8 @@ def _inprocess_child(conn: Connection, game: str, matches: int, decisions: int) 
     included), parses what a bot would receive and answers each request's first option through
     the reader's own handler. The CPU of that stand-in bot is measured apart and left out; sends
     (decisions, referee CPU seconds per decision, stand-in bot CPU seconds per decision)."""
-    from referee.protocol.timecontrol import TimeSettings
     from referee.server.auth import BotIdentity, MemoryTokenStore
     from referee.server.hub import RefereeSettings
-    from referee.server.match import SeatSpec
     from referee.server.outgoing import MAX_BATCH, MAX_BATCH_BYTES, as_bytes, batch
     from referee.server.service import BotServicer, create_server, tune_gc
     from referee.server.sinks import MemoryResultSink
@@ -692,33 +710,16 @@ def _inprocess_child(conn: Connection, game: str, matches: int, decisions: int) 
             session = ref.open_session(BotIdentity(BotId(name), name), hello)
             tasks.append(asyncio.create_task(stand_in(servicer, session)))
         ref.on_session_ready()
-        tc = TimeSettings(decision_time=30, bank_time=300).to_proto()
-        seats = [SeatSpec(bot_id=BotId("a")), SeatSpec(bot_id=BotId("b"))]
-        serial = 0
+        bot_window = [0.0, 0.0]
 
-        def start() -> Any:
-            nonlocal serial
-            serial += 1
-            return ref.start_match(game=game, seats=seats, seed=serial, time_control=tc)
+        def start() -> None:
+            bot_window[0] = bot_cpu[0]
 
-        runners = [start() for _ in range(matches)]
-        ended = 0
+        def stop() -> None:
+            bot_window[1] = bot_cpu[0]
 
-        def count() -> int:
-            return ended + sum(len(r.recorder.replay.decisions) for r in runners)
-
-        await asyncio.sleep(0.5)
-        n0, cpu0, bot0 = count(), time.process_time(), bot_cpu[0]
-        while count() - n0 < decisions:
-            await asyncio.sleep(0.05)
-            for i, r in enumerate(runners):
-                if r.is_over():
-                    ended += len(r.recorder.replay.decisions)
-                    runners[i] = start()
-        n, cpu, bot = count() - n0, time.process_time() - cpu0, bot_cpu[0] - bot0
-        for r in runners:
-            r.cancel("bench window over")
-        await asyncio.gather(*(r.wait() for r in runners))
+        n, cpu, _ = await play_window(ref, game, matches, decisions, on_start=start, on_stop=stop)
+        bot = bot_window[1] - bot_window[0]
         for t in tasks:
             t.cancel()
         conn.send((n, (cpu - bot) / n, bot / n))
