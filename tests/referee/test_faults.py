@@ -20,10 +20,11 @@ from brawl.bot.v1 import bot_pb2
 
 from referee.core import SeededChance, Termination, get_game
 from referee.core.replay import Replay, verify
+from referee.protocol.timecontrol import TimeSettings
 from referee.sdk import BotClient, BotConnectionError
 from referee.server.match import MatchRunner, MatchState
 from tests.referee.bots import FirstBot, IllegalAlwaysBot, IllegalOnceBot, SilentBot, SlowFirstBot
-from tests.referee.harness import FAST, GAMES, Env, referee_env
+from tests.referee.harness import FAST, GAMES, Env, referee_env, wait_connected
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -369,5 +370,41 @@ def test_seats_move_to_another_live_session_of_the_same_bot(game: str) -> None:
             assert r.replay is not None and r.replay.outcome is not None
             assert r.replay.outcome.termination is not Termination.FORFEIT
             assert kinds(r.replay)[:2] == ["disconnect", "reconnect"], r.replay.incidents
+
+    asyncio.run(scenario())
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_an_answer_to_a_match_the_session_has_no_seat_in_is_refused_and_changes_nothing(game: str) -> None:
+    """A bot that knows another match's id and its pending decision id (both guessable from the
+    source) answers it: UNKNOWN_MATCH comes back, and the decision stays pending for its seat,
+    with no strike and no incident, until that seat's own deadline."""
+
+    async def scenario() -> None:
+        calm = TimeSettings(decision_time=30, bank_time=60)
+        async with referee_env() as env:
+            env.connect(SilentBot, "mute", games=[game])
+            env.connect(FirstBot, "good", games=[game])
+            await wait_connected(env, "mute", "good")
+            r = env.start(game, ["mute", "good"], seed=3, time=calm)
+            for _ in range(200):
+                p = r.pending
+                if p is not None and p.decision.seat == 0 and p.request is not None:
+                    break
+                await asyncio.sleep(0.02)
+            else:
+                pytest.fail("the silent seat was never asked")
+            hello = bot_pb2.ConnectRequest(hello=bot_pb2.Hello(games=[game])).SerializeToString()
+            forged = bot_pb2.ConnectRequest(
+                answer=bot_pb2.Answer(match_id=r.match_id, decision_id=p.decision_id, option_id=p.options[0].id)
+            ).SerializeToString()
+            got, err = await raw_stream(env, env.token("intruder"), [hello, forged])
+            errors = [m.error for m in got if m.HasField("error")]
+            assert [bot_pb2.ErrorCode.Name(e.code) for e in errors] == ["ERROR_CODE_UNKNOWN_MATCH"]
+            assert err is None
+            assert r.pending is p and p.answer is None
+            assert r.seats[0].strikes == 0 and r.recorder.replay.incidents == []
+            r.cancel("test over")
+            await r.wait()
 
     asyncio.run(scenario())
