@@ -37,10 +37,7 @@ option whose content equals the one it was made from, so sharing reveals nothing
 
 def shared_options(game: str) -> dict[str, tuple[Option, bytes]]:
     """The option encodings shared by ``game``'s matches in this process (see :data:`OPTION_CACHE`)."""
-    cache = _SHARED_OPTIONS.get(game)
-    if cache is None or len(cache) > OPTION_CACHE:
-        cache = _SHARED_OPTIONS[game] = {}
-    return cache
+    return _SHARED_OPTIONS.setdefault(game, {})
 
 
 class MatchMessages:
