@@ -36,6 +36,7 @@ from referee.sdk.house import UnknownHouseBotError, house_factory
 from referee.server import journal as journals
 from referee.server import metrics
 from referee.server.auth import BotIdentity, TokenStore
+from referee.server.collector import COLLECTOR
 from referee.server.match import MatchHooks, MatchRunner, MatchState, SeatLink, SeatSpec, loop_time, new_match_id
 from referee.server.outgoing import Outgoing, as_bytes, as_message
 from referee.server.sinks import ResultSink
@@ -440,6 +441,7 @@ class Referee:
                 if entry.request_id and self._requests.get(entry.request_id) == runner.match_id:
                     del self._requests[entry.request_id]
             return
+        COLLECTOR.collect_young()  # before dropping the match's caches and an older match's state
         runner.shed()
         self._finished_order.append(runner.match_id)
         keep = self.settings.keep_finished_state

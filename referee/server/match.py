@@ -49,6 +49,7 @@ from referee.protocol.timecontrol import TimeSettings
 from referee.server import clocks, metrics
 from referee.server import journal as journals
 from referee.server.clocks import loop_time, time_now, timestamp
+from referee.server.collector import COLLECTOR
 from referee.server.journal import JournalFenced, RedisJournal
 from referee.server.messages import MatchMessages
 from referee.server.outgoing import Outgoing
@@ -296,6 +297,9 @@ class MatchRunner:
         if p.answer is not None:
             self._error(link, bot_pb2.ERROR_CODE_STALE_DECISION, "this decision is already answered", p.decision_id)
             return
+        # The referee's own garbage-collection pauses since the request went out are not the seat's
+        # time: an answer that waited unread through one is stamped as if read when it could be.
+        now -= COLLECTOR.paused - p.paused_at
         if now > p.hard_deadline:
             return  # the timer fires at once; the timeout path reports it
         if not answer.option_id:
@@ -520,6 +524,7 @@ class MatchRunner:
                 p.allowed_overrun = clocks.allowed_overrun(tc, st.bank)
                 p.credit = st.link.rtt_credit(tc.max_rtt_credit) if st.link is not None else 0.0
                 p.sent_at = now
+                p.paused_at = COLLECTOR.paused
                 p.hard_deadline = clocks.hard_deadline(tc, now, p.allowed_overrun, p.credit)
             self.pendings = pendings
             self.pending = next((p for p in pendings if p.answer is None), pendings[0])
@@ -598,10 +603,13 @@ class MatchRunner:
         """Waits until every one of ``pendings`` is answered or past its own deadline."""
         while self._end is None and not self._handover and not self._lost:
             now = loop_time()
-            waiting = [p for p in pendings if p.answer is None and now < p.hard_deadline]
+            # Each deadline moves on by the garbage-collection pauses since its request went out.
+            paused = COLLECTOR.paused
+            deadlines = [p.hard_deadline + paused - p.paused_at for p in pendings if p.answer is None]
+            waiting = [d for d in deadlines if now < d]
             if not waiting:
                 return
-            wake_at = min(p.hard_deadline for p in waiting)
+            wake_at = min(waiting)
             for other in self.seats:
                 if other.disconnected_at is not None:
                     expiry = other.disconnected_at + self.time.reconnect_grace
@@ -625,7 +633,7 @@ class MatchRunner:
         st.bank -= p.allowed_overrun
         st.strikes += 1
         self._metrics.strike("timeout")
-        elapsed = loop_time() - p.sent_at
+        elapsed = loop_time() - p.sent_at - (COLLECTOR.paused - p.paused_at)
         st.previous = clocks.timed_out(self.time, elapsed, p.allowed_overrun, p.credit)
         self._metrics.think.observe(st.previous.charged)
         where = "while disconnected" if st.link is None else f"after {elapsed:.3f} s"
@@ -662,7 +670,7 @@ class MatchRunner:
             # A re-send after a reconnect: the link has just been sent a MatchStart with the
             # whole observation as it is now, so the patch (against the old link's base) goes.
             msg = self.messages.resend(p)
-        left = max(0.0, p.hard_deadline - loop_time() - p.credit)
+        left = max(0.0, p.hard_deadline + (COLLECTOR.paused - p.paused_at) - loop_time() - p.credit)
         self.messages.stamp(msg, left, time_now())
         st.link.send(msg)
 

@@ -12,9 +12,14 @@ It is not a metrics pipeline: nothing is pushed, aggregated or stored here; Prom
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
-from prometheus_client import Counter, Gauge, Histogram, start_http_server
+from prometheus_client import REGISTRY, Counter, Gauge, Histogram, start_http_server
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
+from prometheus_client.registry import Collector
+
+from referee.server.collector import COLLECTOR
 
 DECISION_SOURCES = ("answer", "default")
 """``source`` label of decisions: a bot's valid answer, or the default applied after a timeout."""
@@ -54,6 +59,30 @@ STRIKES = Counter(
     ["game", "kind"],
 )
 BOT_SESSIONS = Gauge("brawl_referee_bot_sessions", "Bot sessions (Connect streams) open on this referee.")
+
+
+class _GarbageCollection(Collector):
+    """The referee's garbage-collection pauses (:mod:`referee.server.collector`), read at each scrape."""
+
+    def collect(self) -> Iterator[CounterMetricFamily | GaugeMetricFamily]:
+        yield CounterMetricFamily(
+            "brawl_referee_gc_pause_seconds",
+            "Wall time the referee spent in garbage collections (taken out of the bots' clocks).",
+            value=COLLECTOR.paused,
+        )
+        yield GaugeMetricFamily(
+            "brawl_referee_gc_longest_pause_seconds",
+            "The longest garbage collection since the referee started.",
+            value=COLLECTOR.longest,
+        )
+        yield CounterMetricFamily(
+            "brawl_referee_gc_reclaims",
+            "Full collections run because the heap had doubled (each a long pause).",
+            value=COLLECTOR.reclaims,
+        )
+
+
+REGISTRY.register(_GarbageCollection())
 
 
 @dataclass(frozen=True, slots=True)

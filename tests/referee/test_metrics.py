@@ -140,6 +140,10 @@ def test_referee_process_serves_metrics_with_the_flag(tmp_path: Path) -> None:
                 time.sleep(0.1)
         assert content_type.startswith("text/plain")
         assert value(samples, "brawl_referee_bot_sessions") == 0
+        # The referee's collector is installed: start-up collections have run and been timed.
+        assert value(samples, "brawl_referee_gc_pause_seconds_total") > 0
+        assert value(samples, "brawl_referee_gc_longest_pause_seconds") > 0
+        assert value(samples, "brawl_referee_gc_reclaims_total") == 0
         assert ("process_start_time_seconds", ()) in samples or any(k[0].startswith("python_") for k in samples)
     finally:
         proc.terminate()
