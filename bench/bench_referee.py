@@ -21,11 +21,17 @@ streams by the same parent process, measured in the same run:
 * ``gc``: the longest garbage collection in the window, in the loop thread's CPU time (ms): a
   collection runs inside whichever step allocates past the threshold, and is what makes the
   longest steps (an engine step itself stays under a millisecond at the 99.9th percentile);
+* ``cb`` and ``lag``, with ``--lag`` (``-`` without: the timing costs a few us per callback):
+  ``cb`` is the longest single callback the referee's loop ran (a match's step or its end, a
+  reader's batch, a collection inside any of them: the longest one thing held every other
+  match), ``lag`` how late a 2 ms timer on the loop fired at worst (that callback plus the queue
+  of ready callbacks ahead of it: at saturation, every ready match's step runs once before the
+  loop looks at its timers and sockets again);
 * ``msg/wr``: referee messages per stream message the bots received (1 without batches);
 * ``batch``: ``on`` when the bots' Hello asks for batches and they answer a batch with one.
 
     python -m bench.bench_referee [--games scrumbrawl,superfantasybrawl] [--concurrency 1,10,100]
-                                  [--processes 1,2] [--decisions 4000] [--step-cpu] [--no-yield]
+                                  [--processes 1,2] [--decisions 4000] [--step-cpu] [--no-yield] [--lag]
     python -m bench.bench_referee --components    # loop mechanics, old against new
     python -m bench.bench_referee --messages      # the referee's own work per decision
     python -m bench.bench_referee --breakdown     # where a decision's CPU goes: engine, referee, network
@@ -39,6 +45,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import gc
+import math
 import multiprocessing as mp
 import sys
 import time
@@ -53,6 +60,8 @@ from referee.core import register
 from referee.core.ids import BotId, MatchId, Seat
 
 CONCURRENCY = (1, 10, 100)
+LAG_TICK = 0.002
+"""The period of the ``--lag`` timer on a referee's loop, seconds."""
 
 
 STREAM_COUNTS = [0, 0]
@@ -175,7 +184,9 @@ async def play_window(
     return c1 - c0, cpu1 - cpu0, t1 - t0
 
 
-def _referee_child(conn: Connection, games: Sequence[str], step_cpu: bool = False, no_yield: bool = False) -> None:
+def _referee_child(
+    conn: Connection, games: Sequence[str], step_cpu: bool = False, no_yield: bool = False, lag: bool = False
+) -> None:
     """A referee process: serves bots, starts waves of matches on command, reports its CPU."""
     from referee.server.auth import BotIdentity, MemoryTokenStore
     from referee.server.hub import RefereeSettings
@@ -199,12 +210,40 @@ def _referee_child(conn: Connection, games: Sequence[str], step_cpu: bool = Fals
     MatchRunner.step_cpu = step_cpu
     MatchRunner.yield_between = not no_yield
 
+    # With --lag: the longest single callback the loop ran (a match's step or its end, a reader's
+    # batch, a writer, a collection inside any of them): how long one thing held every other match.
+    worst_callback = [0.0]
+    if lag:
+        run_handle = asyncio.events.Handle._run
+
+        def timed_run(handle: asyncio.Handle) -> None:
+            t = time.perf_counter()
+            run_handle(handle)
+            took = time.perf_counter() - t
+            if took > worst_callback[0]:
+                worst_callback[0] = took
+
+        asyncio.events.Handle._run = timed_run  # type: ignore[method-assign]
+
     async def window(
         referee: Any, game: str, matches: int, target: int
-    ) -> tuple[int, float, float, tuple[float, float], float]:
+    ) -> tuple[int, float, float, tuple[float, float], float, tuple[float, float]]:
         """A window of play (:func:`play_window`): (decisions, CPU seconds, wall seconds, longest
-        engine step as (wall, CPU), longest garbage collection in CPU seconds)."""
+        engine step as (wall, CPU), longest garbage collection in CPU seconds, and with ``lag`` the
+        longest loop callback and the latest timer in seconds (NaN without))."""
         longest = [0.0, 0.0]
+        worst_lag = [float("nan")]
+
+        async def ticker() -> None:
+            # How late a timer fires: the longest callback plus the queue of ready callbacks ahead
+            # of it (at saturation every ready match's step runs before the loop looks again).
+            worst_lag[0] = 0.0
+            while True:
+                t = time.perf_counter()
+                await asyncio.sleep(LAG_TICK)
+                worst_lag[0] = max(worst_lag[0], time.perf_counter() - t - LAG_TICK)
+
+        ticking: list[asyncio.Task[None]] = []
 
         def end(r: Any) -> None:
             # Older referees (the "before" tree) have no CPU measure.
@@ -213,9 +252,17 @@ def _referee_child(conn: Connection, games: Sequence[str], step_cpu: bool = Fals
 
         def start() -> None:
             gc_longest[0] = 0.0
+            worst_callback[0] = 0.0
+            if lag:
+                ticking.append(asyncio.create_task(ticker()))
 
-        n, cpu, wall = await play_window(referee, game, matches, target, on_start=start, on_end=end)
-        return n, cpu, wall, (longest[0], longest[1]), gc_longest[0]
+        def stop() -> None:
+            for task in ticking:
+                task.cancel()
+
+        n, cpu, wall = await play_window(referee, game, matches, target, on_start=start, on_stop=stop, on_end=end)
+        held = (worst_callback[0], worst_lag[0]) if lag else (float("nan"), float("nan"))
+        return n, cpu, wall, (longest[0], longest[1]), gc_longest[0], held
 
     async def main() -> None:
         store = MemoryTokenStore()
@@ -258,6 +305,11 @@ def _echo_child(conn: Connection) -> None:
         await server.stop(None)
 
     asyncio.run(main())
+
+
+def _ms(seconds: float) -> str:
+    """Milliseconds with two decimals, ``-`` for NaN (a figure not measured)."""
+    return "-" if math.isnan(seconds) else f"{seconds * 1e3:.2f}"
 
 
 def _spawn(target: Any, *args: Any) -> tuple[Any, Connection]:
@@ -318,9 +370,10 @@ async def referee_run(
     matches: int,
     decisions: int,
     batching: bool = False,
-) -> tuple[float, float, float, float, float]:
+) -> tuple[float, float, float, float, float, tuple[float, float]]:
     """Returns (decisions/s, referee CPU seconds per decision, longest engine step wall and CPU
-    seconds, longest garbage collection in CPU seconds)."""
+    seconds, longest garbage collection in CPU seconds, (longest loop callback, latest timer) in
+    seconds or NaN)."""
     bots = []
     for _, _, port, tokens in referees:
         share = max(1, -(-matches // len(referees)))
@@ -329,6 +382,7 @@ async def referee_run(
     await asyncio.sleep(0.5)  # let every session open before the first wave
     STREAM_COUNTS[:] = [0, 0]
     rate, done, cpu, longest, longest_cpu, longest_gc = 0.0, 0, 0.0, 0.0, 0.0, 0.0
+    held = (float("nan"), float("nan"))
     try:
         shares = _split(matches, len(referees))
         for (_, conn, _, _), share in zip(referees, shares, strict=True):
@@ -336,8 +390,9 @@ async def referee_run(
                 conn.send(("run", game, share, max(1, decisions * share // matches)))
         for (_, conn, _, _), share in zip(referees, shares, strict=True):
             if share:
-                n, c, elapsed, step, gc_cpu = await _recv(conn)
+                n, c, elapsed, step, gc_cpu, lag = await _recv(conn)
                 longest_gc = max(longest_gc, gc_cpu)
+                held = lag if math.isnan(held[0]) else (max(held[0], lag[0]), max(held[1], lag[1]))
                 rate += n / elapsed  # the processes run side by side: their rates add up
                 done += n
                 cpu += c
@@ -347,7 +402,7 @@ async def referee_run(
         for task in bots:
             task.cancel()
         await asyncio.gather(*bots, return_exceptions=True)
-    return rate, cpu / done, longest, longest_cpu, longest_gc
+    return rate, cpu / done, longest, longest_cpu, longest_gc, held
 
 
 async def main_async(
@@ -358,13 +413,15 @@ async def main_async(
     step_cpu: bool = False,
     no_yield: bool = False,
     batching: Sequence[bool] = (False, True),
+    lag: bool = False,
 ) -> None:
     print(
         f"referee bench: about {decisions} decisions per row, loopback, referees and floor servers in child processes"
     )
     header = (
         f"{'game':<18} {'procs':>5} {'matches':>7} {'batch':>5} | {'floor rt/s':>10} {'us cpu/rt':>9} | "
-        f"{'dec/s':>7} {'us cpu/dec':>10} {'msg/wr':>6} | {'ratio':>5} | {'max step ms':>11} {'cpu':>6} {'gc':>6}"
+        f"{'dec/s':>7} {'us cpu/dec':>10} {'msg/wr':>6} | {'ratio':>5} | "
+        f"{'max step ms':>11} {'cpu':>6} {'gc':>6} {'cb':>6} {'lag':>6}"
     )
     print(header)
     print("-" * len(header))
@@ -375,7 +432,7 @@ async def main_async(
             echoes.append((proc, conn, await _recv(conn)))
         referees = []
         for _ in range(p):
-            proc, conn = _spawn(_referee_child, list(games), step_cpu, no_yield)
+            proc, conn = _spawn(_referee_child, list(games), step_cpu, no_yield, lag)
             port, tokens = await _recv(conn)
             referees.append((proc, conn, port, tokens))
         try:
@@ -383,7 +440,7 @@ async def main_async(
                 for n in concurrency:
                     for batch in batching:
                         f_rate, f_cpu = await floor(echoes, n, decisions)
-                        r_rate, r_cpu, longest, longest_cpu, longest_gc = await referee_run(
+                        r_rate, r_cpu, longest, longest_cpu, longest_gc, held = await referee_run(
                             referees, game, n, decisions, batch
                         )
                         per_write = STREAM_COUNTS[0] / max(1, STREAM_COUNTS[1])
@@ -393,7 +450,7 @@ async def main_async(
                             f"{r_rate:>7.0f} {r_cpu * 1e6:>10.0f} {per_write:>6.2f} | "
                             f"{r_rate / f_rate:>5.2f} | "
                             f"{longest * 1e3:>11.2f} {f'{longest_cpu * 1e3:.2f}' if step_cpu else '-':>6} "
-                            f"{longest_gc * 1e3:>6.2f}",
+                            f"{longest_gc * 1e3:>6.2f} {_ms(held[0]):>6} {_ms(held[1]):>6}",
                             flush=True,
                         )
         finally:
@@ -770,7 +827,7 @@ async def breakdown_async(games: Sequence[str], concurrency: Sequence[int], deci
                     f_rate, f_cpu = await floor([(echo, echo_conn, echo_port)], n, decisions)
                     samples["floor"].append(f_cpu)
                     samples["rate"].append(f_rate)
-                    _, r_cpu, _, _, _ = await referee_run([(ref, ref_conn, port, tokens)], game, n, decisions, True)
+                    _, r_cpu, _, _, _, _ = await referee_run([(ref, ref_conn, port, tokens)], game, n, decisions, True)
                     samples["grpc"].append(r_cpu)
                 med = {k: sorted(v)[len(v) // 2] for k, v in samples.items()}
                 network = med["grpc"] - med["referee"]
@@ -806,6 +863,11 @@ def main() -> int:
         "--step-cpu",
         action="store_true",
         help="also time each step in the loop thread's CPU time (two system calls per decision; off: 'cpu' is '-')",
+    )
+    parser.add_argument(
+        "--lag",
+        action="store_true",
+        help="also time how late a 2 ms timer on each referee's loop fires at worst (the 'lag' column)",
     )
     parser.add_argument(
         "--no-yield",
@@ -853,6 +915,7 @@ def main() -> int:
             args.step_cpu,
             args.no_yield,
             [{"off": False, "on": True}[x] for x in args.batching.split(",")],
+            args.lag,
         )
     )
     return 0

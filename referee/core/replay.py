@@ -45,6 +45,8 @@ from referee.core.registry import get_game
 
 FORMAT = "brawl-replay"
 VERSION = 1
+FINISH_STEP = 256
+"""Events digested between two yields of :meth:`Recorder.finishing` (about 1 ms of work)."""
 
 
 class ReplayError(EngineError, ValueError):
@@ -254,13 +256,27 @@ def decompress(data: bytes) -> bytes:
         raise ReplayError(f"the compressed replay is corrupt: {exc}") from exc
 
 
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"))
+"""The canonical JSON of an event: one encoder for every call (``json.dumps`` with options builds a
+new encoder each time, a quarter of the digest's cost)."""
+
+
 def events_digest(events: Sequence[Event]) -> str:
-    """Returns the SHA-256 of an event log in canonical JSON."""
+    """Returns the SHA-256 of an event log in canonical JSON (one line per event)."""
     h = hashlib.sha256()
-    for e in events:
-        h.update(json.dumps(e.to_json(), sort_keys=True, separators=(",", ":")).encode())
-        h.update(b"\n")
+    for _ in _digest_steps(h, events, len(events) or 1):
+        pass
     return h.hexdigest()
+
+
+def _digest_steps(h: Any, events: Sequence[Event], step: int) -> Iterator[int]:
+    """Adds ``events`` to the digest ``h``, yielding the count done after each ``step`` of them."""
+    encode = _CANONICAL.encode
+    for i, e in enumerate(events, 1):
+        h.update(encode(e.to_json()).encode())
+        h.update(b"\n")
+        if i % step == 0:
+            yield i
 
 
 class Recorder:
@@ -338,14 +354,27 @@ class Recorder:
         Raises:
             ReplayError: the match has neither ended nor been forfeited.
         """
+        for _ in self.finishing():
+            pass
+        return self.replay
+
+    def finishing(self, step: int = FINISH_STEP) -> Iterator[int]:
+        """:meth:`finish` in steps, for a caller that must not be held for the whole of it (a long
+        ScrumBrawl match digests 1,400 events: about 6 ms): yields the number of events digested
+        after every ``step`` of them; :attr:`replay` is complete once the iterator is exhausted.
+
+        Raises:
+            ReplayError: the match has neither ended nor been forfeited (on the first ``next``).
+        """
         outcome = self.outcome()
         if outcome is None:
             raise ReplayError("cannot finish a replay of a match that is still running")
-        self.replay.outcome = outcome
         all_events = self.match.events(0, EVERYONE)
+        h = hashlib.sha256()
+        yield from _digest_steps(h, all_events, step)
+        self.replay.outcome = outcome
         self.replay.events = [e.to_json() for e in all_events if e.visible(None)]
-        self.replay.events_digest = events_digest(all_events)
-        return self.replay
+        self.replay.events_digest = h.hexdigest()
 
     def release(self) -> None:
         """Drops the engine's state and the replay's events and decisions of a finished match (the

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
 import subprocess
 import sys
@@ -12,7 +13,7 @@ import pytest
 
 from referee.core import Seat, register
 from referee.core.conformance import random_playout
-from referee.core.contract import Termination, forfeit_outcome
+from referee.core.contract import EVERYONE, Termination, forfeit_outcome
 from referee.core.errors import EngineError, MatchOverError
 from referee.core.replay import DecisionRecord, Recorder, Replay, ReplayError, verify
 from tests.conformance.tinygame import TinyGame
@@ -133,3 +134,31 @@ def test_a_released_recorder_keeps_the_record_and_the_public_view_only() -> None
     with pytest.raises(EngineError):
         rec.match.observe(Seat(0))
     verify(whole)
+
+
+def test_finishing_in_steps_yields_every_step_events_and_gives_the_replay_finish_gives() -> None:
+    """Recorder.finishing: the caller gets control back after every ``step`` events digested (the
+    referee yields to its loop there), and the replay is the one finish() makes, digest included;
+    the digest is still the SHA-256 of one canonical JSON line per event."""
+    played = []
+    for _ in range(2):
+        rec = Recorder(GAME, GAME.parse_config({}, 2), 9, ["a", "b"])
+        while rec.match.to_move() is not None:
+            rec.apply(rec.match.legal_options()[0].id)
+        played.append(rec)
+    n = len(played[0].match.events(0, EVERYONE))
+    assert n >= 6, "the test game's match logs enough events to take several steps"
+    steps = list(played[0].finishing(step=2))
+    assert steps == list(range(2, n + 1, 2))
+    stepped, whole = played[0].replay, played[1].finish()
+    assert stepped.to_json() == whole.to_json()
+    events = played[1].match.events(0, EVERYONE)
+    lines = [json.dumps(e.to_json(), sort_keys=True, separators=(",", ":")) for e in events]
+    assert whole.events_digest == hashlib.sha256("".join(line + "\n" for line in lines).encode()).hexdigest()
+    verify(stepped)
+
+
+def test_finishing_a_running_match_is_refused() -> None:
+    rec = Recorder(GAME, GAME.parse_config({}, 2), 9, ["a", "b"])
+    with pytest.raises(ReplayError, match="still running"):
+        next(rec.finishing())

@@ -24,8 +24,9 @@ NUMBER = r"\s+[\d.]+"
     ("args", "row"),
     [
         (
-            ["--concurrency", "2", "--processes", "1", "--batching", "off,on"],
-            rf"^tinygame\s+1\s+2\s+(off|on) \|{NUMBER}{NUMBER} \|{NUMBER}{NUMBER}{NUMBER} \|{NUMBER} \|",
+            ["--concurrency", "2", "--processes", "1", "--batching", "off,on", "--lag"],
+            # ... | max step, cpu ('-' without --step-cpu), gc, cb, lag
+            rf"^tinygame\s+1\s+2\s+(off|on) \|{NUMBER}{NUMBER} \|{NUMBER * 3} \|{NUMBER} \|{NUMBER}\s+-{NUMBER * 3}$",
         ),
         (
             ["--breakdown", "--concurrency", "2", "--rounds", "1"],

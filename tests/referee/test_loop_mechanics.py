@@ -103,3 +103,33 @@ def test_a_cancelled_wait_leaves_the_outbox_usable() -> None:
         assert isinstance(m, bot_pb2.ConnectResponse) and m.ping.ping_id == 7
 
     asyncio.run(scenario())
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_finishing_match_lets_the_loop_run_between_the_steps_of_its_digest(game: str) -> None:
+    """A match's end digests its whole event log (6 ms for a long ScrumBrawl match): the runner
+    yields to the loop after every ``finish_step`` events, so other matches' answers are read
+    meanwhile. A task ticking on the loop sees the match ended and its digest not yet made."""
+
+    async def scenario() -> None:
+        async with referee_env() as env:
+            env.connect(FirstBot, "a", games=[game])
+            env.connect(FirstBot, "b", games=[game])
+            r = env.start(game, ["a", "b"], seed=4, time=TIME)
+            r.finish_step = 1  # an instance setting: other runners keep the default
+            mid_finish = 0
+
+            async def tick() -> None:
+                nonlocal mid_finish
+                while not r.done.is_set():
+                    if r.end_time is not None and not r.recorder.replay.events_digest:
+                        mid_finish += 1
+                    await asyncio.sleep(0)
+
+            ticker = asyncio.create_task(tick())
+            await asyncio.wait_for(r.wait(), 20)
+            await ticker
+            assert r.state is MatchState.SUCCEEDED and r.replay is not None and r.replay.events_digest
+            assert mid_finish >= 2, mid_finish
+
+    asyncio.run(scenario())
