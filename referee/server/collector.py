@@ -4,8 +4,8 @@ A referee is one event loop serving every match in its process, so a garbage col
 every match at once: while it runs no answer is read and no request goes out. CPython's collector
 walks every tracked object of the generations it collects, and a referee's live state (engine
 states, replays, option encodings) is hundreds of thousands of objects at 100 matches: with the
-default thresholds a middle or full collection stalled the loop for 50 - 130 ms, and even a
-young one for 13 ms.
+referee's earlier thresholds (a young collection every 50,000 allocations) a middle or full
+collection stalled the loop for 50 - 130 ms, and even a young one for 13 ms.
 
 :class:`Collector` keeps every pause short and accounts for the ones that remain:
 
@@ -175,8 +175,3 @@ def install() -> Collector:
     """Installs :data:`COLLECTOR` (once per process) and returns it."""
     COLLECTOR.install()
     return COLLECTOR
-
-
-def paused() -> float:
-    """Seconds of garbage-collection pauses so far in this process (0 until :func:`install`)."""
-    return COLLECTOR.paused

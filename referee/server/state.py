@@ -109,7 +109,7 @@ class Pending:
     hard_deadline: float = 0.0
     """Loop time after which the answer is late, before the referee's own pauses move it on."""
     paused_at: float = 0.0
-    """The process's garbage-collection pauses so far (:func:`referee.server.collector.paused`) when
+    """The process's garbage-collection pauses so far (``COLLECTOR.paused``, :mod:`referee.server.collector`) when
     the request went out: the pauses since are the referee's time, not the seat's."""
     answer: tuple[str, str, float] | None = None
     """(option id, note, loop time received) once a valid answer arrived."""
