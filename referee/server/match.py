@@ -370,6 +370,14 @@ class MatchRunner:
         """Whether the match has ended (its replay may still be being recorded)."""
         return self.end_time is not None
 
+    def seed_revealed(self) -> bool:
+        """Whether the API may show the seed: the match has its final state here (:attr:`done`, so
+        no longer ``RUNNING``, the replay recorded) and was not handed to another referee, where
+        it goes on. Not merely :meth:`is_over`: the end's own steps yield to the loop (the digest,
+        the sink, the journal) while the state still says ``RUNNING``, and a dropped runner's
+        match is still in play elsewhere."""
+        return self.done.is_set() and not self.abandoned
+
     # ----- the loop ----------------------------------------------------------------------
 
     def _wake(self) -> None:

@@ -180,10 +180,11 @@ def public_match(runner: MatchRunner) -> referee_pb2.Match:
     """Returns the ``Match`` of ``runner`` as the API may show it: without the seed until it is over.
 
     The engines are deterministic from config, seed and decisions, so anyone holding the seed of
-    a running match knows every hidden card; the replay reveals it once the match has ended.
+    a running match knows every hidden card; the replay reveals it once the match has ended
+    (:meth:`MatchRunner.seed_revealed`: its final state set here, never for a match handed over).
     """
     msg = runner.to_proto()
-    if not runner.is_over():
+    if not runner.seed_revealed():
         msg.ClearField("seed")
     msg.seed_commitment = commitment_of(runner.match_id, runner.seed)
     return msg

@@ -24,8 +24,10 @@ from referee.cli import main as brawl
 from referee.core import Decision, JSONDict, Option
 from referee.core.contract import EVERYONE
 from referee.core.fairness import seed_commitment
+from referee.core.ids import BotId
 from referee.core.replay import Replay, ReplayError, simulate, verify_commitment
 from referee.seeding import new_seed
+from referee.server.match import SeatSpec
 from tests.referee.harness import FAST, referee_env
 
 State = referee_pb2.Match.State
@@ -125,6 +127,46 @@ def test_no_response_log_or_metric_carries_the_seed_of_a_match_in_play(
     for record in caplog.records:
         assert not leaks(record.getMessage().encode(), seed), record.getMessage()
     assert not leaks(generate_latest(REGISTRY), seed)
+
+
+@pytest.mark.parametrize("game", PRODUCT_GAMES)
+def test_the_seed_shows_only_with_the_final_state_not_while_the_end_is_recorded(game: str) -> None:
+    """The end of a match yields to the loop (its digest in steps, the sink, the journal) while
+    its state still says RUNNING: GetMatch and ListMatches in that window carry no seed, and the
+    first answer with the final state carries it. (A fairness test caught it in CI: the seed was
+    shown from the engine's end, not from the final state.)"""
+
+    async def scenario() -> None:
+        async with referee_env() as env, env.api_channel() as channel:
+            api = referee_pb2_grpc.RefereeServiceStub(channel)
+            env.connect(SlowFirstEveryTime, "slow", games=[game])
+            r = env.referee.start_match(
+                game=game,
+                seats=[SeatSpec(bot_id=BotId("slow")), SeatSpec(house_bot="random")],
+                seed=987_654_321_987,
+                time_control=FAST.to_proto(),
+            )
+            r.finish_step = 1  # the digest yields after every event: a long window
+            ending: list[referee_pb2.Match] = []
+
+            async def probe() -> None:
+                while not r.done.is_set():
+                    if r.is_over():
+                        got = await api.GetMatch(referee_pb2.GetMatchRequest(match_id=r.match_id))
+                        listed = await api.ListMatches(referee_pb2.ListMatchesRequest())
+                        ending.extend([got.match, *(m for m in listed.matches if m.match_id == r.match_id)])
+                    await asyncio.sleep(0)
+
+            prober = asyncio.create_task(probe())
+            await asyncio.wait_for(r.wait(), 60)
+            await prober
+            in_play = [m for m in ending if m.state == State.STATE_RUNNING]
+            assert in_play, "the probe reached the end's window"
+            assert not any(m.HasField("seed") for m in in_play)
+            final = await api.GetMatch(referee_pb2.GetMatchRequest(match_id=r.match_id))
+            assert final.match.state == State.STATE_SUCCEEDED and final.match.seed == 987_654_321_987
+
+    asyncio.run(scenario())
 
 
 def test_a_start_without_a_seed_draws_a_fresh_secret_one() -> None:

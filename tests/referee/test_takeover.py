@@ -34,7 +34,7 @@ from referee.server.auth import BotIdentity, MemoryTokenStore
 from referee.server.hub import RefereeSettings
 from referee.server.journal import JournalFenced, RedisJournal, keys
 from referee.server.match import MatchState, SeatSpec
-from referee.server.service import RefereeServer, create_server
+from referee.server.service import RefereeServer, create_server, public_match
 from referee.server.sinks import MemoryResultSink
 from tests.referee.harness import GAMES
 
@@ -277,6 +277,7 @@ def test_a_graceful_stop_hands_running_matches_over_instead_of_cancelling_them(
             await a.stop(0.0)  # the grace is over at once
             PausingBot.release.set()
             assert runner.abandoned and runner.error == "handed over to another referee", runner.error
+            assert not public_match(runner).HasField("seed"), "handed over, the match goes on: its seed stays hidden"
             a_sink = a.referee.sink
             assert isinstance(a_sink, MemoryResultSink) and not a_sink.replays  # not cancelled, nothing recorded
             adopted = await wait_for(lambda: b.referee.get(runner.match_id), 30, "referee B to adopt the match")
@@ -385,6 +386,7 @@ def test_a_referee_whose_lease_lapsed_while_it_lived_stops_at_once_and_the_match
             await relay_a.publish_presence()
             await asyncio.wait_for(runner.wait(), 10)
             assert runner.abandoned and "took the match over" in runner.error, runner.error
+            assert not public_match(runner).HasField("seed"), "taken over, the match goes on: its seed stays hidden"
             a_sink = a.referee.sink
             assert isinstance(a_sink, MemoryResultSink) and not a_sink.replays
             PausingBot.release.set()
