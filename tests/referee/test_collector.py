@@ -70,6 +70,20 @@ POLICY = textwrap.dedent(
     c.every = 3600.0
     assert not c.reclaim_due(), "at most one reclaim per interval"
 
+    # The server's watch task runs the reclaim once it is due, and keeps watching.
+    import asyncio
+    c.every = 0.0
+    grown = [object() for _ in range(c.baseline + MIN_GROWTH_BLOCKS)]
+
+    async def watch_a_while():
+        task = asyncio.create_task(c.watch(interval=0.01))
+        await asyncio.sleep(0.3)
+        assert not task.done()
+        task.cancel()
+
+    asyncio.run(watch_a_while())
+    assert c.reclaims == 2, c.reclaims
+
     c.uninstall()
     assert gc.get_threshold() == saved and gc.get_freeze_count() == 0 and gc.callbacks == []
     print("ok")
