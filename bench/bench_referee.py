@@ -259,6 +259,7 @@ def _referee_child(
         def stop() -> None:
             for task in ticking:
                 task.cancel()
+            ticking.clear()
 
         n, cpu, wall = await play_window(referee, game, matches, target, on_start=start, on_stop=stop, on_end=end)
         held = (worst_callback[0], worst_lag[0]) if lag else (float("nan"), float("nan"))
