@@ -28,6 +28,7 @@ from referee.core.ids import BotId
 from referee.core.replay import Replay, ReplayError, simulate, verify_commitment
 from referee.seeding import new_seed
 from referee.server.match import SeatSpec
+from referee.server.sinks import MemoryResultSink
 from tests.referee.harness import FAST, referee_env
 
 State = referee_pb2.Match.State
@@ -129,16 +130,33 @@ def test_no_response_log_or_metric_carries_the_seed_of_a_match_in_play(
     assert not leaks(generate_latest(REGISTRY), seed)
 
 
+class GatedSink:
+    """A result sink that records only once its gate opens: the match's end is held in the window
+    where the engine has ended and the state still says RUNNING."""
+
+    def __init__(self, inner: MemoryResultSink) -> None:
+        self.inner = inner
+        self.gate = asyncio.Event()
+
+    async def record(self, match_id: str, replay: Replay) -> str:
+        await self.gate.wait()
+        return await self.inner.record(match_id, replay)
+
+
 @pytest.mark.parametrize("game", PRODUCT_GAMES)
 def test_the_seed_shows_only_with_the_final_state_not_while_the_end_is_recorded(game: str) -> None:
     """The end of a match yields to the loop (its digest in steps, the sink, the journal) while
     its state still says RUNNING: GetMatch and ListMatches in that window carry no seed, and the
     first answer with the final state carries it. (A fairness test caught it in CI: the seed was
-    shown from the engine's end, not from the final state.)"""
+    shown from the engine's end, not from the final state.) The sink holds the window open until
+    the API has been asked; the digest yields after every event, so it is probed there too when
+    the loop lets it."""
 
     async def scenario() -> None:
         async with referee_env() as env, env.api_channel() as channel:
             api = referee_pb2_grpc.RefereeServiceStub(channel)
+            sink = GatedSink(env.sink)
+            env.referee.sink = sink
             env.connect(SlowFirstEveryTime, "slow", games=[game])
             r = env.referee.start_match(
                 game=game,
@@ -146,23 +164,23 @@ def test_the_seed_shows_only_with_the_final_state_not_while_the_end_is_recorded(
                 seed=987_654_321_987,
                 time_control=FAST.to_proto(),
             )
-            r.finish_step = 1  # the digest yields after every event: a long window
+            r.finish_step = 1
             ending: list[referee_pb2.Match] = []
 
-            async def probe() -> None:
-                while not r.done.is_set():
-                    if r.is_over():
-                        got = await api.GetMatch(referee_pb2.GetMatchRequest(match_id=r.match_id))
-                        listed = await api.ListMatches(referee_pb2.ListMatchesRequest())
-                        ending.extend([got.match, *(m for m in listed.matches if m.match_id == r.match_id)])
-                    await asyncio.sleep(0)
+            async def ask() -> None:
+                got = await api.GetMatch(referee_pb2.GetMatchRequest(match_id=r.match_id))
+                listed = await api.ListMatches(referee_pb2.ListMatchesRequest())
+                ending.extend([got.match, *(m for m in listed.matches if m.match_id == r.match_id)])
 
-            prober = asyncio.create_task(probe())
+            while not r.is_over():
+                await asyncio.sleep(0)
+            while r.replay is None and not r.done.is_set():  # the digest's steps, until the sink
+                await ask()
+            await ask()  # the sink holds the end: the state still says RUNNING
+            sink.gate.set()
             await asyncio.wait_for(r.wait(), 60)
-            await prober
-            in_play = [m for m in ending if m.state == State.STATE_RUNNING]
-            assert in_play, "the probe reached the end's window"
-            assert not any(m.HasField("seed") for m in in_play)
+            assert [m.state for m in ending[-2:]] == [State.STATE_RUNNING] * 2
+            assert not any(m.HasField("seed") for m in ending)
             final = await api.GetMatch(referee_pb2.GetMatchRequest(match_id=r.match_id))
             assert final.match.state == State.STATE_SUCCEEDED and final.match.seed == 987_654_321_987
 
