@@ -301,7 +301,7 @@ class MatchRunner:
             return
         # The referee's own garbage-collection pauses since the request went out are not the seat's
         # time: an answer that waited unread through one is stamped as if read when it could be.
-        now -= COLLECTOR.paused - p.paused_at
+        now -= _paused_since(p)
         if now > p.hard_deadline:
             return  # the timer fires at once; the timeout path reports it
         if not answer.option_id:
@@ -614,8 +614,7 @@ class MatchRunner:
         while self._end is None and not self._handover and not self._lost:
             now = loop_time()
             # Each deadline moves on by the garbage-collection pauses since its request went out.
-            paused = COLLECTOR.paused
-            deadlines = [p.hard_deadline + paused - p.paused_at for p in pendings if p.answer is None]
+            deadlines = [p.hard_deadline + _paused_since(p) for p in pendings if p.answer is None]
             waiting = [d for d in deadlines if now < d]
             if not waiting:
                 return
@@ -643,7 +642,7 @@ class MatchRunner:
         st.bank -= p.allowed_overrun
         st.strikes += 1
         self._metrics.strike("timeout")
-        elapsed = loop_time() - p.sent_at - (COLLECTOR.paused - p.paused_at)
+        elapsed = loop_time() - p.sent_at - _paused_since(p)
         st.previous = clocks.timed_out(self.time, elapsed, p.allowed_overrun, p.credit)
         self._metrics.think.observe(st.previous.charged)
         where = "while disconnected" if st.link is None else f"after {elapsed:.3f} s"
@@ -680,7 +679,7 @@ class MatchRunner:
             # A re-send after a reconnect: the link has just been sent a MatchStart with the
             # whole observation as it is now, so the patch (against the old link's base) goes.
             msg = self.messages.resend(p)
-        left = max(0.0, p.hard_deadline + (COLLECTOR.paused - p.paused_at) - loop_time() - p.credit)
+        left = max(0.0, p.hard_deadline + _paused_since(p) - loop_time() - p.credit)
         self.messages.stamp(msg, left, time_now())
         st.link.send(msg)
 
@@ -973,6 +972,12 @@ class MatchRunner:
 def new_match_id() -> MatchId:
     """Returns a fresh random match id."""
     return MatchId(uuid.uuid4().hex)
+
+
+def _paused_since(p: Pending) -> float:
+    """The process's garbage-collection pauses since ``p``'s request went out: the referee's time,
+    taken out of the seat's (its deadline moves on by them, its elapsed time leaves them out)."""
+    return COLLECTOR.paused - p.paused_at
 
 
 def _no_clock() -> float:
