@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import inspect
 import subprocess
 import sys
 import textwrap
@@ -192,3 +193,33 @@ def test_a_stall_that_is_not_a_collection_is_still_the_bots_time(game: str, coll
             assert first.source == "default"
 
     asyncio.run(scenario())
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_hub_collects_the_young_before_it_drops_a_finished_match(game: str, collector: None) -> None:
+    """CPython lowers the young count for every object freed, so dropping a finished match's state
+    would let the young generation grow past the threshold unseen and be walked in one long go
+    later: the hub runs a young collection just before it drops one (Referee._finished)."""
+    from_finished: list[int] = []
+
+    def watch(phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            calls = [f.function for f in inspect.stack(0)]
+            if "collect_young" in calls and "_finished" in calls:
+                from_finished.append(info["generation"])
+
+    async def scenario() -> None:
+        async with referee_env() as env:
+            env.connect(FirstBot, "a", games=[game])
+            env.connect(FirstBot, "b", games=[game])
+            gc.callbacks.append(watch)
+            try:
+                r = env.start(game, ["a", "b"], seed=2)
+                await asyncio.wait_for(r.wait(), 30)
+                await asyncio.sleep(0)  # the hub's finished hook has run
+            finally:
+                gc.callbacks.remove(watch)
+            assert r.state is MatchState.SUCCEEDED
+
+    asyncio.run(scenario())
+    assert from_finished == [0], from_finished
