@@ -198,24 +198,20 @@ def _diff_message(old: Any, new: Any, desc: Descriptor, path: str, ops: list[Op]
                 d = _default(fd)
                 ops.append(("add" if d is _ABSENT else "replace", sub, _norm_field(nv, fd)))
             elif nv is None:
-                d = _default(fd)
-                if d is _ABSENT:
-                    ops.append(("remove", sub, None))
-                else:
-                    ops.append(("replace", sub, d))
+                _clear(fd, sub, ops)
             else:
                 _diff_field(ov, nv, fd, sub, ops)
     if len(old) != len(new) or old.keys() != new.keys():
         fields = desc.fields_by_name
         for key, ov in old.items():
             if ov is not None and key not in new:
-                fd = fields[key]
-                d = _default(fd)
-                sub = f"{path}/{_escape(key)}"
-                if d is _ABSENT:
-                    ops.append(("remove", sub, None))
-                else:
-                    ops.append(("replace", sub, d))
+                _clear(fields[key], f"{path}/{_escape(key)}", ops)
+
+
+def _clear(fd: FieldDescriptor, path: str, ops: list[Op]) -> None:
+    """A member gone from the new observation: removed, or set back to its field's default."""
+    d = _default(fd)
+    ops.append(("remove", path, None) if d is _ABSENT else ("replace", path, d))
 
 
 def _diff_field(old: Any, new: Any, fd: FieldDescriptor, path: str, ops: list[Op]) -> None:
