@@ -71,7 +71,7 @@ class Collector:
         self.paused = 0.0
         """Wall seconds spent in garbage collections since :meth:`install` (all generations, reclaims too)."""
         self.longest = 0.0
-        """The longest collection since :meth:`install` or the last :meth:`reset_longest`, wall seconds."""
+        """The longest collection since :meth:`install`, wall seconds."""
         self.collections = 0
         self.reclaims = 0
         self.baseline = 0
@@ -124,10 +124,6 @@ class Collector:
         after Super Fantasy Brawl matches ended, measured) and is walked in one go later."""
         if self.installed:
             gc.collect(0)
-
-    def reset_longest(self) -> None:
-        """Starts a new window for :attr:`longest`."""
-        self.longest = 0.0
 
     def reclaim_due(self) -> bool:
         """Whether the last reclaim is :attr:`every` seconds old and the heap has grown enough since
