@@ -1,7 +1,8 @@
 """``brawl web`` (serve the site) and ``brawl token`` (issue, revoke and list bot tokens).
 
 ``brawl web`` serves with gunicorn (threaded workers) when it is installed, otherwise with
-Django's development server; ``--server`` chooses explicitly.
+Django's development server; ``--server`` chooses explicitly. With ``--internal-addr`` it also
+serves the internal API on its own listener (``webapp.internal_server``).
 
 ``brawl token create`` creates the bot (and its owner) if needed and prints the token once: it is
 the organiser's way to admit bots before anyone uses the web pages. Commands run against the
@@ -35,6 +36,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
         help="gunicorn (production WSGI server) or django (development server); auto picks gunicorn when installed",
     )
     web.add_argument("--workers", type=int, default=2, help="gunicorn worker processes (default 2)")
+    web.add_argument(
+        "--internal-addr",
+        default=os.environ.get("BRAWL_WEB_INTERNAL_LISTEN", ""),
+        metavar="HOST:PORT",
+        help="also serve the internal API (the referees' token checks) here, with its own threads, so a busy "
+        "site never delays them (default BRAWL_WEB_INTERNAL_LISTEN; empty: only on the public port)",
+    )
     web.set_defaults(func=cmd_web)
 
     token = subparsers.add_parser("token", help="issue, revoke and list bot tokens")
@@ -70,17 +78,42 @@ def cmd_web(args: argparse.Namespace) -> int:
             server = "gunicorn"
         except ImportError:
             server = "django"
+    if args.internal_addr:
+        from webapp.internal_server import parse_addr
+
+        try:
+            parse_addr(args.internal_addr)
+        except ValueError as exc:
+            print(f"error: --internal-addr: {exc}", file=sys.stderr)
+            return 2
     if server == "django":
+        if args.internal_addr:
+            from webapp.internal_server import start
+
+            start(args.internal_addr)
         call_command("runserver", args.addr, use_reloader=False)
         return 0
-    return serve_gunicorn(args.addr, args.workers)
+    return serve_gunicorn(args.addr, args.workers, internal_addr=args.internal_addr)
 
 
-def serve_gunicorn(addr: str, workers: int) -> int:
-    """Serves ``webapp.wsgi:application`` with gunicorn's threaded workers until stopped."""
+def serve_gunicorn(addr: str, workers: int, *, internal_addr: str = "") -> int:
+    """Serves ``webapp.wsgi:application`` with gunicorn's threaded workers until stopped.
+
+    Args:
+        addr: The public ``HOST:PORT``.
+        workers: Worker processes (4 threads each).
+        internal_addr: When set, every worker also serves the internal API there
+            (``webapp.internal_server``, sharing the address with ``SO_REUSEPORT``).
+    """
     from gunicorn.app.base import BaseApplication
 
     from webapp.wsgi import application
+
+    def post_worker_init(worker: object) -> None:
+        if internal_addr:
+            from webapp.internal_server import start
+
+            start(internal_addr, reuse_port=True)
 
     class _App(BaseApplication):  # type: ignore[misc]
         def load_config(self) -> None:
@@ -95,6 +128,7 @@ def serve_gunicorn(addr: str, workers: int) -> int:
                 # Long enough for the frames of a long replay to be computed.
                 "timeout": 60,
                 "graceful_timeout": 20,
+                "post_worker_init": post_worker_init,
             }.items():
                 self.cfg.set(key, value)
 

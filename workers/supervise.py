@@ -324,6 +324,13 @@ class Supervisor:
         return status
 
 
+def _free_loopback_port() -> int:
+    """Returns a loopback port free now (for a listener only this run's processes call)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
 def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     """Registers ``brawl run``."""
     parser = subparsers.add_parser(
@@ -334,6 +341,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
         "filesystem broker under --var.",
     )
     parser.add_argument("--web", default="127.0.0.1:8000", metavar="HOST:PORT", help="web site address")
+    parser.add_argument(
+        "--web-internal",
+        default=None,
+        metavar="HOST:PORT",
+        help="the web tier's internal API listener (the referees' token checks, own threads); default a free "
+        "loopback port",
+    )
     parser.add_argument("--referee", default="127.0.0.1:50051", metavar="HOST:PORT", help="referee (bots connect here)")
     parser.add_argument(
         "--referee-internal",
@@ -385,7 +399,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     # The workers and the web tier reach the referees' internal listeners, never the bot port.
     os.environ.setdefault("BRAWL_REFEREES", ",".join(internals))
     # ...and the referees reach the web tier's internal API to check bot tokens (no database for them).
-    os.environ.setdefault("BRAWL_WEB_INTERNAL_URL", f"http://{args.web}")
+    # It has a listener of its own (webapp.internal_server), so a busy site never delays a bot's connect.
+    web_internal = args.web_internal or f"127.0.0.1:{_free_loopback_port()}"
+    os.environ.setdefault("BRAWL_WEB_INTERNAL_URL", f"http://{web_internal}")
     # Every service also logs to a rotated file (referee.logsetup), so an unattended run keeps its
     # recent history on disk within a bounded size.
     os.environ.setdefault("BRAWL_LOG_DIR", str(var / "logs"))
@@ -417,7 +433,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         Service("worker", [*brawl, "worker", "--beat", "--concurrency", "1", "--pool", "solo"]),
         Service(
             "web",
-            [*brawl, "web", "--addr", args.web, "--no-migrate"],
+            [*brawl, "web", "--addr", args.web, "--internal-addr", web_internal, "--no-migrate"],
             http_probe(f"http://{web_host}:{web_port}/healthz"),
         ),
     ]

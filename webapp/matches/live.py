@@ -31,7 +31,7 @@ from webapp.matches.boards import board_layout
 log = logging.getLogger(__name__)
 
 MAX_WAIT_SECONDS = 20.0
-"""The longest a request may wait for a new frame (it holds a server thread meanwhile)."""
+"""The longest a request may wait for a new frame (it holds a server thread meanwhile: see ``webapp.longpoll``)."""
 IDLE_SECONDS = 60.0
 """A watcher nobody asked about for this long stops reading its stream."""
 KEEP_SECONDS = 120.0

@@ -26,6 +26,7 @@ from rest_framework.throttling import SimpleRateThrottle
 from referee.core.errors import EngineError
 from referee.core.registry import UnknownGameError
 from referee.core.replay import Replay, ReplayError, decompress
+from webapp import longpoll
 from webapp.api import BadParameter, bounded_int, query_id
 from webapp.matches.framestore import frames_gz, patched_frames_gz
 from webapp.matches.live import MAX_WAIT_SECONDS, live_frames
@@ -307,7 +308,9 @@ class MatchViewSet(viewsets.ReadOnlyModelViewSet):
     def live(self, request: Request, pk: str | None = None) -> Response:
         """The spectator frames of a running match read from its referee, after index ``since``.
 
-        ``live`` is false when the match is not running (load ``frames/`` once ``has_replay``).
+        ``live`` is false when the match is not running (load ``frames/`` once ``has_replay``). When
+        every waiting slot of the process is taken (``webapp.longpoll``) it answers at once, with
+        ``retry_after`` and a ``Retry-After`` header.
         """
         match = self.get_object()
         since = bounded_int(request.query_params.get("since"), "since", default=-1, low=-1, high=10**9)
@@ -323,5 +326,12 @@ class MatchViewSet(viewsets.ReadOnlyModelViewSet):
         if match.status != MatchStatus.RUNNING or not match.referee_id:
             return Response({**head, "live": False, "game": match.game, "frames": [], "last": since, "ended": True})
         seats = [s.bot_version.bot.name for s in match.seats.all()]
-        data = live_frames(match.pk, match.referee_id, match.game, since=since, wait=wait)
-        return Response({**head, "live": True, "seats": seats, **data})
+        with longpoll.wait_slot(wait) as granted:
+            data = live_frames(match.pk, match.referee_id, match.game, since=since, wait=granted)
+        if not longpoll.refused(wait, granted):
+            return Response({**head, "live": True, "seats": seats, **data})
+        # Every waiting slot of this process is taken: answer what there is now, and when to ask again.
+        retry = longpoll.RETRY_AFTER_SECONDS
+        response = Response({**head, "live": True, "seats": seats, **data, "retry_after": retry})
+        response["Retry-After"] = str(retry)
+        return response

@@ -15,6 +15,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from webapp import longpoll
 from webapp.api import bounded_int
 from webapp.bots.models import Bot
 from webapp.notifications import services
@@ -89,7 +90,8 @@ class WebhookDetailView(APIView):
 
 class EventFeedView(APIView):
     """The bot's events after ``after`` (an event id), oldest first; with ``wait`` (seconds, at most
-    25) the request is held until an event arrives or the time is up (long poll)."""
+    25) the request is held until an event arrives or the time is up (long poll), when a waiting slot
+    of the process is free (``webapp.longpoll``); otherwise it answers at once with ``Retry-After``."""
 
     permission_classes = [permissions.IsAuthenticated]  # noqa: RUF012
 
@@ -104,15 +106,20 @@ class EventFeedView(APIView):
         bot = _own_bot(request, bot_id)
         after = bounded_int(request.query_params.get("after"), "after", default=0, low=0)
         wait = bounded_int(request.query_params.get("wait"), "wait", default=0, low=0, high=MAX_WAIT_S)
-        deadline = time.monotonic() + wait
-        while True:
-            rows = list(BotEvent.objects.filter(bot=bot, id__gt=after).order_by("id")[:FEED_LIMIT])
-            if rows or time.monotonic() >= deadline:
-                break
-            # Each query sees what committed since (PostgreSQL's read committed), so polling finds it.
-            time.sleep(POLL_S)
+        with longpoll.wait_slot(wait) as granted:
+            deadline = time.monotonic() + granted
+            while True:
+                rows = list(BotEvent.objects.filter(bot=bot, id__gt=after).order_by("id")[:FEED_LIMIT])
+                if rows or time.monotonic() >= deadline:
+                    break
+                # Each query sees what committed since (PostgreSQL's read committed), so polling finds it.
+                time.sleep(POLL_S)
         last = rows[-1].pk if rows else after
-        return Response({"events": EventSerializer(rows, many=True).data, "last": last})
+        response = Response({"events": EventSerializer(rows, many=True).data, "last": last})
+        if longpoll.refused(wait, granted) and not rows:
+            # Every waiting slot of this process is taken: the client asks again later instead of waiting here.
+            response["Retry-After"] = str(longpoll.RETRY_AFTER_SECONDS)
+        return response
 
 
 def feed_payload(rows: list[Any]) -> list[dict[str, Any]]:

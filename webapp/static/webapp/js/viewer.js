@@ -686,7 +686,8 @@
           return;
         }
         message.textContent = "Live: decision " + liveLast + " (referee " + b.referee_state + ").";
-        setTimeout(live, 250);
+        // The server had no waiting slot free (b.retry_after): come back when it says, not at once.
+        setTimeout(live, b.retry_after ? b.retry_after * 1000 : 250);
       })
       .catch(function () { liveOn = false; setTimeout(poll, 5000); });
   }
