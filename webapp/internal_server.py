@@ -35,7 +35,7 @@ PREFIX = "/internal/"
 class _QuietHandler(WSGIRequestHandler):
     timeout = SOCKET_TIMEOUT_SECONDS
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
+    def log_message(self, format: str, *args: Any) -> None:
         log.debug("internal API: " + format, *args)
 
 

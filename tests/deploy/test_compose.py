@@ -157,7 +157,8 @@ def test_referees_get_time_to_drain_before_compose_kills_them() -> None:
 def test_web_ports_agree_between_command_healthcheck_and_proxy() -> None:
     web = services()["web"]
     port = port_of(option(web["command"], "--addr"))
-    assert web["expose"] == [str(port)]
+    # The public port, and the internal API's own listener (the referees' token checks).
+    assert web["expose"] == [str(port), str(port_of(option(web["command"], "--internal-addr")))]
     assert f"http://127.0.0.1:{port}/healthz" in " ".join(web["healthcheck"]["test"])
     assert services()["proxy"]["environment"]["BRAWL_WEB_UPSTREAMS"] == f"web:{port}"
     # The proxy's health check names a host Django accepts.
@@ -244,7 +245,7 @@ def test_referees_run_in_ladder_mode_with_the_relay_on() -> None:
             assert relay_url(args, env) == env["REDIS_URL"], name
             # No database credentials: the web tier checks bot tokens for the referee.
             assert not {"DATABASE_URL", "SECRET_KEY", "POSTGRES_PASSWORD"} & set(env), name
-            assert env["BRAWL_WEB_INTERNAL_URL"] == "http://web:8000", name
+            assert env["BRAWL_WEB_INTERNAL_URL"] == "http://web:8001", name
             assert "postgres" not in svc["depends_on"] and "migrate" not in svc["depends_on"], name
     # The web tier answers to the name the referees call it by.
     web_hosts = interpolate(str(services()["web"]["environment"]["ALLOWED_HOSTS"]), {}).split(",")

@@ -192,8 +192,10 @@ def test_web_ports_probes_and_host_header_agree() -> None:
         assert get["path"] == "/healthz" and named_port(c, get["port"]) == port, probe
         [host] = [h["value"] for h in get["httpHeaders"] if h["name"] == "Host"]
         assert host in allowed, f"{probe} sends Host {host!r}, which Django would refuse"
-    [sp] = k8s_named("Service", "web")["spec"]["ports"]
+    sp, internal = k8s_named("Service", "web")["spec"]["ports"]
     assert sp["port"] == port and named_port(c, sp["targetPort"]) == port
+    # The internal API's own listener (referees' token checks), also behind the Service.
+    assert named_port(c, internal["targetPort"]) == port_of(option(c["args"], "--internal-addr")) == internal["port"]
 
 
 def test_worker_probes_ping_the_workers_own_celery_node() -> None:
@@ -334,7 +336,8 @@ def test_referees_run_in_ladder_mode_with_the_relay_on() -> None:
     for name in ("REDIS_URL", "BRAWL_INTERNAL_TOKEN"):
         assert env[name]["valueFrom"]["secretKeyRef"] == {"name": "brawl-secrets", "key": name}
     # The web tier's Service, on its port, under a host name it accepts.
-    web_port = k8s_named("Service", "web")["spec"]["ports"][0]["port"]
+    ports = k8s_named("Service", "web")["spec"]["ports"]
+    web_port = next(p["port"] for p in ports if p["name"] == "internal")
     assert env["BRAWL_WEB_INTERNAL_URL"]["value"] == f"http://web:{web_port}"
     assert "web" in k8s_named("ConfigMap", "brawl-config")["data"]["ALLOWED_HOSTS"].split(",")
     # The Service spreads bots over the referees, so they must relay seats to each other: REDIS_URL on.
