@@ -10,6 +10,10 @@ goes to stderr, a result table to stdout; replays are written to ``--out`` when 
 
 ``--game`` also accepts ``module:Class`` naming a :class:`referee.core.Game` to register first
 (test-only games).
+
+``--seed`` gives the match seeds; the house bots' own randomness is fresh in every instance unless
+``--bot-seed`` is given, and it is never derived from ``--seed``: pass both to repeat an experiment
+exactly. A replay never needs the bot seed (the bots' choices are in its decision log).
 """
 
 from __future__ import annotations
@@ -71,8 +75,11 @@ def resolve_game(spec: str) -> Game:
     return get_game(spec)
 
 
-def bot_factory(game: str, spec: str, seed: int) -> tuple[Callable[[], Any], bool]:
+def bot_factory(game: str, spec: str, seed: int | None = None) -> tuple[Callable[[], Any], bool]:
     """Returns (factory, threaded) for a bot spec: a house-bot name or ``module:Class``.
+
+    ``seed`` is a house bot's own seed (``None``: a fresh one per instance); an SDK class is built
+    with no arguments.
 
     Raises:
         UnknownHouseBotError: no house bot of that name.
@@ -104,8 +111,13 @@ async def play_series(
     parallel: int = 4,
     progress: TextIO | None = None,
     config: dict[str, Any] | None = None,
+    bot_seed: int | None = None,
 ) -> Series:
     """Plays ``games`` matches between ``bots`` and returns the tallies and replays.
+
+    Match ``n`` is played on the seed ``seed + n``. ``bot_seed`` seeds the house bots' own
+    randomness for a reproducible experiment (match ``n``, seat ``s``: ``bot_seed + n * 7919 + s``),
+    chosen by the caller apart from ``seed``; ``None`` gives every instance a fresh seed.
 
     Raises:
         StartError: a bot or the game config is refused.
@@ -126,7 +138,8 @@ async def play_series(
         order = [(n + k) % len(bots) for k in range(len(bots))]  # bot index per seat
         factories = {}
         for seat, b in enumerate(order):
-            factory, threaded = bot_factory(game_name, bots[b], seed + n * 7919 + seat)
+            own = None if bot_seed is None else bot_seed + n * 7919 + seat
+            factory, threaded = bot_factory(game_name, bots[b], own)
             factories[seat] = (factory, threaded)
         async with gate:
             runner = referee.start_match(
@@ -182,6 +195,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     p.add_argument("bots", nargs="+", metavar="BOT", help="house bot name (random, heuristic...) or module:Class")
     p.add_argument("--game", required=True, help="game name (or module:Class of a Game)")
     p.add_argument("--seed", type=int, default=0, help="seed of the first match; match n uses seed + n")
+    p.add_argument(
+        "--bot-seed",
+        type=int,
+        default=None,
+        help="seed of the house bots' own randomness, to repeat an experiment (default: fresh; never derived from --seed)",
+    )
     p.add_argument("--games", type=int, default=1, help="number of matches")
     p.add_argument("--out", type=Path, help="directory to write replays into")
     p.add_argument("--parallel", type=int, default=4, help="matches run at once")
@@ -218,6 +237,7 @@ def cmd_play(args: argparse.Namespace) -> int:
                 args.bots,
                 games=args.games,
                 seed=args.seed,
+                bot_seed=args.bot_seed,
                 out=args.out,
                 time_control=tc,
                 parallel=args.parallel,

@@ -93,7 +93,7 @@ class HostedHouseBot:
 
     def choose_turn(self, turn):
         if self.policy is None:
-            self.policy = house_factory(turn.game, "heuristic", 11)()
+            self.policy = house_factory(turn.game, "heuristic")()
         return self.policy.choose(turn.decision, turn.observation, turn.options)
 
     def choose(self, decision, observation, options):

@@ -3,7 +3,10 @@
 Each strength is an SDK bot class that plays any game: on its first turn of a match it builds the
 game's ``heuristic`` house policy (``referee/games/<game>/bots.py``) and, with probability
 ``epsilon``, plays a uniformly random legal option instead. ``epsilon`` 0 is the full heuristic, 1
-is pure random, so the ladder has bots of known, ordered strength.
+is pure random, so the ladder has bots of known, ordered strength. Each instance (one per match
+and seat) draws its own seed from :func:`referee.seeding.new_bot_seed`: the farm builds them with
+no arguments, and a constant default would let an opponent with the source predict every random
+move.
 
 The farm (``brawl bot farm SPEC.json``) runs one real :class:`referee.sdk.BotClient` per entry, each
 with its own gRPC stream and token, in one asyncio loop: cheaper than a process per bot on one
@@ -24,14 +27,21 @@ from typing import Any
 from referee.core.bots import RandomPolicy
 from referee.core.chance import SeededChance
 from referee.sdk.house import house_factory
+from referee.seeding import new_bot_seed
 
 
 class _Mixed:
-    """Plays the game's heuristic house bot, diluted with random moves."""
+    """Plays the game's heuristic house bot, diluted with random moves.
+
+    Args:
+        seed: The bot's own seed, for a reproducible local experiment; by default a fresh one. Never
+            a match seed, nor derived from one.
+    """
 
     epsilon = 0.0
 
-    def __init__(self, seed: int = 0) -> None:
+    def __init__(self, seed: int | None = None) -> None:
+        seed = new_bot_seed() if seed is None else seed
         self._seed = seed
         self._coin = SeededChance(seed ^ 0xC0FFEE)
         self._random = RandomPolicy(seed)

@@ -6,7 +6,9 @@ match is a pure function of (rules version, config, seed, decisions). Rules test
 :class:`ScriptedChance` holding the exact dice of the case.
 
 The generator is SplitMix64, specified here in full rather than borrowed from :mod:`random`, so
-that the same seed gives the same dice on any Python version and in any language.
+that the same seed gives the same dice on any Python version and in any language. The match's
+source is the only generator the match seed may seed: nothing else a participant can observe (a
+house bot's moves, a second stream) is derived from it (``tests/core/test_seed_derived_randomness.py``).
 
 **Chance as data** (compare OpenSpiel's chance nodes): :func:`chance_outcomes` lists, for one
 option of a match, every way the dice can fall while that option resolves, each with its exact
@@ -109,14 +111,6 @@ class SeededChance:
             j = self._below(i + 1)
             items[i], items[j] = items[j], items[i]
         self.draws.append(Draw("shuffle", len(items), 0))
-
-    def spawn(self, salt: int) -> SeededChance:
-        """Returns an independent source derived from this one's seed and ``salt``.
-
-        Used where a caller needs a second stream (a bot's own randomness, a determinization)
-        without disturbing the match's stream.
-        """
-        return SeededChance(SeededChance(self.seed ^ ((salt * 0x9E3779B97F4A7C15) & _MASK64))._next64())
 
 
 @dataclass

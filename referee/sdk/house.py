@@ -6,6 +6,12 @@ accepts it). A policy already has the SDK's ``choose`` signature, so it runs unc
 referee (in-process seats), in ``brawl play`` and through ``brawl bot run``:
 
     brawl bot run referee.sdk.house:RandomBot --server HOST:PORT --token T
+
+A house bot's own randomness (the ``random`` bot's picks, a heuristic's tie-breaks) comes from a
+fresh :func:`referee.seeding.new_bot_seed` per instance, so what it plays reveals nothing about the
+match seed and cannot be predicted from the source. A caller may pass its own bot seed for a
+reproducible local experiment; it must then choose it apart from any match seed (``brawl play
+--bot-seed``). Replays never need it: the bots' choices are in the decision log.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ from typing import Any
 
 from referee.core.bots import RandomPolicy
 from referee.core.contract import Decision, JSONDict, Option
+from referee.seeding import new_bot_seed
 
 
 class UnknownHouseBotError(LookupError):
@@ -24,10 +31,15 @@ class UnknownHouseBotError(LookupError):
 
 
 class RandomBot:
-    """The ``random`` house bot as an SDK bot class (uniform over the legal options)."""
+    """The ``random`` house bot as an SDK bot class (uniform over the legal options).
 
-    def __init__(self, seed: int = 0) -> None:
-        self._policy = RandomPolicy(seed)
+    Args:
+        seed: The bot's own seed, for a reproducible local experiment; by default a fresh one from
+            :func:`referee.seeding.new_bot_seed`. Never a match seed, nor derived from one.
+    """
+
+    def __init__(self, seed: int | None = None) -> None:
+        self._policy = RandomPolicy(new_bot_seed() if seed is None else seed)
 
     def choose(self, decision: Decision, observation: JSONDict, options: Sequence[Option]) -> str:
         """Returns a uniformly random option id."""
@@ -51,12 +63,22 @@ def house_bot_names(game: str) -> list[str]:
     return ["random", *sorted(n for n in game_house_bots(game) if n != "random")]
 
 
-def house_factory(game: str, name: str, seed: int = 0) -> Callable[[], Any]:
-    """Returns a factory of the house bot ``name`` for ``game``; each instance is seeded by ``seed``.
+def house_factory(game: str, name: str, seed: int | None = None) -> Callable[[], Any]:
+    """Returns a factory of the house bot ``name`` for ``game``.
+
+    Args:
+        game: The game's name.
+        name: The house bot's name (:func:`house_bot_names`).
+        seed: Every instance's own seed, for a reproducible local experiment (chosen apart from any
+            match seed); by default each instance draws a fresh :func:`referee.seeding.new_bot_seed`.
 
     Raises:
         UnknownHouseBotError: the game has no house bot of that name.
     """
+
+    def bot_seed() -> int:
+        return new_bot_seed() if seed is None else seed
+
     table = game_house_bots(game)
     if name in table:
         maker = table[name]
@@ -64,7 +86,7 @@ def house_factory(game: str, name: str, seed: int = 0) -> Callable[[], Any]:
             takes_seed = "seed" in inspect.signature(maker).parameters
         except (TypeError, ValueError):
             takes_seed = False
-        return (lambda: maker(seed=seed)) if takes_seed else maker
+        return (lambda: maker(seed=bot_seed())) if takes_seed else maker
     if name == "random":
-        return lambda: RandomBot(seed)
+        return lambda: RandomBot(bot_seed())
     raise UnknownHouseBotError(f"no house bot {name!r} for {game!r}; available: {house_bot_names(game)!r}")

@@ -338,7 +338,9 @@ class Referee:
                 continue
             if spec.house_bot is not None:
                 try:
-                    local[i] = house_factory(game, spec.house_bot, seed=(seed * 31 + i) & 0xFFFFFFFF)
+                    # Each instance draws its own seed: one derived from the match seed would
+                    # spell the seed out in the bot's moves (docs/security.md, house bots).
+                    local[i] = house_factory(game, spec.house_bot)
                 except UnknownHouseBotError as exc:
                     raise StartError(str(exc)) from exc
             elif not spec.bot_id:
@@ -515,7 +517,7 @@ class Referee:
         ]
         seed = int(record["seed"])
         local = {
-            i: house_factory(g.info.name, spec.house_bot, seed=(seed * 31 + i) & 0xFFFFFFFF)
+            i: house_factory(g.info.name, spec.house_bot)
             for i, spec in enumerate(seats)
             if spec.house_bot is not None
         }

@@ -34,15 +34,6 @@ def test_same_seed_same_stream_and_every_draw_recorded() -> None:
     assert [d.kind for d in a.draws] == ["shuffle", "roll", "below"]
 
 
-def test_spawned_streams_are_independent_of_the_parent() -> None:
-    parent = SeededChance(9)
-    child = parent.spawn(1)
-    before = parent._state
-    child.roll(6)
-    assert parent._state == before
-    assert parent.spawn(1).roll(100) == SeededChance(9).spawn(1).roll(100)
-
-
 def test_scripted_chance_plays_back_and_refuses_what_was_not_scripted() -> None:
     chance = ScriptedChance.of(17, 3)
     assert chance.roll(20) == 17

@@ -21,6 +21,7 @@ from typing import Any
 from referee.core.contract import Termination
 from referee.core.ids import BotId
 from referee.protocol.timecontrol import TimeSettings
+from referee.seeding import new_seed
 from referee.server.auth import BotIdentity, MemoryTokenStore
 from referee.server.hub import RefereeSettings
 from referee.server.match import MatchState, SeatSpec
@@ -55,7 +56,7 @@ async def validate(
     limits: sandbox.Limits | None = None,
     connect_timeout: float = 30.0,
     match_timeout: float = 300.0,
-    seed: int = 1,
+    seed: int | None = None,
     launch: Callable[[sandbox.BotCommand, str], Awaitable[Any]] | None = None,
     bind: str = "127.0.0.1:0",
     advertise: str = "127.0.0.1",
@@ -65,6 +66,8 @@ async def validate(
     ``launch`` starts the bot elsewhere than in a local sandbox (``brawl host --mode k8s``: a pod);
     it gets the command and the private referee's address (``advertise:PORT``; the referee listens
     on ``bind``), and returns a run with ``returncode``, ``refresh``, ``stop``, ``log`` and ``verdict``.
+    The match is played on ``seed``, by default a fresh secret one (a constant would tell the
+    candidate the house bot's hand); the house bot draws its own randomness.
     """
     store = MemoryTokenStore()
     token = store.issue(BotIdentity(BotId("candidate"), "candidate", "candidate", "validation", frozenset({game})))
@@ -99,7 +102,7 @@ async def validate(
         runner = server.referee.start_match(
             game=game,
             seats=[SeatSpec(bot_id=BotId("candidate")), SeatSpec(house_bot="random")],
-            seed=seed,
+            seed=new_seed() if seed is None else seed,
             time_control=VALIDATION_TIME.to_proto(),
         )
         try:

@@ -23,10 +23,11 @@ class HeuristicPolicy:
     """Greedy one-step scoring of options.
 
     Args:
-        seed: Seeds the tie-breaking among equally scored options.
+        seed: Seeds the tie-breaking among equally scored options: the bot's own seed, never the
+            match seed nor derived from it (see :mod:`referee.core.bots`).
     """
 
-    def __init__(self, seed: int = 0) -> None:
+    def __init__(self, seed: int) -> None:
         self._chance = SeededChance(seed)
 
     def choose(self, decision: Decision, observation: JSONDict, options: Sequence[Option]) -> str:
