@@ -240,7 +240,9 @@ class MatchRunner:
                 st.link = None
                 st.disconnected_at = now
                 self.recorder.incident(
-                    st.seat, IncidentKind.DISCONNECT, f"seat {st.seat} disconnected; grace {self.time.reconnect_grace:g} s"
+                    st.seat,
+                    IncidentKind.DISCONNECT,
+                    f"seat {st.seat} disconnected; grace {self.time.reconnect_grace:g} s",
                 )
         self._wake()
 
@@ -278,7 +280,9 @@ class MatchRunner:
             if not answer.decision_id and mine:
                 q = mine[0]
                 st = self.seats[q.decision.seat]
-                self._strike(st, IncidentKind.MALFORMED_ANSWER, bot_pb2.ERROR_CODE_MALFORMED, "the answer has no decision_id", q)
+                self._strike(
+                    st, IncidentKind.MALFORMED_ANSWER, bot_pb2.ERROR_CODE_MALFORMED, "the answer has no decision_id", q
+                )
                 return
             self._error(
                 link, bot_pb2.ERROR_CODE_STALE_DECISION, f"unknown decision {answer.decision_id!r}", answer.decision_id
@@ -302,7 +306,9 @@ class MatchRunner:
         if now > p.hard_deadline:
             return  # the timer fires at once; the timeout path reports it
         if not answer.option_id:
-            self._strike(st, IncidentKind.MALFORMED_ANSWER, bot_pb2.ERROR_CODE_MALFORMED, "the answer has no option_id", p)
+            self._strike(
+                st, IncidentKind.MALFORMED_ANSWER, bot_pb2.ERROR_CODE_MALFORMED, "the answer has no option_id", p
+            )
             return
         if answer.option_id not in p.option_ids:
             legal = sorted(p.option_ids)
