@@ -163,7 +163,7 @@ def run(args: argparse.Namespace, bench_db: str, redis_url: str) -> int:
                 versions = [s.bot_version for s in src.seats.select_related("bot_version").order_by("seat")]
                 m = match_services.do_queue_match(game, versions, rated=True, seed=src.seed)
                 match_services.do_start_match(m.pk, stack.referee_address)
-                match_services.do_stage_result(m.pk, Replay.loads(src.replay_bytes() or b""))
+                match_services.do_stage_result(m.pk, src.replay_stored() or b"")
                 staged.append(m.pk)
         t0 = time.monotonic()
         for pk in staged:

@@ -157,6 +157,7 @@ class Results:
         from referee.core.ids import Seat
         from referee.core.registry import get_game
         from referee.core.replay import Recorder
+        from webapp import results as recording
         from webapp.bots.models import Bot
         from webapp.matches import services
 
@@ -168,7 +169,7 @@ class Results:
         services.do_start_match(match.pk, "bench")
         rec = Recorder(get_game(self.game), match.config, match.seed, [f"seat{i}" for i in range(len(versions))])
         rec.forfeit([Seat(self.rng.randrange(len(versions)))], "bench result")
-        services.do_finish_match(match.pk, rec.finish())
+        recording.do_finish_match(match.pk, rec.finish())
 
     def run_queued(self) -> None:
         """Runs the refreshes sent so far, as the worker would."""

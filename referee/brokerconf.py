@@ -1,4 +1,4 @@
-"""The broker every Brawl Ladder process shares, its two queues and a publisher's settings, without Celery.
+"""The broker every Brawl Ladder process shares, its three queues and a publisher's settings, without Celery.
 
 Three kinds of process put tasks on the broker and none of them imports another's code for it: the
 workers (``workers.celery`` builds their app from :func:`broker_settings` and :data:`QUEUES`), the web
@@ -21,6 +21,8 @@ SCHEDULING = "scheduling"
 """Queue of ladder rounds, match starts, tournament progress and the reaper."""
 RECORDING = "recording"
 """Queue of finished matches to record."""
+FOLLOWUPS = "followups"
+"""Queue of the work a recorded result leaves for later: author notifications, page refresh, viewer frames."""
 
 
 def broker_settings() -> dict[str, object]:
@@ -64,7 +66,7 @@ def broker_settings() -> dict[str, object]:
     }
 
 
-QUEUES = tuple(Queue(q, Exchange(q, type="direct"), routing_key=q) for q in (SCHEDULING, RECORDING))
+QUEUES = tuple(Queue(q, Exchange(q, type="direct"), routing_key=q) for q in (SCHEDULING, RECORDING, FOLLOWUPS))
 """Each queue with its own exchange and routing key: queues sharing a binding would each get a copy of every message."""
 
 

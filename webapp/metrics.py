@@ -41,8 +41,8 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.exposition import choose_encoder
 from prometheus_client.registry import Collector
 
-QUEUES = ("scheduling", "recording")
-"""The Celery queues (``workers.celery.SCHEDULING``/``RECORDING``; named here so the web never imports Celery)."""
+QUEUES = ("scheduling", "recording", "followups")
+"""The Celery queues (``referee.brokerconf``: ``SCHEDULING``, ``RECORDING``, ``FOLLOWUPS``)."""
 TASK_EVENTS_KEY = "brawl:metrics:task_events"
 """Redis hash of task events: field ``<task name>|<kind>``, value the count."""
 TASK_EVENTS_FILE = Path("metrics") / "task-events.log"

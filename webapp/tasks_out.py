@@ -40,9 +40,11 @@ def publisher() -> Any:
         return _app
 
 
-def send_task(name: str, args: list[Any] | None = None, *, countdown: float | None = None) -> None:
-    """Puts task ``name`` with ``args`` on the broker (the ``scheduling`` queue unless routed).
+def send_task(
+    name: str, args: list[Any] | None = None, *, countdown: float | None = None, queue: str | None = None
+) -> None:
+    """Puts task ``name`` with ``args`` on the broker, on ``queue`` (default: the ``scheduling`` queue).
 
     ``countdown``: seconds before a worker may run it (the worker holds the message until then).
     """
-    publisher().send_task(name, args=args or [], countdown=countdown)
+    publisher().send_task(name, args=args or [], countdown=countdown, queue=queue)

@@ -4,9 +4,10 @@ The broker is Redis when ``REDIS_URL`` is set; otherwise the embedded filesystem
 ``referee.broker`` under ``<BRAWL_VAR_DIR>/broker`` (``./var/broker``), so the one-machine default
 needs no server (kombu's own filesystem transport tore messages under concurrency, kombu#1551). Tasks
 acknowledge late and are rejected back to the queue when their worker dies, one message is
-prefetched at a time, and every task is safe to run twice (see ``workers.tasks``). Two queues
-keep recording from waiting behind scheduling: ``scheduling`` (ladder rounds, starting matches,
-tournaments, the reaper) and ``recording`` (finished matches).
+prefetched at a time, and every task is safe to run twice (see ``workers.tasks``). Three queues
+keep recording from waiting behind scheduling or behind a result's slow aftermath: ``scheduling``
+(ladder rounds, starting matches, tournaments, the reaper), ``recording`` (finished matches) and
+``followups`` (sent once a result commits: author notifications, page refresh, viewer frames).
 
 Environment (besides Django's ``DATABASE_URL`` and ``REDIS_URL``), read through ``referee.settings``:
     BRAWL_REFEREES: comma-separated ``host:port`` of the referees' internal API (``127.0.0.1:50052``).
@@ -30,9 +31,9 @@ from referee import settings
 
 # Broker settings and queues live apart so a ladder referee can publish results without importing
 # this app (its task metrics import the web tier, and with it Django). Re-exported for callers.
-from referee.brokerconf import QUEUES, RECORDING, SCHEDULING, broker_settings
+from referee.brokerconf import FOLLOWUPS, QUEUES, RECORDING, SCHEDULING, broker_settings
 
-__all__ = ["QUEUES", "RECORDING", "SCHEDULING", "app", "broker_settings"]
+__all__ = ["FOLLOWUPS", "QUEUES", "RECORDING", "SCHEDULING", "app", "broker_settings"]
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "webapp.settings")
 
@@ -102,6 +103,9 @@ app.conf.update(
     task_routes={
         "workers.tasks.record_match": {"queue": RECORDING},
         "workers.tasks.record_result": {"queue": RECORDING},
+        "workers.tasks.notify_result": {"queue": FOLLOWUPS},
+        "workers.tasks.store_frames": {"queue": FOLLOWUPS},
+        "workers.tasks.refresh_pages": {"queue": FOLLOWUPS},
         "workers.tasks.*": {"queue": SCHEDULING},
     },
     broker_connection_retry_on_startup=True,

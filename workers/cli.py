@@ -16,6 +16,7 @@ import sys
 # app (which sets the dispatch defaults) in every command.
 SCHEDULING = "scheduling"
 RECORDING = "recording"
+FOLLOWUPS = "followups"
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -23,8 +24,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     worker = subparsers.add_parser("worker", help="run a Celery worker for the ladder and tournaments")
     worker.add_argument(
         "--queues",
-        default=f"{SCHEDULING},{RECORDING}",
-        help=f"comma-separated queues to consume (default {SCHEDULING},{RECORDING})",
+        default=f"{SCHEDULING},{RECORDING},{FOLLOWUPS}",
+        help=f"comma-separated queues to consume (default {SCHEDULING},{RECORDING},{FOLLOWUPS})",
     )
     worker.add_argument("--concurrency", type=int, default=2, help="task processes (default 2)")
     worker.add_argument(

@@ -174,6 +174,7 @@ async def _play_queued(tournament_id: int) -> int:
     from referee.server.hub import Referee
     from referee.server.match import SeatSpec
     from referee.server.sinks import MemoryResultSink
+    from webapp import results
     from webapp.matches import services as matches
     from webapp.matches.models import Match, MatchStatus
     from workers.housebots import STRENGTHS
@@ -205,6 +206,6 @@ async def _play_queued(tournament_id: int) -> int:
             if replay is None:
                 await sync_to_async(matches.do_fail_match)(match_id, "the demo match did not finish")
             else:
-                await sync_to_async(matches.do_finish_match)(match_id, replay, referee_id="demo")
+                await sync_to_async(results.do_finish_match)(match_id, replay, referee_id="demo")
             played += 1
     return played

@@ -3,12 +3,12 @@
 Where results flow. The referee, when a match ends, hands the encoded replay to its result sink
 (:func:`workers.refhost.ladder_sink`), which only publishes ``record_result(match_id, replay)``
 on the broker's ``recording`` queue: referees never write the database. :func:`record_result`
-(in a worker) stages the replay on the ``Match`` row in one atomic write (``do_stage_result``:
-nothing happens if the match is final or already has a replay), then :func:`record_staged` runs
-in one database transaction holding the match row's lock: a final match is left alone, otherwise
-the outcome, seats, ratings and tournament progress are written by ``do_finish_match`` together.
-The rating history's unique (match, version) constraint backs the final-status check, so a
-duplicate delivery, or a worker killed mid-way (its transaction rolls back and the message is
+(in a worker) finds the match the referee names and hands the bytes to
+``webapp.results.record_result``, the one function that records a result: it decodes them once,
+stages them as received, and writes the outcome, seats, counts, ratings and tournament progress
+in one transaction holding the match row's lock (a final match is left alone). The rating
+history's unique (match, version) constraint backs the final-status check, so a duplicate
+delivery, or a worker killed mid-way (its transaction rolls back and the message is
 redelivered), counts nothing twice and loses nothing. ``record_match(match_id)`` records a
 replay already staged (the reaper sends it for a worker that died between the two steps).
 
@@ -43,10 +43,8 @@ from django.utils import timezone
 from referee import client as referee_client
 from referee import settings
 from referee.client import RefereeRefused, RefereeUnavailable
-from referee.core.contract import Termination
-from referee.core.replay import Replay, ReplayError
 from referee.server import journal
-from webapp.api import DomainError
+from webapp import results
 from webapp.matches import services as match_services
 from webapp.matches.models import Match, MatchStatus
 
@@ -71,13 +69,10 @@ def find_match(match_id: str) -> Match | None:
 
 
 def record_result(match_id: str, data: bytes) -> str:
-    """Stages and records a referee's result (``Replay.encode`` bytes) exactly once; returns what it did.
-
-    Safe to deliver twice: the staging keeps the first replay and the recording happens once.
+    """Records a referee's result (``Replay.encode`` bytes) exactly once (``webapp.results.record_result``).
 
     Returns:
-        ``unknown`` (no such match: nothing done), ``unreadable`` (the bytes are not a replay: the
-        match is failed), or what :func:`record_staged` returned.
+        ``unknown`` (no such match: nothing done), or what ``webapp.results.record_result`` returned.
 
     Raises:
         OperationalError: the database failed (nothing half-done; retry).
@@ -86,54 +81,12 @@ def record_result(match_id: str, data: bytes) -> str:
     if match is None:
         log.warning("result for an unknown match", extra={"match_id": match_id})
         return "unknown"
-    try:
-        replay = Replay.decode(data)
-    except ReplayError as exc:
-        with transaction.atomic():
-            locked = Match.objects.select_for_update().get(pk=match.pk)
-            if locked.is_final:
-                return "final"
-            match_services.do_fail_match(match.pk, f"the referee's replay cannot be read: {exc}")
-        return "unreadable"
-    match_services.do_stage_result(match.pk, replay)
-    return record_staged(match.pk)
+    return results.record_result(match.pk, data)
 
 
 def record_staged(match_id: int) -> str:
-    """Records the staged result of ``match_id`` exactly once; returns what it did.
-
-    Returns:
-        ``recorded``, ``cancelled`` (the referee cancelled it: it counts for nobody),
-        ``final`` (already recorded or ended: nothing done), ``not-staged`` (no replay yet),
-        ``unreadable`` (the staged replay cannot be parsed or does not fit the match: it is failed).
-
-    Raises:
-        OperationalError: the database failed (the transaction rolled back; retry).
-    """
-    with transaction.atomic():
-        match = Match.objects.select_for_update().filter(pk=match_id).first()
-        if match is None or match.is_final:
-            return "final"
-        if not match.has_replay:
-            return "not-staged"
-        try:
-            replay = Replay.decode(match.replay_bytes() or b"")
-        except ReplayError as exc:  # corrupt bytes: retrying cannot help
-            match_services.do_fail_match(match_id, f"the staged replay cannot be read: {exc}")
-            return "unreadable"
-        outcome = replay.outcome
-        if outcome is None or outcome.termination is Termination.CANCELLED:
-            reason = outcome.reason if outcome is not None else "no outcome"
-            match_services.do_fail_match(match_id, f"cancelled by the referee: {reason}", status=MatchStatus.CANCELLED)
-            return "cancelled"
-        try:
-            match_services.do_finish_match(match_id, replay, referee_id=match.referee_id)
-        except DomainError as exc:
-            # The replay does not fit the match (seats) or the tournament refused it: retrying
-            # cannot help, so the match fails visibly instead of blocking the queue.
-            match_services.do_fail_match(match_id, f"the result cannot be recorded: {exc}")
-            return "unreadable"
-        return "recorded"
+    """Records the staged result of ``match_id`` exactly once (``webapp.results.record_staged``)."""
+    return results.record_staged(match_id)
 
 
 def replace_lost(match_id: int, reason: str) -> Match | None:

@@ -9,7 +9,9 @@
 | ``advance_tournament(tournament_id)`` | scheduling | replays failed games, queues ready ones |
 | ``advance_tournaments()`` | scheduling | the beat's sweep: ``advance_tournament`` per running tournament |
 | ``reap_stuck_matches()`` | scheduling | the beat's safety net over unfinished matches |
-| ``refresh_pages(game, bot_ids)`` | scheduling | after results, their pages' cached pieces (``webapp.pages.refresh``) |
+| ``notify_result(match_id)`` | followups | a committed result's author notifications, once (``webapp.results``) |
+| ``store_frames(match_id)`` | followups | a committed result's viewer frames, once (``webapp.matches.framestore``) |
+| ``refresh_pages(game, bot_ids)`` | followups | after results, their pages' cached pieces (``webapp.pages.refresh``) |
 
 Every task retries only transient failures (database connection, a referee not answering) with
 exponential backoff and jitter; anything else is a bug and fails loudly. Tasks enqueue other
@@ -164,6 +166,24 @@ def reap_stuck_matches(self: Any) -> dict[str, list[int]]:
             },
         )
     return {"recorded": report.recorded, "restarted": report.restarted, "replaced": report.replaced}
+
+
+@app.task(name="workers.tasks.notify_result", bind=True, **RETRY)
+def notify_result(self: Any, match_id: int) -> bool:
+    """Writes the author notifications of recorded match ``match_id`` once; returns whether it wrote them."""
+    from webapp.notifications.services import notify_finished
+
+    with bind(match_id=match_id):
+        return notify_finished(int(match_id))
+
+
+@app.task(name="workers.tasks.store_frames", bind=True, **RETRY)
+def store_frames(self: Any, match_id: int) -> None:
+    """Computes and stores the viewer frames of recorded match ``match_id`` (no-op when stored)."""
+    from webapp.matches.framestore import store_frames_after_record
+
+    with bind(match_id=match_id):
+        store_frames_after_record(int(match_id))
 
 
 @app.task(name="workers.tasks.refresh_pages", bind=True, **RETRY)

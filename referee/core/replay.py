@@ -21,8 +21,11 @@ import hashlib
 import json
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
+
+import orjson
 
 from referee.core.chance import Chance, SeededChance
 from referee.core.contract import (
@@ -102,6 +105,39 @@ class DecisionRecord:
         )
 
 
+class IncidentKind(StrEnum):
+    """What the referee recorded about a seat: the one list of incident kinds, shared by the referee
+    (which records them) and the web app (which counts them per seat).
+
+    The value is the kind's name in a replay's ``incidents``; :attr:`is_strike` says which count
+    towards ``max_strikes`` (``docs/bot-protocol.md``).
+    """
+
+    TIMEOUT = "timeout"
+    """No valid answer before the deadline: the default option was applied (a strike)."""
+    ILLEGAL_ANSWER = "illegal_answer"
+    """An answer naming an option that was not offered (a strike)."""
+    MALFORMED_ANSWER = "malformed_answer"
+    """An answer without an option id (a strike)."""
+    DISCONNECT = "disconnect"
+    """The seat's connection was lost (or its referee stopped); its reconnect grace began."""
+    RECONNECT = "reconnect"
+    """The seat came back within its grace."""
+    ABSENT = "absent"
+    """The seat never connected (or did not come back after a takeover)."""
+    FORFEIT = "forfeit"
+    """The seat lost by forfeit."""
+
+    @property
+    def is_strike(self) -> bool:
+        """Whether the incident is one strike against the seat."""
+        return self in STRIKE_KINDS
+
+
+STRIKE_KINDS = frozenset({IncidentKind.TIMEOUT, IncidentKind.ILLEGAL_ANSWER, IncidentKind.MALFORMED_ANSWER})
+"""The incident kinds that are strikes; each strike records exactly one incident of one of them."""
+
+
 @dataclass(frozen=True, slots=True)
 class Incident:
     """Something the referee did about a seat's conduct: not part of the rules."""
@@ -110,20 +146,29 @@ class Incident:
     """Index in the decision log of the decision it concerns."""
     seat: Seat
     """The seat concerned."""
-    kind: str
-    """``"timeout"``, ``"illegal_answer"``, ``"malformed_answer"``, ``"strike"``,
-    ``"disconnect"``, ``"reconnect"`` or ``"forfeit"``."""
+    kind: IncidentKind
+    """What happened (:class:`IncidentKind`)."""
     detail: str = ""
     """One English sentence with the offending value."""
 
     def to_json(self) -> JSONDict:
         """Returns the incident as plain data."""
-        return {"at": self.at, "seat": int(self.seat), "kind": self.kind, "detail": self.detail}
+        return {"at": self.at, "seat": int(self.seat), "kind": str(self.kind), "detail": self.detail}
 
     @classmethod
     def from_json(cls, raw: Mapping[str, Any]) -> Incident:
-        """Parses :meth:`to_json` data."""
-        return cls(int(raw["at"]), Seat(int(raw["seat"])), str(raw["kind"]), str(raw.get("detail", "")))
+        """Parses :meth:`to_json` data.
+
+        Raises:
+            ReplayError: the kind is not an :class:`IncidentKind`.
+        """
+        kind = str(raw["kind"])
+        try:
+            parsed = IncidentKind(kind)
+        except ValueError:
+            known = ", ".join(k.value for k in IncidentKind)
+            raise ReplayError(f"unknown incident kind {kind[:40]!r} (known: {known})") from None
+        return cls(int(raw["at"]), Seat(int(raw["seat"])), parsed, str(raw.get("detail", "")))
 
 
 @dataclass
@@ -165,8 +210,20 @@ class Replay:
         }
 
     def dumps(self) -> str:
-        """Returns the replay as compact JSON text."""
-        return json.dumps(self.to_json(), separators=(",", ":"), sort_keys=False)
+        """Returns the replay as compact JSON text (:meth:`dump_bytes`, decoded)."""
+        return self.dump_bytes().decode()
+
+    def dump_bytes(self) -> bytes:
+        """Returns the replay as compact UTF-8 JSON: the same replay always gives the same bytes.
+
+        orjson writes it; a value orjson refuses (an integer past 64 bits) falls back to the
+        standard library's encoder, so any replay the format allows is written.
+        """
+        data = self.to_json()
+        try:
+            return orjson.dumps(data)
+        except TypeError:
+            return json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode()
 
     @classmethod
     def from_json(cls, data: Any) -> Replay:
@@ -206,9 +263,12 @@ class Replay:
             ReplayError: the text is not JSON or not a replay.
         """
         try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ReplayError(f"replay is not valid JSON: {exc}") from exc
+            data = orjson.loads(text)
+        except orjson.JSONDecodeError:
+            try:  # what orjson refuses and the standard library reads (an integer past 64 bits)
+                data = json.loads(text)
+            except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+                raise ReplayError(f"replay is not valid JSON: {exc}") from exc
         return cls.from_json(data)
 
     def encode(self) -> bytes:
@@ -216,7 +276,7 @@ class Replay:
 
         The gzip header's time is zero, so the same replay always gives the same bytes.
         """
-        return gzip.compress(self.dumps().encode(), mtime=0)
+        return gzip.compress(self.dump_bytes(), mtime=0)
 
     @classmethod
     def decode(cls, data: bytes) -> Replay:
@@ -230,7 +290,7 @@ class Replay:
     def save(self, path: str | Path) -> None:
         """Writes the replay to ``path``, gzip-compressed when it ends in ``.gz``."""
         p = Path(path)
-        p.write_bytes(self.encode() if p.suffix == ".gz" else self.dumps().encode())
+        p.write_bytes(self.encode() if p.suffix == ".gz" else self.dump_bytes())
 
     @classmethod
     def load(cls, path: str | Path) -> Replay:
@@ -326,14 +386,14 @@ class Recorder:
         self.replay.decisions.append(DecisionRecord(decision.seat, option_id, source, note[:280], think_ms))
         return events
 
-    def incident(self, seat: Seat, kind: str, detail: str = "") -> None:
+    def incident(self, seat: Seat, kind: IncidentKind, detail: str = "") -> None:
         """Records a referee incident against the current decision."""
-        self.replay.incidents.append(Incident(len(self.replay.decisions), seat, kind, detail))
+        self.replay.incidents.append(Incident(len(self.replay.decisions), seat, IncidentKind(kind), detail))
 
     def forfeit(self, losers: Sequence[Seat], reason: str) -> Outcome:
         """Ends the match by forfeit of ``losers`` and returns the outcome."""
         for seat in losers:
-            self.incident(seat, "forfeit", reason)
+            self.incident(seat, IncidentKind.FORFEIT, reason)
         self._final = forfeit_outcome(len(self.replay.seats), losers, reason)
         return self._final
 

@@ -39,7 +39,7 @@ from typing import Any
 from referee.core.contract import Outcome
 from referee.core.errors import EngineError
 from referee.core.ids import BotId, Seat
-from referee.core.replay import Incident, Recorder, Replay
+from referee.core.replay import Incident, IncidentKind, Recorder, Replay
 from referee.protocol.timecontrol import TimeSettings
 
 DONE = "done"
@@ -216,7 +216,7 @@ def replay_log(entries: Sequence[Mapping[str, Any]], recorder: Recorder) -> LogB
             book.events += len(applied)
         elif kind == "i":
             if e["j"] == len(log_.incidents):
-                log_.incidents.append(Incident(int(e["at"]), Seat(int(e["s"])), e["kind"], e["detail"]))
+                log_.incidents.append(Incident(int(e["at"]), Seat(int(e["s"])), IncidentKind(e["kind"]), e["detail"]))
         elif kind == "seats":
             book.seats = e
         elif kind == "end":

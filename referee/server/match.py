@@ -43,7 +43,7 @@ from referee import logsetup
 from referee.core.contract import Game, Outcome, Termination
 from referee.core.errors import EngineError
 from referee.core.ids import MatchId, Seat
-from referee.core.replay import FINISH_STEP, Recorder, Replay
+from referee.core.replay import FINISH_STEP, STRIKE_KINDS, IncidentKind, Recorder, Replay
 from referee.protocol import codec
 from referee.protocol.timecontrol import TimeSettings
 from referee.server import clocks, metrics
@@ -75,9 +75,6 @@ log = logging.getLogger(__name__)
 
 MAX_NOTE_CHARS = 280
 """Longest note kept from an answer (the replay format's limit)."""
-
-STRIKE_KINDS = frozenset({"timeout", "illegal_answer", "malformed_answer"})
-"""Incident kinds that are strikes (each strike records exactly one of them)."""
 
 
 class HandedOver(Exception):
@@ -222,7 +219,7 @@ class MatchRunner:
         st.auto_pass = frozenset(getattr(link, "auto_pass_kinds", frozenset()))
         st.ever_linked = True
         if st.disconnected_at is not None:
-            self.recorder.incident(seat, "reconnect", f"seat {seat} reconnected as {link.link_id}")
+            self.recorder.incident(seat, IncidentKind.RECONNECT, f"seat {seat} reconnected as {link.link_id}")
             st.disconnected_at = None
         if self.state is MatchState.RUNNING:
             self._send_start(st, resumed=resumed)
@@ -243,7 +240,9 @@ class MatchRunner:
                 st.link = None
                 st.disconnected_at = now
                 self.recorder.incident(
-                    st.seat, "disconnect", f"seat {st.seat} disconnected; grace {self.time.reconnect_grace:g} s"
+                    st.seat,
+                    IncidentKind.DISCONNECT,
+                    f"seat {st.seat} disconnected; grace {self.time.reconnect_grace:g} s",
                 )
         self._wake()
 
@@ -281,7 +280,9 @@ class MatchRunner:
             if not answer.decision_id and mine:
                 q = mine[0]
                 st = self.seats[q.decision.seat]
-                self._strike(st, "malformed_answer", bot_pb2.ERROR_CODE_MALFORMED, "the answer has no decision_id", q)
+                self._strike(
+                    st, IncidentKind.MALFORMED_ANSWER, bot_pb2.ERROR_CODE_MALFORMED, "the answer has no decision_id", q
+                )
                 return
             self._error(
                 link, bot_pb2.ERROR_CODE_STALE_DECISION, f"unknown decision {answer.decision_id!r}", answer.decision_id
@@ -305,14 +306,16 @@ class MatchRunner:
         if now > p.hard_deadline:
             return  # the timer fires at once; the timeout path reports it
         if not answer.option_id:
-            self._strike(st, "malformed_answer", bot_pb2.ERROR_CODE_MALFORMED, "the answer has no option_id", p)
+            self._strike(
+                st, IncidentKind.MALFORMED_ANSWER, bot_pb2.ERROR_CODE_MALFORMED, "the answer has no option_id", p
+            )
             return
         if answer.option_id not in p.option_ids:
             legal = sorted(p.option_ids)
             shown = legal[:20] + (["..."] if len(legal) > 20 else [])
             self._strike(
                 st,
-                "illegal_answer",
+                IncidentKind.ILLEGAL_ANSWER,
                 bot_pb2.ERROR_CODE_ILLEGAL_OPTION,
                 f"{answer.option_id[:100]!r} is not an offered option; offered: {shown!r}",
                 p,
@@ -333,7 +336,7 @@ class MatchRunner:
         prefix, _, serial = decision_id.rpartition("-")
         return prefix == self.match_id and serial.isdigit() and int(serial) <= self._decision_serial
 
-    def _strike(self, st: SeatState, kind: str, code: bot_pb2.ErrorCode, detail: str, p: Pending) -> None:
+    def _strike(self, st: SeatState, kind: IncidentKind, code: bot_pb2.ErrorCode, detail: str, p: Pending) -> None:
         st.strikes += 1
         self._metrics.strike(kind)
         self.recorder.incident(st.seat, kind, f"{detail} (strike {st.strikes}/{self.time.max_strikes})")
@@ -468,7 +471,7 @@ class MatchRunner:
             for st in absent:
                 who = st.spec.bot_id or st.spec.house_bot
                 what = "did not come back after the takeover" if self.resumed else "never connected"
-                self.recorder.incident(st.seat, "absent", f"{who} {what}")
+                self.recorder.incident(st.seat, IncidentKind.ABSENT, f"{who} {what}")
             present = [st for st in self.seats if st.ever_linked]
             if present:
                 self._end = self.recorder.forfeit(
@@ -641,7 +644,7 @@ class MatchRunner:
     def _timeout(self, st: SeatState, p: Pending) -> None:
         st.bank -= p.allowed_overrun
         st.strikes += 1
-        self._metrics.strike("timeout")
+        self._metrics.strike(IncidentKind.TIMEOUT)
         elapsed = loop_time() - p.sent_at - _paused_since(p)
         st.previous = clocks.timed_out(self.time, elapsed, p.allowed_overrun, p.credit)
         self._metrics.think.observe(st.previous.charged)
@@ -650,7 +653,7 @@ class MatchRunner:
             f"no valid answer to {p.decision_id} {where}; default {p.decision.default_option_id!r} applied "
             f"(strike {st.strikes}/{self.time.max_strikes})"
         )
-        self.recorder.incident(st.seat, "timeout", detail)
+        self.recorder.incident(st.seat, IncidentKind.TIMEOUT, detail)
         if st.link is not None:
             st.link.send(self.messages.error(bot_pb2.ERROR_CODE_TIMEOUT, detail, p.decision_id, strikes=st.strikes))
 
@@ -870,7 +873,7 @@ class MatchRunner:
                 st.disconnected_at = now
                 rec.incident(
                     st.seat,
-                    "disconnect",
+                    IncidentKind.DISCONNECT,
                     f"seat {st.seat}: its referee stopped; referee {self.journal.referee_id} took the match over",
                 )
         await self._flush([{"k": "takeover", "by": self.journal.referee_id, "n": len(log_.decisions)}])

@@ -21,6 +21,7 @@ from referee.core.ids import Seat
 from referee.core.registry import register
 from referee.core.replay import Recorder, Replay
 from tests.conformance.tinygame import TinyGame
+from webapp import results
 from webapp.bots import services as bot_services
 from webapp.bots.models import Bot
 from webapp.matches import services as match_services
@@ -114,7 +115,7 @@ def finish() -> Callable[..., Match]:
     def run(match: Match, seed_policy: int = 1, *, incidents: bool = False) -> Match:
         replay = play_replay(match, seed_policy, incidents=incidents)
         match_services.do_start_match(match.pk, "ref-test")
-        return match_services.do_finish_match(match.pk, replay, referee_id="ref-test")
+        return results.do_finish_match(match.pk, replay, referee_id="ref-test")
 
     return run
 

@@ -22,6 +22,7 @@ from django.core.management import call_command
 from django.db import connections
 
 from tests.webapp.conftest import GAME, forced_replay
+from webapp import results
 from webapp.bots.models import Bot, BotOpponentStats, BotStats
 from webapp.matches import services as match_services
 from webapp.matches import stats
@@ -94,7 +95,7 @@ def test_aggregates_equal_a_recount_after_mixed_results(make_bot: Callable[..., 
     def play(versions: list, ranks: tuple[int, ...], *, rated: bool = True) -> Match:
         m = match_services.do_queue_match(GAME, versions, rated=rated)
         match_services.do_start_match(m.pk, "ref-test")
-        return match_services.do_finish_match(m.pk, forced_replay(m, ranks), referee_id="ref-test")
+        return results.do_finish_match(m.pk, forced_replay(m, ranks), referee_id="ref-test")
 
     plan = [
         ([a, b], (1, 2), True),
@@ -122,7 +123,7 @@ def test_aggregates_equal_a_recount_after_mixed_results(make_bot: Callable[..., 
     before = stored()
     again = finished[0]
     with pytest.raises(match_services.MatchAlreadyFinal):
-        match_services.do_finish_match(again.pk, forced_replay(again, (2, 1)), referee_id="ref-test")
+        results.do_finish_match(again.pk, forced_replay(again, (2, 1)), referee_id="ref-test")
     assert stored() == before
     check(anon)
 
@@ -132,7 +133,7 @@ def test_aggregates_equal_a_recount_after_mixed_results(make_bot: Callable[..., 
     check(anon)
     assert BotStats.objects.get(bot=bots[2]).revision > revision  # cached pieces of c's page are stale now
     match_services.do_start_match(replacement.pk, "ref-test")
-    match_services.do_finish_match(replacement.pk, forced_replay(replacement, (2, 1)), referee_id="ref-test")
+    results.do_finish_match(replacement.pk, forced_replay(replacement, (2, 1)), referee_id="ref-test")
     check(anon)
 
     # A rebuild from scratch gives the same rows, and every revision moves up.
@@ -146,11 +147,11 @@ def test_aggregates_equal_a_recount_after_mixed_results(make_bot: Callable[..., 
 def test_each_result_raises_the_revision_of_its_bots_only(make_bot: Callable[..., Bot]) -> None:
     x, y, z = (make_bot(User.objects.create_user(f"o{i}"), f"r{i}") for i in range(3))
     m = match_services.do_queue_match(GAME, [x.latest_version, y.latest_version], rated=True)
-    match_services.do_finish_match(m.pk, forced_replay(m, (1, 2)))
+    results.do_finish_match(m.pk, forced_replay(m, (1, 2)))
     first = dict(BotStats.objects.values_list("bot_id", "revision"))
     assert set(first) == {x.pk, y.pk}
     m = match_services.do_queue_match(GAME, [x.latest_version, z.latest_version], rated=True)
-    match_services.do_finish_match(m.pk, forced_replay(m, (1, 2)))
+    results.do_finish_match(m.pk, forced_replay(m, (1, 2)))
     second = dict(BotStats.objects.values_list("bot_id", "revision"))
     assert second[x.pk] == first[x.pk] + 1 and second[y.pk] == first[y.pk] and z.pk in second
     assert BotStats.objects.get(bot=x).last_match_id == m.pk
@@ -178,7 +179,7 @@ def test_results_recorded_at_once_all_count(make_bot: Callable[..., Bot]) -> Non
     def finish(i: int) -> None:
         try:
             start.wait()
-            match_services.do_finish_match(matches[i].pk, replays[i])
+            results.do_finish_match(matches[i].pk, replays[i])
         finally:
             connections.close_all()
 
@@ -196,7 +197,7 @@ def test_recount_command_rebuilds_rows_written_around_the_services(make_bot: Cal
     x, y = (make_bot(User.objects.create_user(f"bulk{i}"), f"bulk{i}") for i in range(2))
     for ranks in ((1, 2), (1, 1), (2, 1)):
         m = match_services.do_queue_match(GAME, [x.latest_version, y.latest_version], rated=False)
-        match_services.do_finish_match(m.pk, forced_replay(m, ranks))
+        results.do_finish_match(m.pk, forced_replay(m, ranks))
     kept = stored()
     BotStats.objects.all().delete()  # as a bulk loader leaves them
     BotOpponentStats.objects.all().delete()

@@ -18,6 +18,7 @@ from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
 from tests.webapp.conftest import GAME, forced_replay
+from webapp import results
 from webapp.bots.models import Bot, BotOpponentStats, BotStats
 from webapp.matches import services as match_services
 from webapp.matches import stats
@@ -61,7 +62,7 @@ def test_the_backfill_gives_the_recount_of_the_finished_matches(make_bot: Callab
     def play(versions: list[Any], ranks: tuple[int, ...]) -> Match:
         m = match_services.do_queue_match(GAME, versions, rated=False)
         match_services.do_start_match(m.pk, "ref-test")
-        finished: Match = match_services.do_finish_match(m.pk, forced_replay(m, ranks), referee_id="ref-test")
+        finished: Match = results.do_finish_match(m.pk, forced_replay(m, ranks), referee_id="ref-test")
         return finished
 
     play([a, b], (1, 2))

@@ -21,6 +21,7 @@ from referee.core.registry import get_game
 from referee.core.replay import Recorder
 from tests.webapp.conftest import GAME, forced_replay
 from tests.webapp.test_tournaments import play_out
+from webapp import results
 from webapp.bots.models import Bot
 from webapp.matches import services as match_services
 from webapp.matches.models import Match
@@ -60,7 +61,7 @@ def real_match(game: str, seed: int, make_bot, owner_a: User, owner_b: User) -> 
         d = rec.match.to_move()
         assert d is not None
         rec.apply(policies[d.seat].choose(d, rec.match.observe(d.seat), rec.match.legal_options()), think_ms=5)
-    return match_services.do_finish_match(m.pk, rec.finish())
+    return results.do_finish_match(m.pk, rec.finish())
 
 
 def board_html(page: Page) -> str:
@@ -81,7 +82,7 @@ def test_leaderboard_renders_with_chart(live_server, page: Page, make_bot, autho
     for j in range(9):
         x, y = bots[j % 3], bots[(j + 1) % 3]
         m = match_services.do_queue_match(GAME, [x.latest_version, y.latest_version], rated=True)
-        match_services.do_finish_match(m.pk, forced_replay(m, (1, 2) if j % 4 else (2, 1)))
+        results.do_finish_match(m.pk, forced_replay(m, (1, 2) if j % 4 else (2, 1)))
     page.goto(f"{live_server.url}/games/{GAME}/")
     page.wait_for_selector("svg.rating-chart polyline.series")
     assert page.locator("svg.rating-chart polyline.series").count() == 3
@@ -126,7 +127,7 @@ def test_live_mode_loads_the_replay_when_the_match_finishes(live_server, page: P
     match_services.do_start_match(m.pk, "ref-live")
     page.goto(f"{live_server.url}/matches/{m.pk}/")
     page.wait_for_selector("#viewer-message:has-text('Live')")
-    match_services.do_finish_match(m.pk, forced_replay(m, (1, 2)))
+    results.do_finish_match(m.pk, forced_replay(m, (1, 2)))
     page.wait_for_selector("#viewer[data-loaded='1']", timeout=10_000)
     assert page.inner_text("#match-status") == "finished"
 

@@ -22,6 +22,7 @@ from referee.sdk.client import load_object
 from tests.webapp.conftest import GAME, forced_replay
 from tests.webapp.test_browser import docs_shot
 from tests.webapp.test_tournaments import play_out
+from webapp import results
 from webapp.matches import services as match_services
 from webapp.matches.models import Match, MatchStatus
 from webapp.roles import is_organizer, make_organizer
@@ -193,7 +194,7 @@ def test_organizer_finishes_a_swiss_early_from_the_console(
         t_services.do_add_entrant(tour, b.latest_version)
     t_services.do_start_tournament(tour)
     first, second = Match.objects.filter(tournament=tour).order_by("id")
-    match_services.do_finish_match(first.pk, forced_replay(first, (1, 2)))
+    results.do_finish_match(first.pk, forced_replay(first, (1, 2)))
     errors: list[str] = []
     ctx, org = logged_in(browser, live_server.url, "organizer", errors)
     try:

@@ -120,7 +120,7 @@ def test_no_door_shows_the_seed_while_queued_running_or_staged(make_bot, author,
         if stage == "running":
             match_services.do_start_match(m.pk, "127.0.0.1:1")
         if stage == "staged":
-            assert match_services.do_stage_result(m.pk, play_replay(m))
+            assert match_services.do_stage_result(m.pk, play_replay(m).encode())
         for door, response in doors(m, organizer).items():
             assert not shows_seed(response.content, SECRET_SEED), f"{stage}: {door} shows the seed"
         replay = APIClient().get(f"/api/v1/matches/{m.pk}/replay/")

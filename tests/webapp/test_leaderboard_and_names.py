@@ -17,6 +17,7 @@ from django.contrib.auth.models import User
 from django.test import Client
 
 from tests.webapp.conftest import GAME, client_for, forced_replay
+from webapp import results
 from webapp.bots.models import Bot
 from webapp.matches import services as match_services
 from webapp.rankings.models import Rating
@@ -27,7 +28,7 @@ pytestmark = pytest.mark.django_db
 
 def play(x: Bot, y: Bot, ranks: tuple[int, int]) -> None:
     m = match_services.do_queue_match(GAME, [x.latest_version, y.latest_version], rated=True)
-    match_services.do_finish_match(m.pk, forced_replay(m, ranks))
+    results.do_finish_match(m.pk, forced_replay(m, ranks))
 
 
 @pytest.fixture

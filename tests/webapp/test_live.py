@@ -35,6 +35,7 @@ from referee.server.hub import RefereeSettings
 from referee.server.service import RefereeServer, create_server
 from referee.server.sinks import MemoryResultSink
 from tests.webapp.test_browser import shot
+from webapp import results
 from webapp.bots.models import Bot
 from webapp.matches import live
 from webapp.matches import services as match_services
@@ -285,7 +286,7 @@ def test_live_frames_follow_a_running_match(
     assert incremental == live_events[: len(incremental)]
 
     # Once the result is recorded, live mode says so and the viewer loads the stored replay.
-    match_services.do_finish_match(m.pk, replay, referee_id=referee.internal)
+    results.do_finish_match(m.pk, replay, referee_id=referee.internal)
     body = anon.get(url, {"since": last}).json()
     assert body["live"] is False and body["status"] == "finished" and body["has_replay"] is True
     assert anon.get(f"/api/v1/matches/{m.pk}/frames/").status_code == 200
@@ -343,7 +344,7 @@ def test_browser_follows_a_running_match_then_loads_its_replay(
     assert "Live: decision" in page.inner_text("#viewer-message")
     shot(page, "viewer-live.png")
     replay = referee.replay(m.pk)
-    match_services.do_finish_match(m.pk, replay, referee_id=referee.internal)
+    results.do_finish_match(m.pk, replay, referee_id=referee.internal)
     page.wait_for_selector("#viewer[data-loaded='1']", timeout=15_000)
     assert page.inner_text("#match-status") == "finished"
     # The stored replay opens at its last frame, where the live view left off.

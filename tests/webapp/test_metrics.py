@@ -115,7 +115,8 @@ def test_metrics_move_when_a_message_is_queued_a_match_is_queued_and_a_task_fail
     live_server: Any, broker: str, make_bot: Callable[..., Bot], author: User, other: User
 ) -> None:
     before = scrape(live_server)
-    assert {"scheduling", "recording"} <= {dict(k[1]).get("queue") for k in before if k[0] == "brawl_queue_depth"}
+    queues = {dict(k[1]).get("queue") for k in before if k[0] == "brawl_queue_depth"}
+    assert {"scheduling", "recording", "followups"} <= queues
     for status in ("queued", "running", "finished", "failed", "cancelled"):
         assert ("brawl_matches", (("status", status),)) in before
 

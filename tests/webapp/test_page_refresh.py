@@ -31,7 +31,7 @@ from django.test.utils import CaptureQueriesContext
 from tests.webapp.conftest import GAME, forced_replay
 from tests.webapp.test_perf_cache import h2h_row, leaderboard_games
 from webapp import cache as page_cache
-from webapp import tasks_out
+from webapp import results, tasks_out
 from webapp.bots.models import Bot
 from webapp.matches import services as match_services
 from webapp.pages import refresh as page_refresh
@@ -48,7 +48,9 @@ def sent(settings: Any, monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, list
     settings.BRAWL_PAGE_STALE_SECONDS = 5.0
     out: list[tuple[str, list[Any]]] = []
 
-    def send(name: str, args: list[Any] | None = None, countdown: float | None = None) -> None:
+    def send(
+        name: str, args: list[Any] | None = None, countdown: float | None = None, queue: str | None = None
+    ) -> None:
         if name == page_refresh.REFRESH_TASK:  # not the matches' starts
             out.append((name, args or []))
 
@@ -71,7 +73,7 @@ def bots(make_bot: Callable[..., Bot]) -> list[Bot]:
 
 def record(a: Bot, b: Bot, ranks: tuple[int, int], *, rated: bool = True) -> None:
     m = match_services.do_queue_match(GAME, [a.latest_version, b.latest_version], rated=rated)
-    match_services.do_finish_match(m.pk, forced_replay(m, ranks))
+    results.do_finish_match(m.pk, forced_replay(m, ranks))
 
 
 def get(client: Client, url: str, **params: Any) -> tuple[str, int]:

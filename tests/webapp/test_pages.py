@@ -14,6 +14,7 @@ from django.contrib.auth.models import User
 from django.test import Client
 
 from tests.webapp.conftest import GAME, forced_replay
+from webapp import results
 from webapp.bots.models import Bot, BotToken
 from webapp.matches import services as match_services
 from webapp.matches.models import Match
@@ -244,7 +245,7 @@ def test_console_finishes_a_running_tournament_early(organizer, make_bot, author
     queued = list(Match.objects.filter(tournament=tour).order_by("id"))
     assert len(queued) == 2
     first, second = queued
-    match_services.do_finish_match(first.pk, forced_replay(first, (1, 2)))
+    results.do_finish_match(first.pk, forced_replay(first, (1, 2)))
     match_services.do_start_match(second.pk, "ref-1")
     html = console.get(f"/organize/tournaments/{tour.pk}/").content.decode()
     assert 'id="finish"' in html and '<li class="now">running</li>' in html
@@ -306,7 +307,7 @@ def test_entrants_author_sees_own_matches_of_an_unpublished_tournament(organizer
         assert not {m["id"] for m in listed} & {g.pk for g in games}
 
     # Once it has ended the author sees the seed and the replay; outsiders still nothing.
-    match_services.do_finish_match(own.pk, forced_replay(own, (1, 2)))
+    results.do_finish_match(own.pk, forced_replay(own, (1, 2)))
     own.refresh_from_db()
     html = me.get(f"/matches/{own.pk}/").content.decode()
     assert 'id="seed"' in html and me.get(f"/api/v1/matches/{own.pk}/frames/").status_code == 200

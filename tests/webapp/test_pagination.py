@@ -16,6 +16,7 @@ from django.contrib.auth.models import User
 from django.test import Client
 
 from tests.webapp.conftest import GAME, forced_replay
+from webapp import results
 from webapp.bots.models import Bot
 from webapp.matches import services as match_services
 from webapp.matches.models import Match
@@ -34,7 +35,7 @@ def pair(make_bot: Callable[..., Bot]) -> tuple[Bot, Bot]:
 def queue(a: Bot, b: Bot, *, finish: bool) -> Match:
     m = match_services.do_queue_match(GAME, [a.latest_version, b.latest_version], rated=False)
     if finish:
-        match_services.do_finish_match(m.pk, forced_replay(m, (1, 2)))
+        results.do_finish_match(m.pk, forced_replay(m, (1, 2)))
     return m
 
 

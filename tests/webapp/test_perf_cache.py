@@ -19,6 +19,7 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from tests.webapp.conftest import GAME, forced_replay
+from webapp import results
 from webapp.bots import services as bot_services
 from webapp.bots.models import Bot
 from webapp.matches import services as match_services
@@ -35,7 +36,7 @@ def get(client: Client, url: str, **params: Any) -> tuple[str, int]:
 
 def record(a: Bot, b: Bot, ranks: tuple[int, int], *, rated: bool = True) -> None:
     m = match_services.do_queue_match(GAME, [a.latest_version, b.latest_version], rated=rated)
-    match_services.do_finish_match(m.pk, forced_replay(m, ranks))
+    results.do_finish_match(m.pk, forced_replay(m, ranks))
 
 
 def h2h_row(html: str, name: str) -> tuple[int, int, int]:
@@ -118,5 +119,5 @@ def test_cached_match_rows_follow_the_status(bots: list[Bot]) -> None:
         assert status.search(first)[1] == "queued"  # type: ignore[index]
     match_services.do_start_match(m.pk, "ref-test")
     assert all(status.search(get(client, u)[0])[1] == "running" for u in (f"/bots/{a.pk}/", "/matches/"))  # type: ignore[index]
-    match_services.do_finish_match(m.pk, forced_replay(m, (1, 2)))
+    results.do_finish_match(m.pk, forced_replay(m, (1, 2)))
     assert all(status.search(get(client, u)[0])[1] == "finished" for u in (f"/bots/{a.pk}/", "/matches/"))  # type: ignore[index]

@@ -15,6 +15,7 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from tests.webapp.conftest import GAME, forced_replay
+from webapp import results
 from webapp.bots.models import Bot
 from webapp.matches import services as match_services
 
@@ -29,7 +30,7 @@ def grow(make_bot: Callable[..., Bot], n_bots: int, n_matches: int, tag: str) ->
     for j in range(n_matches):
         a, b = bots[j % n_bots], bots[(j + 1) % n_bots]
         m = match_services.do_queue_match(GAME, [a.latest_version, b.latest_version], rated=True)
-        match_services.do_finish_match(m.pk, forced_replay(m, (1, 2) if j % 3 else (1, 1)))
+        results.do_finish_match(m.pk, forced_replay(m, (1, 2) if j % 3 else (1, 1)))
     return bots
 
 
@@ -70,7 +71,7 @@ def test_query_counts_do_not_grow_with_rows(make_bot: Callable[..., Bot]) -> Non
     for j in range(10):
         a, b = more[0], more[1 + j % 6]
         m = match_services.do_queue_match(GAME, [a.latest_version, b.latest_version], rated=True)
-        match_services.do_finish_match(m.pk, forced_replay(m, (2, 1)))
+        results.do_finish_match(m.pk, forced_replay(m, (2, 1)))
     large = {u: count(client, u) for u in urls(bots[0], match_id)}
     assert large == small
     assert max(small.values()) <= 15, small

@@ -31,6 +31,7 @@ from referee.core.ids import Seat
 from referee.core.registry import get_game
 from referee.core.replay import Recorder, Replay
 from tests.conformance.tinygame import TinyGame
+from webapp import results
 from webapp.bots import services as bot_services
 from webapp.bots.models import Bot, BotVersion
 from webapp.matches import services as match_services
@@ -91,7 +92,7 @@ class Ladder:
         replay_ = rec.finish()
         replay_.outcome = Outcome(ranks=ranks, termination=Termination.FORFEIT, reason="test result")
         match_services.do_start_match(m.pk, "ref-test")
-        finished = match_services.do_finish_match(m.pk, replay_, referee_id="ref-test")
+        finished = results.do_finish_match(m.pk, replay_, referee_id="ref-test")
         self.results.append(
             GameResult(MatchId(str(m.pk)), GameName(game), tuple(vid(v) for v in versions), ranks, T0 + at, teams)
         )
@@ -225,7 +226,7 @@ def test_recording_the_same_match_twice_changes_nothing(season: Ladder) -> None:
     before_ratings = list(Rating.objects.order_by("id").values())
     match = Match.objects.get(pk=int(season.results[-1].match_id))
     with pytest.raises(match_services.MatchAlreadyFinal):
-        match_services.do_finish_match(match.pk, Replay.loads(match.replay_bytes() or b""))
+        results.do_finish_match(match.pk, Replay.loads(match.replay_bytes() or b""))
     with pytest.raises(rankings.AlreadyRated):
         rankings.do_apply_rated_match(match, list(match.seats.all()))
     assert [mapping.history_entry(r) for r in RatingHistory.objects.order_by("id")] == before_history

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from webapp import results
 from webapp.api import DomainError
 from webapp.bots import services as bot_services
 from webapp.bots.models import Bot
@@ -40,7 +41,7 @@ def run_cli(*argv: str) -> int:
 def play(versions: list[Any], ranks: tuple[int, ...]) -> Match:
     m = match_services.do_queue_match(GAME, versions, rated=True)
     match_services.do_start_match(m.pk, "ref-test")
-    return match_services.do_finish_match(m.pk, forced_replay(m, ranks), referee_id="ref-test")
+    return results.do_finish_match(m.pk, forced_replay(m, ranks), referee_id="ref-test")
 
 
 @pytest.fixture

@@ -14,6 +14,7 @@ from django.db import IntegrityError, transaction
 
 from referee.core.replay import Replay, verify
 from tests.webapp.conftest import GAME, forced_replay
+from webapp import results
 from webapp.bots import services as bot_services
 from webapp.bots.models import Bot, BotToken
 from webapp.bots.token_store import DjangoTokenStore
@@ -35,7 +36,7 @@ def test_rated_match_updates_ratings_once(rated_match: Match) -> None:
     history = list(RatingHistory.objects.filter(match=rated_match))
     assert len(history) == 2
     with pytest.raises(match_services.MatchAlreadyFinal):
-        match_services.do_finish_match(rated_match.pk, Replay.loads(rated_match.replay_bytes() or b""))
+        results.do_finish_match(rated_match.pk, Replay.loads(rated_match.replay_bytes() or b""))
     assert RatingHistory.objects.filter(match=rated_match).count() == 2
     ratings = Rating.objects.filter(bot_version_id__in=[h.bot_version_id for h in history])
     assert sorted(r.games for r in ratings) == [1, 1]
@@ -62,7 +63,7 @@ def test_database_refuses_a_second_history_row(rated_match: Match) -> None:
 def test_win_and_loss_move_elo_in_opposite_directions(make_bot: Callable[..., Bot], author, other) -> None:
     a, b = make_bot(author, "winner"), make_bot(other, "loser")
     m = match_services.do_queue_match(GAME, [a.latest_version, b.latest_version], rated=True)
-    match_services.do_finish_match(m.pk, forced_replay(m, (1, 2)))
+    results.do_finish_match(m.pk, forced_replay(m, (1, 2)))
     ra = Rating.objects.get(bot_version=a.latest_version)
     rb = Rating.objects.get(bot_version=b.latest_version)
     assert ra.elo > 1500 > rb.elo
@@ -138,12 +139,12 @@ def test_staged_replay_is_kept_once_and_recorded_later(make_bot, author, other) 
     m = match_services.do_queue_match(GAME, [a.latest_version, b.latest_version], rated=True)
     match_services.do_start_match(m.pk, "ref-1")
     replay = play_replay(m)
-    assert match_services.do_stage_result(m.pk, replay) is True
-    assert match_services.do_stage_result(m.pk, replay) is False
+    assert match_services.do_stage_result(m.pk, replay.encode()) is True
+    assert match_services.do_stage_result(m.pk, replay.encode()) is False
     staged = Match.objects.get(pk=m.pk)
     assert staged.status == MatchStatus.RUNNING and Replay.loads(staged.replay_bytes() or b"").seed == m.seed
-    match_services.do_finish_match(m.pk, replay)
-    assert match_services.do_stage_result(m.pk, replay) is False
+    results.do_finish_match(m.pk, replay)
+    assert match_services.do_stage_result(m.pk, replay.encode()) is False
     assert RatingHistory.objects.filter(match=m).count() == 2
 
 

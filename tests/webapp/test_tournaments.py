@@ -10,6 +10,7 @@ import pytest
 from django.contrib.auth.models import User
 
 from tests.webapp.conftest import GAME, forced_replay
+from webapp import results
 from webapp.matches import services as match_services
 from webapp.matches.models import Match, MatchStatus
 from webapp.tournaments import services as t
@@ -42,7 +43,7 @@ def play_out(tour: Tournament, limit: int = 100) -> int:
         if not queued:
             return played
         for m in queued:
-            match_services.do_finish_match(m.pk, forced_replay(m, (1, 2)))
+            results.do_finish_match(m.pk, forced_replay(m, (1, 2)))
             played += 1
     raise AssertionError("tournament did not finish")
 
@@ -71,9 +72,9 @@ def test_result_reported_twice_counts_once(organizer, make_bot) -> None:
     t.do_start_tournament(tour)
     m = Match.objects.get(tournament=tour)
     replay = forced_replay(m, (1, 2))
-    match_services.do_finish_match(m.pk, replay)
+    results.do_finish_match(m.pk, replay)
     with pytest.raises(match_services.MatchAlreadyFinal):
-        match_services.do_finish_match(m.pk, replay)
+        results.do_finish_match(m.pk, replay)
     tour.refresh_from_db()
     assert len(tour.state["reports"]) == 1 and tour.status == TournamentStatus.FINISHED
 
@@ -118,7 +119,7 @@ def test_pause_resume_and_replay_a_disputed_game(organizer, make_bot) -> None:
     t.do_pause_tournament(tour)
     first = Match.objects.filter(tournament=tour).order_by("id").first()
     assert first is not None
-    match_services.do_finish_match(first.pk, forced_replay(first, (1, 2)))
+    results.do_finish_match(first.pk, forced_replay(first, (1, 2)))
     with pytest.raises(t.WrongStatus):
         t.do_pause_tournament(tour)
     t.do_resume_tournament(tour)

@@ -21,6 +21,7 @@ import pytest
 from playwright.sync_api import Browser, Page
 
 from tests.webapp.test_browser import docs_shot, real_match
+from webapp import results
 from webapp.matches.frames import PATCH_VERSION
 
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
@@ -269,7 +270,7 @@ def test_leaderboard_marks_provisional_bots_and_explains_itself(
 
     def play(x: Any, y: Any, ranks: tuple[int, int]) -> None:
         m = match_services.do_queue_match(GAME, [x.latest_version, y.latest_version], rated=True)
-        match_services.do_finish_match(m.pk, forced_replay(m, ranks))
+        results.do_finish_match(m.pk, forced_replay(m, ranks))
 
     strong, weak, new = make_bot(author, "Ülkü"), make_bot(other, "Зверь"), make_bot(author, "newcomer")
     for i in range(PROVISIONAL_GAMES):

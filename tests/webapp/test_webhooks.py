@@ -21,6 +21,7 @@ from django.utils import timezone
 
 from tests.webapp.conftest import GAME, client_for, forced_replay
 from tests.webapp.test_browser_flows import logged_in, shot
+from webapp import results
 from webapp.matches import services as match_services
 from webapp.notifications import services as notify
 from webapp.notifications.models import BotEvent, Delivery, DeliveryStatus, EventKind
@@ -100,7 +101,7 @@ def test_author_registers_a_webhook_and_receives_a_signed_delivery(
 
     # A rated match of the bot finishes; the receiver is down for the first attempt.
     m = match_services.do_queue_match(GAME, [mine.latest_version, theirs.latest_version], rated=True)
-    match_services.do_finish_match(m.pk, forced_replay(m, (1, 2)))
+    results.do_finish_match(m.pk, forced_replay(m, (1, 2)))
     receiver.answers = [503]
     assert deliver_due() == 1
     delivery = Delivery.objects.get()
@@ -130,10 +131,11 @@ def test_author_registers_a_webhook_and_receives_a_signed_delivery(
 
 
 @pytest.mark.django_db
-def test_forfeit_and_failure_say_why(author, other, make_bot) -> None:
+def test_forfeit_and_failure_say_why(author, other, make_bot, django_capture_on_commit_callbacks) -> None:
     mine, theirs = make_bot(author, "Loser"), make_bot(other, "Winner")
     m = match_services.do_queue_match(GAME, [mine.latest_version, theirs.latest_version], rated=False)
-    match_services.do_finish_match(m.pk, forced_replay(m, (2, 1)))
+    with django_capture_on_commit_callbacks(execute=True):  # a result's events follow its commit
+        results.do_finish_match(m.pk, forced_replay(m, (2, 1)))
     errored = BotEvent.objects.get(bot=mine, kind=EventKind.MATCH_ERRORED)
     assert errored.payload["error"] == "forfeit" and errored.payload["reason"]
     assert errored.payload["last_decisions"] == []  # the forced forfeit made no decision
@@ -187,10 +189,11 @@ def test_a_bad_webhook_url_is_refused_clearly(author_client, author, make_bot, u
 
 
 @pytest.mark.django_db
-def test_event_feed_is_the_authors_only(author, other, make_bot) -> None:
+def test_event_feed_is_the_authors_only(author, other, make_bot, django_capture_on_commit_callbacks) -> None:
     mine, theirs = make_bot(author, "feedme"), make_bot(other, "feedthem")
     m = match_services.do_queue_match(GAME, [mine.latest_version, theirs.latest_version], rated=False)
-    match_services.do_finish_match(m.pk, forced_replay(m, (1, 2)))
+    with django_capture_on_commit_callbacks(execute=True):  # a result's events follow its commit
+        results.do_finish_match(m.pk, forced_replay(m, (1, 2)))
     api = client_for(author)
     r = api.get(f"/api/v1/bots/{mine.pk}/events/", {"after": 0})
     assert r.status_code == 200

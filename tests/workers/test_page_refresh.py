@@ -28,6 +28,7 @@ from referee.core.registry import get_game
 from referee.core.replay import Recorder, Replay
 from tests.workers.conftest import GAME, redis_url
 from tests.workers.stack import Stack, wait_until
+from webapp import results
 from webapp.bots import services as bot_services
 from webapp.bots.models import Bot
 from webapp.cache import is_current
@@ -62,7 +63,7 @@ def record(a: Bot, b: Bot, settings: Any) -> None:
     m = match_services.do_queue_match(GAME, [a.latest_version, b.latest_version], rated=True)
     settings.BRAWL_DISPATCH = "celery"
     match_services.do_start_match(m.pk, "ref-test")
-    match_services.do_finish_match(m.pk, forfeit(m, (1, 2)))
+    results.do_finish_match(m.pk, forfeit(m, (1, 2)))
 
 
 def all_current(bots: list[Bot]) -> bool:

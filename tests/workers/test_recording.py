@@ -59,8 +59,8 @@ def replay_for(match: Match, ranks: tuple[int, ...] = (1, 2), seats: int = 2) ->
 def test_a_staged_result_is_recorded_once_and_only_once() -> None:
     match = running_match()
     assert record_staged(match.pk) == "not-staged"
-    assert match_services.do_stage_result(match.pk, replay_for(match)) is True
-    assert match_services.do_stage_result(match.pk, replay_for(match, (2, 1))) is False  # the first one stays
+    assert match_services.do_stage_result(match.pk, replay_for(match).encode()) is True
+    assert match_services.do_stage_result(match.pk, replay_for(match, (2, 1)).encode()) is False  # the first one stays
     assert record_staged(match.pk) == "recorded"
     assert record_staged(match.pk) == "final"
     match.refresh_from_db()
@@ -68,7 +68,7 @@ def test_a_staged_result_is_recorded_once_and_only_once() -> None:
     assert [s.rank for s in match.seats.order_by("seat")] == [1, 2]
     assert RatingHistory.objects.filter(match=match).count() == 2
     assert sorted(Rating.objects.values_list("games", flat=True)) == [1, 1]
-    assert match_services.do_stage_result(match.pk, replay_for(match)) is False  # final: nothing staged
+    assert match_services.do_stage_result(match.pk, replay_for(match).encode()) is False  # final: nothing staged
 
 
 def test_a_referees_result_is_recorded_once_however_often_it_is_delivered() -> None:
@@ -101,7 +101,7 @@ def test_a_cancelled_outcome_counts_for_nobody() -> None:
     match = running_match()
     replay = replay_for(match, (1, 1))
     replay.outcome = Outcome(ranks=(1, 1), termination=Termination.CANCELLED, reason="no bot connected within 10 s")
-    match_services.do_stage_result(match.pk, replay)
+    match_services.do_stage_result(match.pk, replay.encode())
     assert record_staged(match.pk) == "cancelled"
     match.refresh_from_db()
     assert match.status == MatchStatus.CANCELLED
@@ -112,7 +112,7 @@ def test_a_cancelled_outcome_counts_for_nobody() -> None:
 def test_a_replay_that_does_not_fit_the_match_fails_it_visibly() -> None:
     match = running_match()
     three = match_services.do_queue_match(GAME, versions(3), rated=False)
-    match_services.do_stage_result(match.pk, replay_for(three, (1, 2, 3), seats=3))
+    match_services.do_stage_result(match.pk, replay_for(three, (1, 2, 3), seats=3).encode())
     assert record_staged(match.pk) == "unreadable"
     match.refresh_from_db()
     assert match.status == MatchStatus.FAILED
@@ -136,7 +136,7 @@ def test_replacing_a_lost_match_leaves_staged_and_finished_ones_alone() -> None:
     assert lost.status == MatchStatus.RESCHEDULED
     assert replace_lost(lost.pk, "again") is None  # no longer running
     staged = running_match()
-    match_services.do_stage_result(staged.pk, replay_for(staged))
+    match_services.do_stage_result(staged.pk, replay_for(staged).encode())
     assert replace_lost(staged.pk, "slow referee") is None  # its result will be recorded instead
     assert record_staged(staged.pk) == "recorded"
     assert replace_lost(staged.pk, "too late") is None

@@ -122,7 +122,7 @@ def test_duplicate_start_and_record_deliveries_are_harmless(stack: Stack) -> Non
     from referee.core.replay import Replay
 
     replay = Replay.loads(match.replay_bytes() or b"")
-    assert match_services.do_stage_result(match.pk, replay) is False
+    assert match_services.do_stage_result(match.pk, replay.encode()) is False
     assert record_staged(match.pk) == "final"
     assert_counted_once()
 
@@ -151,6 +151,6 @@ def test_reaper_replaces_a_match_its_referee_lost_and_counts_only_the_replacemen
     replay_text = replacement.replay_bytes() or b""
     from referee.core.replay import Replay
 
-    assert match_services.do_stage_result(lost.pk, Replay.loads(replay_text)) is False
+    assert match_services.do_stage_result(lost.pk, Replay.loads(replay_text).encode()) is False
     assert record_staged(lost.pk) == "final"
     assert_counted_once()

@@ -4,15 +4,12 @@ from django.apps import AppConfig
 
 
 class MatchesConfig(AppConfig):
-    """The matches app."""
+    """The matches app.
+
+    The bots' counts change with a result in the transaction that records it
+    (``webapp.results.do_finish_match`` calls ``webapp.matches.stats.add_result``).
+    """
 
     name = "webapp.matches"
     label = "matches"
     default_auto_field = "django.db.models.BigAutoField"
-
-    def ready(self) -> None:
-        from webapp.matches.signals import match_finished
-        from webapp.matches.stats import on_match_finished
-
-        # The bots' counts (bot page, leaderboard) change with the result, in the transaction that records it.
-        match_finished.connect(on_match_finished, dispatch_uid="matches-count-finished-match")

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import gzip
 import hashlib
-import json
 import logging
 import time
 from typing import cast
 
+import orjson
 from django.core.cache import cache
 
 from referee.core.errors import EngineError
@@ -65,7 +65,7 @@ def frames_gz(match_id: int, raw: bytes) -> bytes:
             break
         time.sleep(LOCK_POLL_SECONDS)  # another process is computing them
     try:
-        data = gzip.compress(json.dumps(spectator_frames(Replay.loads(raw))).encode(), mtime=0)
+        data = gzip.compress(orjson.dumps(spectator_frames(Replay.loads(raw))), mtime=0)
         MatchFrames.objects.update_or_create(match_id=match_id, defaults={"replay_digest": digest, "frames_gz": data})
     finally:
         cache.delete(lock)
@@ -108,7 +108,7 @@ def patched_frames_gz(match_id: int, raw: bytes) -> bytes:
     cached = cache.get(key)
     if cached is not None:
         return cast(bytes, cached)
-    data = patch_frames(json.loads(gzip.decompress(frames_gz(match_id, raw))))
-    packed = gzip.compress(json.dumps(data, separators=(",", ":")).encode(), mtime=0)
+    data = patch_frames(orjson.loads(gzip.decompress(frames_gz(match_id, raw))))
+    packed = gzip.compress(orjson.dumps(data), mtime=0)
     cache.set(key, packed, timeout=PATCHED_CACHE_SECONDS)
     return packed

@@ -2,15 +2,17 @@
 
 A match is queued (:func:`do_queue_match`, :func:`do_request_challenge`), started by a referee
 (:func:`do_start_match`, idempotent on ``request_id``) and ended exactly once
-(:func:`do_finish_match`, :func:`do_fail_match`, :func:`do_cancel_match`). Finishing stores the
-replay and the referee's per-seat record, then sends :data:`~webapp.matches.signals.match_finished`
-(or ``match_failed``), to which ratings (rated matches), tournaments (tournament matches) and
-notifications subscribe; they run in the same transaction, so a result is recorded entirely or not at
-all, and this app imports none of them.
+(:func:`store_result`, :func:`do_fail_match`, :func:`do_cancel_match`). A result is recorded by
+``webapp.results.do_finish_match``, which calls :func:`store_result` (the replay as received and the
+referee's per-seat record) and then, in the same transaction and in this order, the bots' counts,
+the ratings and the tournament; this app imports none of the apps above it. A match that ends
+without a result sends :data:`~webapp.matches.signals.match_failed`, whose receivers (tournaments,
+notifications) are independent of each other.
 """
 
 from __future__ import annotations
 
+import gzip
 import logging
 import statistics
 from collections.abc import Sequence
@@ -24,13 +26,13 @@ from django.utils import timezone
 
 from referee.core.errors import ConfigError
 from referee.core.registry import get_game
-from referee.core.replay import Replay
+from referee.core.replay import STRIKE_KINDS, IncidentKind, Replay
 from referee.seeding import new_seed
 from webapp.api import DomainError, InvalidInput, LimitReached
 from webapp.bots.models import Bot, BotVersion
 from webapp.matches import dispatch
 from webapp.matches.models import Match, MatchSeat, MatchStatus
-from webapp.matches.signals import match_failed, match_finished
+from webapp.matches.signals import match_failed
 from webapp.matches.stats import recount_bots
 
 log = logging.getLogger(__name__)
@@ -224,16 +226,21 @@ LATENCY_FIELDS = ("mean_latency_ms", "p95_latency_ms", "max_latency_ms", "timed_
 
 
 def seat_records(replay: Replay) -> list[dict[str, Any]]:
-    """Returns, per seat, what the referee recorded: strikes, timeouts, illegal answers, mean latency."""
+    """Returns, per seat, what the referee recorded: strikes, timeouts, illegal answers, mean latency.
+
+    Strikes are the incidents whose kind is a strike (``referee.core.replay.STRIKE_KINDS``): the
+    referee records exactly one such incident per strike, so the count equals the referee's.
+    """
     out: list[dict[str, Any]] = []
     for seat in range(len(replay.seats)):
         kinds = [i.kind for i in replay.incidents if int(i.seat) == seat]
         times = [d.think_ms for d in replay.decisions if int(d.seat) == seat and d.think_ms is not None]
         out.append(
             {
-                "strikes": kinds.count("strike"),
-                "timeouts": kinds.count("timeout"),
-                "illegal_answers": kinds.count("illegal_answer") + kinds.count("malformed_answer"),
+                "strikes": sum(1 for k in kinds if k in STRIKE_KINDS),
+                "timeouts": kinds.count(IncidentKind.TIMEOUT),
+                "illegal_answers": kinds.count(IncidentKind.ILLEGAL_ANSWER)
+                + kinds.count(IncidentKind.MALFORMED_ANSWER),
                 "mean_latency_ms": statistics.fmean(times) if times else None,
                 "p95_latency_ms": sorted(times)[max(0, int(len(times) * 0.95) - 1)] if times else None,
                 "max_latency_ms": max(times) if times else None,
@@ -243,9 +250,14 @@ def seat_records(replay: Replay) -> list[dict[str, Any]]:
     return out
 
 
-def store_replay(match: Match, replay: Replay) -> None:
-    """Puts the compressed replay in the row, or in a file when it is larger than the inline limit."""
-    data = replay.encode()
+def compressed(data: bytes) -> bytes:
+    """Returns replay bytes as stored: a gzip stream as it is, plain replay JSON gzip-compressed."""
+    return data if data[:2] == b"\x1f\x8b" else gzip.compress(data, mtime=0)
+
+
+def store_replay(match: Match, data: bytes) -> None:
+    """Puts the compressed replay bytes in the row, or in a file when larger than the inline limit."""
+    data = compressed(data)
     if len(data) <= settings.BRAWL_INLINE_REPLAY_MAX_BYTES:
         match.replay_gz = data
         match.replay_path = ""
@@ -258,8 +270,15 @@ def store_replay(match: Match, replay: Replay) -> None:
 
 
 @transaction.atomic
-def do_finish_match(match_id: int, replay: Replay, *, referee_id: str = "") -> Match:
-    """Records the result of a match exactly once: replay, seats, ratings, tournament progress.
+def store_result(match_id: int, replay: Replay, *, referee_id: str = "") -> tuple[Match, list[MatchSeat]]:
+    """Ends a match with its result, exactly once: the replay's bytes, the outcome and the seats' records.
+
+    Only this app's rows: ``webapp.results.do_finish_match`` calls it and then the apps above (counts,
+    ratings, tournament). The replay is stored as staged (:func:`do_stage_result`: the bytes the
+    referee sent, never re-encoded); a replay given without staged bytes is encoded once here.
+
+    Returns:
+        The match (finished) and its seats in seat order, ranks set.
 
     Raises:
         MatchAlreadyFinal: the match is already final (a second report is refused, not re-applied).
@@ -292,7 +311,8 @@ def do_finish_match(match_id: int, replay: Replay, *, referee_id: str = "") -> M
     match.finished_at = now
     match.referee_id = referee_id or match.referee_id
     match.started_at = match.started_at or now
-    store_replay(match, replay)
+    staged = match.replay_stored() if match.has_replay else None
+    store_replay(match, staged if staged is not None else replay.encode())
     match.save(
         update_fields=[
             "status",
@@ -305,16 +325,9 @@ def do_finish_match(match_id: int, replay: Replay, *, referee_id: str = "") -> M
             "replay_path",
         ]
     )
-    # Ratings, tournament progress and author notifications, in this transaction (webapp.matches.signals).
-    match_finished.send(sender=Match, match=match, seats=seats, replay=replay)
-    # The viewer's frames are computed once, now, rather than by the first spectator; after the
-    # commit, so that an engine error there can never undo the result.
-    from webapp.matches.framestore import store_frames_after_record
-
-    transaction.on_commit(lambda: store_frames_after_record(match.pk))
     # DEBUG: the worker's "record" line is the match's end at INFO; a line here too would double it.
     log.debug("match finished", extra={"match_id": match.pk, "termination": outcome.termination.value})
-    return match
+    return match, seats
 
 
 @transaction.atomic
@@ -383,13 +396,14 @@ def do_reschedule_match(match_id: int, reason: str) -> Match:
 
 
 @transaction.atomic
-def do_stage_result(match_id: int, replay: Replay) -> bool:
-    """Keeps a referee's replay on a running match until the workers record it (``workers.tasks.record_match``).
+def do_stage_result(match_id: int, data: bytes) -> bool:
+    """Keeps a referee's replay bytes on a running match until they are recorded (``webapp.results``).
 
-    The write is atomic and keyed on the match: a final match, or one whose replay is already
-    staged, is left as it is, so a referee repeating itself stores nothing new. The replay is kept
-    inline (compressed) whatever its size, so any worker can read it; :func:`do_finish_match`
-    moves a large one to ``REPLAY_DIR`` when it records the match.
+    The bytes are stored as received (``Replay.encode`` output; plain replay JSON is compressed),
+    never decoded and re-encoded. The write is atomic and keyed on the match: a final match, or one
+    whose replay is already staged, is left as it is, so a referee repeating itself stores nothing
+    new. The replay is kept inline whatever its size, so any worker can read it;
+    :func:`store_result` moves a large one to ``REPLAY_DIR`` when it records the match.
 
     Returns:
         Whether the replay was stored now.
@@ -397,6 +411,6 @@ def do_stage_result(match_id: int, replay: Replay) -> bool:
     match = Match.objects.select_for_update().get(pk=match_id)
     if match.is_final or match.has_replay:
         return False
-    match.replay_gz = replay.encode()
+    match.replay_gz = compressed(data)
     match.save(update_fields=["replay_gz"])
     return True

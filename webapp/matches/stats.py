@@ -3,7 +3,7 @@
 The bot page and the leaderboard read these rows instead of counting a bot's matches on every
 request (at 100,000 matches the count was most of the bot page's time). The rows live in the bots
 app (they describe a bot) but are written here only, by the matches app that records results:
-:func:`add_result` from the ``match_finished`` signal, inside the transaction that records the
+:func:`add_result` from ``webapp.results.do_finish_match``, inside the transaction that records the
 result, so a result and its counts commit together or not at all; :func:`recount_bots` when a
 finished match stops counting (a rescheduled tournament game) or to rebuild them after a bulk load. Both compute the
 outcome of a match for a bot the same way (:func:`match_outcomes`), so the stored rows always equal
@@ -24,7 +24,7 @@ from django.db import transaction
 from django.db.models import BigIntegerField, Case, DateTimeField, F, IntegerField, Q, Value, When
 
 from webapp.bots.models import BotOpponentStats, BotStats, BotVersion
-from webapp.matches.models import Match, MatchSeat, MatchStatus
+from webapp.matches.models import MatchSeat, MatchStatus
 
 FIELD = {"win": "wins", "draw": "draws", "loss": "losses"}
 """The count each outcome of :func:`match_outcomes` adds to."""
@@ -208,9 +208,3 @@ def recount_bots(bot_ids: Iterable[int] | None = None) -> int:
         batch_size=5000,
     )
     return len(set(counts) | set(revisions))
-
-
-def on_match_finished(sender: object, *, match: Match, seats: Sequence[MatchSeat], **kwargs: object) -> None:
-    """``match_finished`` receiver: counts the result for the match's bots (see :func:`add_result`)."""
-    assert match.finished_at is not None
-    add_result(match.pk, match.finished_at, [(s.bot_version_id, s.rank) for s in seats if s.rank is not None])

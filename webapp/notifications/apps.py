@@ -5,12 +5,6 @@ from typing import Any
 from django.apps import AppConfig
 
 
-def _finished(sender: Any, *, match: Any, replay: Any, **kwargs: Any) -> None:
-    from webapp.notifications.services import on_match_finished
-
-    on_match_finished(match, replay)
-
-
 def _failed(sender: Any, *, match: Any, **kwargs: Any) -> None:
     from webapp.notifications.services import on_match_failed
 
@@ -25,8 +19,8 @@ class NotificationsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from webapp.matches.signals import match_failed, match_finished
+        from webapp.matches.signals import match_failed
 
-        # Author notifications of a match's end, in the transaction that records it (after ratings and tournaments).
-        match_finished.connect(_finished, dispatch_uid="notifications-match-finished")
+        # Author notifications of a match that ends without a result, in the transaction that ends it.
+        # A result's are emitted once it has committed (webapp.results.after_commit).
         match_failed.connect(_failed, dispatch_uid="notifications-match-failed")

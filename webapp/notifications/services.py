@@ -1,7 +1,9 @@
 """The only write path for author notifications: events, webhooks, delivery outcomes.
 
-The match services call :func:`on_match_finished`, :func:`on_match_failed` and
-:func:`on_match_queued` inside their own transactions. Each writes one event per bot concerned
+A recorded result's events are written by :func:`notify_finished`, once the result has committed
+(``webapp.results.after_commit``: a ``followups`` task with workers), so they read the new ratings;
+it is safe to run twice. :func:`on_match_failed` and :func:`on_match_queued` run inside the
+transactions of the match services that call them. Each writes one event per bot concerned
 and one pending delivery per webhook that wants it; the workers send the deliveries
 (``workers/webhooks.py``) and record each attempt with :func:`record_attempt`.
 
@@ -123,9 +125,30 @@ def _seats(match: Any) -> list[dict[str, Any]]:
     ]
 
 
-def on_match_finished(match: Any, replay: Any) -> None:
+@transaction.atomic
+def notify_finished(match_id: int) -> bool:
+    """Writes the events of recorded match ``match_id`` once; returns whether it wrote them now.
+
+    Holds the match row's lock, and writes nothing for a match that is not finished or whose
+    ``match.finished`` events exist already, so a repeated or late task adds nothing.
+    """
+    from webapp.matches.models import Match, MatchStatus
+
+    match = Match.objects.select_for_update().filter(pk=match_id).first()
+    if match is None or match.status != MatchStatus.FINISHED:
+        return False
+    if BotEvent.objects.filter(kind=EventKind.MATCH_FINISHED, payload__match=match_id).exists():
+        return False
+    on_match_finished(match)
+    return True
+
+
+def on_match_finished(match: Any, replay: Any = None) -> None:
     """Events of a finished match: ``match.finished`` for every bot in it, ``match.errored`` (forfeit)
-    for the bots that lost by forfeit, ``rating.changed`` for rated ones."""
+    for the bots that lost by forfeit, ``rating.changed`` for rated ones.
+
+    ``replay``: the match's ``Replay``, read from the row when needed (a forfeit) and not given.
+    """
     seats = _seats(match)
     outcome = match.outcome or {}
     base = {
@@ -142,6 +165,10 @@ def on_match_finished(match: Any, replay: Any) -> None:
     for s in seats:
         emit(s["bot"], EventKind.MATCH_FINISHED, {**base, "your_seat": s["seat"]})
         if forfeit and s["rank"] != best:
+            if replay is None:
+                from referee.core.replay import Replay
+
+                replay = Replay.decode(match.replay_stored() or b"")
             last = [d.to_json() for d in replay.decisions if int(d.seat) == s["seat"]][-LAST_DECISIONS:]
             emit(
                 s["bot"],

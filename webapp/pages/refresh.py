@@ -6,11 +6,11 @@ cached pieces are stamped with the state they were computed from (``webapp.cache
 so the first reader after the result used to find them out of date and rebuild them: 5 to 15
 times the cost of a warm request. Now, once the result is committed:
 
-1. :func:`after_result` (a ``match_finished`` receiver) arranges for :func:`request_refresh` to run
-   after the commit. It sets, per scope (the game, each bot), a stale marker naming the scope's
-   stamp from just before the result (``webapp.cache.stale_marker_key``; it lives
-   ``BRAWL_PAGE_STALE_SECONDS``) and a queued marker; a scope whose queued marker was already set
-   has its refresh coming, so many results within ``BRAWL_PAGE_REFRESH_DELAY`` share one.
+1. ``webapp.results.after_commit`` calls :func:`request_refresh` once the result has committed.
+   It sets, per scope (the game, each bot), a stale marker naming the scope's stamp from just
+   before the result (``webapp.cache.stale_marker_key``; it lives ``BRAWL_PAGE_STALE_SECONDS``)
+   and a queued marker; a scope whose queued marker was already set has its refresh coming, so
+   many results within ``BRAWL_PAGE_REFRESH_DELAY`` share one.
 2. The task ``workers.tasks.refresh_pages(game, bot_ids)`` runs ``BRAWL_PAGE_REFRESH_DELAY`` later
    and calls :func:`refresh`: it clears the queued markers first (a result committed from then on
    queues another refresh), then computes each piece read lately (stored in the cache: most bots'
@@ -31,16 +31,15 @@ from __future__ import annotations
 
 import logging
 import math
-from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
 from django.core.cache import cache
 from django.core.cache.utils import make_template_fragment_key
-from django.db import transaction
 from django.db.models import Subquery
 from django.template.loader import render_to_string
 
+from referee.brokerconf import FOLLOWUPS
 from webapp import tasks_out
 from webapp.bots.models import Bot
 from webapp.cache import (
@@ -75,13 +74,6 @@ MATCH_ROWS_FRAGMENT = "match-rows"
 def enabled() -> bool:
     """Whether results ask the workers to refresh the pages (``BRAWL_DISPATCH=celery``)."""
     return getattr(settings, "BRAWL_DISPATCH", "none") == "celery"
-
-
-def after_result(sender: object, *, match: Any, **kwargs: object) -> None:
-    """``match_finished`` receiver: once the result is committed, marks its scopes and queues their refresh."""
-    if enabled():
-        match_id = match.pk
-        transaction.on_commit(lambda: request_refresh(match_id))
 
 
 def scope_floors(match_id: int) -> tuple[str, list[int], dict[str, Stamp]]:
@@ -140,7 +132,10 @@ def request_refresh(match_id: int) -> None:
         refresh_game = game if game_scope(game) in queued else None
         refresh_bots = [b for b in bot_ids if bot_scope(b) in queued]
         tasks_out.send_task(
-            REFRESH_TASK, args=[refresh_game, refresh_bots], countdown=max(0.0, settings.BRAWL_PAGE_REFRESH_DELAY)
+            REFRESH_TASK,
+            args=[refresh_game, refresh_bots],
+            countdown=max(0.0, settings.BRAWL_PAGE_REFRESH_DELAY),
+            queue=FOLLOWUPS,
         )
     except Exception:  # the result is committed whatever fails here: only its refresh is lost
         log.exception("page refresh not queued", extra={"match_id": match_id})

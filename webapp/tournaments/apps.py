@@ -29,8 +29,8 @@ class TournamentsConfig(AppConfig):
     def ready(self) -> None:
         # After every migrate (and the test database's creation) the organizers group exists.
         post_migrate.connect(_organizer_group, sender=self, dispatch_uid="tournaments-organizer-group")
-        from webapp.matches.signals import match_failed, match_finished
+        from webapp.matches.signals import match_failed
 
-        # A tournament match that ends (with a result or without) advances its tournament, in the same transaction.
-        match_finished.connect(_advance, dispatch_uid="tournaments-advance-finished")
+        # A tournament match that ends without a result advances its tournament, in the same
+        # transaction; one with a result is fed to it by webapp.results, after the ratings.
         match_failed.connect(_advance, dispatch_uid="tournaments-advance-failed")
