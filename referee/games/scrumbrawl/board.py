@@ -199,24 +199,36 @@ def relocate_orb(m: SBMatch, name: str) -> None:
 # -- loose orb (d8) -------------------------------------------------------------------------
 
 
-def loose_orb(m: SBMatch, name: str, origin: Pos) -> None:
-    """Schedules a loose-orb placement roll (d8) of ``name`` from ``origin``."""
+def loose_orb(m: SBMatch, name: str, origin: Pos, roller: int | None = None) -> None:
+    """Schedules a loose-orb placement roll (d8) of ``name`` from ``origin``.
+
+    ``roller`` is the rolling player whose view the d8 is read from (``d8_offset``): the player
+    whose action, card or creature made the orb loose; the active player when not given.
+    """
     m.orbs[name] = None
     cid = m.carrier.pop(name, None)
     if cid is not None and cid in m.creatures:
         m.creatures[cid].orb = None
     m.orbs.pop(name, None)
-    m.roll(f"loose {name}", [(8, 1, 8)], Frame("loose_lands", {"orb": name, "origin": list(origin)}))
+    seat = m.active if roller is None else roller
+    m.roll(
+        f"loose {name}",
+        [(8, 1, 8)],
+        Frame("loose_lands", {"orb": name, "origin": list(origin), "roller": seat}),
+        roller=seat,
+    )
 
 
 @step("loose_lands")
 def _loose_lands(m: SBMatch, f: Frame) -> None:
-    name, origin = f["orb"], tuple(f["origin"])
-    off = d8_offset(m.active, f["dice"][0])
+    name, origin, roller = f["orb"], tuple(f["origin"]), f["roller"]
+    off = d8_offset(roller, f["dice"][0])
     pos = (origin[0] + off[0], origin[1] + off[1])
     if not on_board(pos) or m.loose_orb_at(pos) is not None:
+        # A re-roll is the same placement, so the same player rolls it.
         m.emit("reroll", {"detail": f"{name} would leave the Arena or land on an orb", "row": pos[0], "col": pos[1]})
-        m.roll(f"loose {name}", [(8, 1, 8)], Frame("loose_lands", {"orb": name, "origin": list(origin)}))
+        frame = Frame("loose_lands", {"orb": name, "origin": list(origin), "roller": roller})
+        m.roll(f"loose {name}", [(8, 1, 8)], frame, roller=roller)
         return
     m.emit("orb_loose", {"orb": name, "row": pos[0], "col": pos[1], "from_row": origin[0], "from_col": origin[1]})
     portal = m.portal_at(pos)
@@ -229,9 +241,9 @@ def _loose_lands(m: SBMatch, f: Frame) -> None:
     if holder is not None:
         if holder.orb is not None:
             m.emit("reroll", {"detail": f"{name} bounced off a carrier", "row": pos[0], "col": pos[1]})
-            loose_orb(m, name, pos)
+            loose_orb(m, name, pos, roller)
             return
-        m.push("gain_orb", cid=holder.id, orb=name, how="loose")
+        m.push("gain_orb", cid=holder.id, orb=name, how="loose", roller=roller)
 
 
 def _last_controller(m: SBMatch, name: str) -> int:

@@ -441,10 +441,10 @@ def _fumble_window(m: SBMatch, f: Frame, opt: Option) -> None:
 
 
 def play_fumble(m: SBMatch, seat: int, card: str, cid: str) -> None:
-    """Plays Fumble on carrier ``cid`` (it cannot be Dispelled)."""
+    """Plays Fumble on carrier ``cid`` (it cannot be Dispelled); ``seat`` rolls the d8 ("Roll d8 for placement")."""
     play_from_hand(m, seat, card)
     m.discard.append(card)
-    m.push("fumble", cid=cid, why=m.card_names[card])
+    m.push("fumble", cid=cid, why=m.card_names[card], roller=seat)
 
 
 def _revenant_options(m: SBMatch, f: Frame) -> list[Option]:

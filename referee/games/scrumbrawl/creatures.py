@@ -283,7 +283,10 @@ def _destroy(m: SBMatch, f: Frame) -> None:
         for druid in sorted(m.creatures.values(), key=lambda d: d.id):
             if druid.id != c.id and SAVES_FRIENDS.holds(spec(druid).hooks) and m.friendly(druid.owner, c.owner):
                 m.roll(
-                    "Druid saves", [(8, 1, 8)], Frame("druid_check", {"cid": c.id, "druid": druid.id, "f": f.copy()})
+                    "Druid saves",
+                    [(8, 1, 8)],
+                    Frame("druid_check", {"cid": c.id, "druid": druid.id, "f": f.copy()}),
+                    roller=druid.owner,
                 )
                 return
     m.push("destroy_final", **f.args)
@@ -296,7 +299,12 @@ def _druid_check(m: SBMatch, f: Frame) -> None:
         return
     if f["dice"][0] <= 4 and druid is not None:
         m.emit("ability", {"creature": druid.id, "name": "Druid", "target": c.id, "detail": "saves the creature"})
-        m.roll("Druid placement", [(8, 1, 8)], Frame("druid_place", {"cid": c.id, "druid": druid.id, "tries": 0}))
+        m.roll(
+            "Druid placement",
+            [(8, 1, 8)],
+            Frame("druid_place", {"cid": c.id, "druid": druid.id, "tries": 0}),
+            roller=druid.owner,
+        )
         return
     inner = f["f"].copy()
     m.push("destroy_final", **inner.args)
@@ -309,7 +317,7 @@ def _druid_place(m: SBMatch, f: Frame) -> None:
     c, druid = m.creatures.get(f["cid"]), m.creatures.get(f["druid"])
     if c is None or druid is None:
         return
-    off = d8_offset(m.active, f["dice"][0])
+    off = d8_offset(druid.owner, f["dice"][0])  # the Druid's roll: its controller's view
     pos = (druid.pos[0] + off[0], druid.pos[1] + off[1])
     free = on_board(pos) and (m.at(pos) is None or m.at(pos) is c) and m.portal_at(pos) is None
     if not free:
@@ -319,6 +327,7 @@ def _druid_place(m: SBMatch, f: Frame) -> None:
             "Druid placement",
             [(8, 1, 8)],
             Frame("druid_place", {"cid": c.id, "druid": druid.id, "tries": f["tries"] + 1}),
+            roller=druid.owner,
         )
         return
     old = c.pos

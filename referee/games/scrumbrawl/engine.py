@@ -189,14 +189,22 @@ class SBMatch(StepMatch):
         cid = self.carrier.get(orb)
         return self.creatures[cid].pos if cid in self.creatures else None
 
-    def roll(self, purpose: str, dice: list[tuple[int, int, int | None]], then: Frame, alterable: bool = True) -> None:
+    def roll(
+        self,
+        purpose: str,
+        dice: list[tuple[int, int, int | None]],
+        then: Frame,
+        alterable: bool = True,
+        roller: int | None = None,
+    ) -> None:
         """Schedules a roll of ``dice``, then the Alter Reality window, then ``then`` with the results.
 
         Each die is ``(sides, low, high)``: the bounds an Alter Reality card may not cross
         (``None`` for an unbounded combat or throw roll). The dice are drawn when the roll frame
         runs (so frames pushed later roll first); the results land in ``then["dice"]`` and count
         as natural (``then["natural"]``) until a card alters them. The caller pushes whatever
-        must follow ``then`` before calling this.
+        must follow ``then`` before calling this. ``roller`` is the seat the ``roll`` event names
+        (the rolling player), the active player when not given.
         """
         self.stack.append(then)
         self.push(
@@ -206,6 +214,7 @@ class SBMatch(StepMatch):
             bounds=[[d[1], d[2] if d[2] is not None else 999] for d in dice],
             ref=then,
             alterable=alterable,
+            roller=roller,
         )
 
     def open_window(self, name: str, seats: list[int], prompt: str, **data: object) -> None:
@@ -237,7 +246,10 @@ class SBMatch(StepMatch):
         then["natural"] = [True] * len(values)
         then["bounds"] = f["bounds"]
         # A copy: Alter Reality changes ``then["dice"]`` later, and an emitted event never changes.
-        self.emit("roll", {"purpose": f["purpose"], "dice": list(values), "seat": self.active})
+        roller = f.get("roller")
+        self.emit(
+            "roll", {"purpose": f["purpose"], "dice": list(values), "seat": self.active if roller is None else roller}
+        )
         if f["alterable"]:
             # ``cards`` opens it (a held window for every live seat, see ``cards._alter_open``).
             self.push("alter_open", ref=then, purpose=f["purpose"], prompt="alter the roll?")

@@ -124,7 +124,9 @@ HEAVY: HookPoint[bool] = HookPoint(
     "can neither carry nor move it",
 )
 ON_PICKUP: HookPoint[Any] = HookPoint(
-    "on_pickup", "a creature tries to pick the orb up: handler(m, c, orb, how) -> True if it took over"
+    "on_pickup",
+    "a creature tries to pick the orb up: handler(m, c, orb, how, roller) -> True if it took over (roller: who "
+    "rolled the loose orb there, or None)",
 )
 ON_GAIN: HookPoint[Any] = HookPoint("on_gain", "a creature has gained the orb: handler(m, c)")
 BEFORE_THROW: HookPoint[Any] = HookPoint("before_throw", "the carrier throws (a pass or a shot): handler(m, c)")

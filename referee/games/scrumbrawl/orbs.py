@@ -7,7 +7,14 @@ d8 loose-orb roll live in ``board``; scoring chips and victory in ``scoring``.
 
 from __future__ import annotations
 
-from referee.games.scrumbrawl.board import dist, loose_orb, place_portal, relocate_orb, replace_orb
+from referee.games.scrumbrawl.board import (
+    dist,
+    loose_orb,
+    place_new_orb,
+    place_portal,
+    relocate_orb,
+    replace_orb,
+)
 from referee.games.scrumbrawl.creatures import can_carry, carries_heavy, has, orb_hooks, relocate_creature, spec, stat
 from referee.games.scrumbrawl.engine import Creature, Frame, SBMatch, step
 from referee.games.scrumbrawl.hooks import (
@@ -44,23 +51,28 @@ def open_fumble_window(m: SBMatch, cid: str, moment: str) -> None:
 
 @step("gain_orb")
 def _gain_orb(m: SBMatch, f: Frame) -> None:
-    """A creature shares a square with a loose orb (moving in, placement or a loose-orb roll)."""
+    """A creature shares a square with a loose orb (moving in, placement or a loose-orb roll).
+
+    ``roller`` (set when a loose-orb roll put the orb there) is the player who rolled it: a roll that
+    follows from this one (a Noncarrier's, a Slippery pick-up's) is rolled by the same player.
+    """
     c = m.creatures.get(f["cid"])
     orb = f["orb"]
+    roller = f.get("roller")
     if c is None or m.orbs.get(orb) != c.pos:
         return
     if not can_carry(c) or c.orb is not None:
         m.emit("ability", {"creature": c.id, "name": c.name, "detail": "cannot hold the orb", "orb": orb})
-        loose_orb(m, orb, c.pos)
+        loose_orb(m, orb, c.pos, roller)
         return
     for handler in ON_PICKUP.of(orb_hooks(orb)):
-        if handler(m, c, orb, f["how"]):
+        if handler(m, c, orb, f["how"], roller):
             return
     take_orb(m, c, orb, f["how"])
 
 
 @ON_PICKUP.register("heavy_weight")
-def _heavy_pickup(m: SBMatch, c: Creature, orb: str, how: str) -> bool:
+def _heavy_pickup(m: SBMatch, c: Creature, orb: str, how: str, roller: int | None) -> bool:
     if not has(m, c, "weak"):
         return False
     m.emit("ability", {"creature": c.id, "name": c.name, "detail": f"Weak: crushed by the {orb}"})
@@ -69,10 +81,12 @@ def _heavy_pickup(m: SBMatch, c: Creature, orb: str, how: str) -> bool:
 
 
 @ON_PICKUP.register("slippery_fumble")
-def _slippery_pickup_roll(m: SBMatch, c: Creature, orb: str, how: str) -> bool:
+def _slippery_pickup_roll(m: SBMatch, c: Creature, orb: str, how: str, roller: int | None) -> bool:
     # 2.4 "On attempted pickup ... roll d8": also when the orb lands on the creature (placement,
     # loose-orb roll), not only when it moves onto the orb.
-    m.roll(f"{orb} pick up", [(8, 1, 8)], Frame("slippery_pickup", {"cid": c.id, "orb": orb, "how": how}))
+    m.roll(
+        f"{orb} pick up", [(8, 1, 8)], Frame("slippery_pickup", {"cid": c.id, "orb": orb, "how": how, "roller": roller})
+    )
     return True
 
 
@@ -84,7 +98,7 @@ def _slippery_pickup(m: SBMatch, f: Frame) -> None:
     if f["dice"][0] <= 4 and not has(m, c, "sticky"):
         m.emit("fumble", {"creature": c.id, "orb": f["orb"], "detail": f["orb"]})
         c.done = True
-        loose_orb(m, f["orb"], c.pos)
+        loose_orb(m, f["orb"], c.pos, f.get("roller"))
         return
     take_orb(m, c, f["orb"], f.get("how", "move"))
 
@@ -108,7 +122,10 @@ def _chaos_gained(m: SBMatch, c: Creature) -> None:
 
 @step("fumble")
 def _fumble(m: SBMatch, f: Frame) -> None:
-    """The carrier fumbles: its turn ends and the orb takes a loose-orb roll (a Crystal Orb shatters)."""
+    """The carrier fumbles: its turn ends and the orb takes a loose-orb roll (a Crystal Orb shatters).
+
+    ``roller`` (set by a Fumble card) is the player who rolls the d8; otherwise the active player.
+    """
     c = m.creatures.get(f["cid"])
     if c is None or c.orb is None:
         return
@@ -119,7 +136,7 @@ def _fumble(m: SBMatch, f: Frame) -> None:
         m.emit("orb_shatters", {"orb": orb})
         relocate_orb(m, orb)
         return
-    loose_orb(m, orb, c.pos)
+    loose_orb(m, orb, c.pos, f.get("roller"))
 
 
 def can_be_fumbled(m: SBMatch, c: Creature) -> bool:
@@ -412,15 +429,19 @@ def _unstable(m: SBMatch, f: Frame) -> None:
     m.carrier.pop(orb, None)
     m.orbs[orb] = None
     if roll == 1:
+        # "Relocate Unstable Orb (2d20)" closes both results: the orb itself is rolled anew (not
+        # replaced from the orb deck), once everything it destroys is gone, so it is scheduled first.
+        place_new_orb(m, orb)
         # "destroys carrier and any adjacent creatures, orbs and portals": orbs carried by the
-        # neighbours are destroyed (replaced), not dropped when their carriers die.
+        # neighbours are destroyed (replaced), not dropped when their carriers die. The Unstable Orb
+        # still counts as in play while they are, so an orb above the starting count is not replaced.
         destroy_orbs_near(m, c.pos)
+        del m.orbs[orb]
         for n in reversed(neighbours(c.pos)):
             v = m.at(n)
             if v is not None:
                 m.push("destroy", cid=v.id, killer=None, cause="unstable_orb")
         m.push("destroy", cid=c.id, killer=None, cause="unstable_orb")
-        replace_orb(m, orb)
         return
     relocate_orb(m, orb)
     m.push("destroy", cid=c.id, killer=None, cause="unstable_orb")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from referee.games.superfantasybrawl.content import PLAYER_KEYWORDS
 from referee.games.superfantasybrawl.hexes import Hex, between, distance, hex_id, rotate, row_direction
 from referee.games.superfantasybrawl.state import (
     ChampState,
@@ -369,7 +370,7 @@ def _post_choice(m: MatchState, st: Step, choice: str | None) -> Pending | None:
     """Asks the attacker whether to apply one post-attack ability to one champion (seed-it, A11 step 9)."""
     effect = st["effect"]
     c = m.champs[effect["champ"]]
-    if c.hex is None:
+    if c.hex is None and effect["kw"] not in PLAYER_KEYWORDS:
         return None  # a champion on its Gate cannot be affected by card effects (A14)
     card = m.content.cards[st["card"]]
     kw, value = effect["kw"], effect["value"]

@@ -27,6 +27,12 @@ RELATIONS = ("towards", "away")
 The other vocabularies (card types, shapes, effect keywords, traits, challenge and trap kinds) are
 the enums of the schemas in ``data/schema/``; ``tests/games/superfantasybrawl/test_content_schema.py``
 checks that each effect keyword and challenge kind there has its handler."""
+PLAYER_KEYWORDS = frozenset({"draw", "plan"})
+"""Effect keywords whose subject is the card's player, not a champion: Draw X (seed-it "Pesca X:
+pesca X carte", the player draws) and Plan X (cards from the player's hand onto the player's deck).
+They resolve even when the champion they name was taken out of action earlier in the same card.
+Every other keyword moves, damages, heals, roots or stuns a champion, and a champion on its Gate
+"non può essere influenzato dagli effetti delle carte" (seed-it), so it does nothing there."""
 
 
 @dataclass(frozen=True, slots=True)

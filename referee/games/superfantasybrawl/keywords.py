@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from referee.games.superfantasybrawl.attacks import deal
+from referee.games.superfantasybrawl.content import PLAYER_KEYWORDS
 from referee.games.superfantasybrawl.hexes import Hex, hex_id, parse_hex, row_direction
 from referee.games.superfantasybrawl.movement import (
     Path,
@@ -45,7 +46,7 @@ def keyword(name: str) -> Callable[[Keyword], Keyword]:
 @step("effect")
 def _effect(m: MatchState, st: Step, choice: str | None) -> Pending | None:
     c = m.champs[st["champ"]]
-    if c.hex is None:
+    if c.hex is None and st["kw"] not in PLAYER_KEYWORDS:
         return None  # a champion on its Gate cannot be affected by card effects (A14)
     return KEYWORDS[st["kw"]](m, st, c, choice)
 

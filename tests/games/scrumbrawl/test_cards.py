@@ -181,13 +181,16 @@ def test_2_3_dispel_cancels_an_instant_event_before_it_occurs() -> None:
 
 
 def test_2_3_fumble_window_before_a_carrier_moves() -> None:
-    """2.3 Fumble: on an opponent's turn, before a carrier moves: it fumbles (d8) and its turn ends."""
+    """2.3 Fumble: on an opponent's turn, before a carrier moves: it fumbles (d8) and its turn ends.
+
+    "Roll d8 for placement" is the card's player's roll: seat 1 (top edge) sees 8 as down-right from its
+    seat, (5, 5) -> (4, 4) on the board."""
     m, (yeti,) = build([("Yeti", 0, (5, 5))], carry={0: "Leather Orb"}, hands={1: ["Fumble"], 0: ["Dispel"]}, dice=[8])
     m.apply(f"move:{yeti}:r5c8")
     decision = m.to_move()
     assert decision is not None and decision.kind == "fumble_window" and decision.seat == 1
     m.apply(f"fumble:{card(m, 1, 'Fumble')}")
-    assert m.creatures[yeti].pos == (5, 5) and m.orbs["Leather Orb"] == (6, 6) and m.creatures[yeti].done
+    assert m.creatures[yeti].pos == (5, 5) and m.orbs["Leather Orb"] == (4, 4) and m.creatures[yeti].done
     decision = m.to_move()
     assert decision is not None and decision.kind == "act", "Fumble cannot be Dispelled: no window"
 
@@ -278,28 +281,29 @@ def test_b3_sacrifice_each_player_removes_one_of_its_creatures() -> None:
 
 
 def test_2_3_fumble_window_after_a_carrier_completes_its_move() -> None:
-    """2.3 Fumble: on an opponent's turn, after a carrier completes its move."""
+    """2.3 Fumble: on an opponent's turn, after a carrier completes its move (seat 1 rolls: 8 is (-1, -1))."""
     m, (yeti,) = build([("Yeti", 0, (5, 5))], carry={0: "Leather Orb"}, hands={1: ["Fumble"]}, dice=[8])
     m.apply(f"move:{yeti}:r5c8")
     m.apply("pass")
     decision = m.to_move()
     assert decision is not None and decision.kind == "fumble_window"
     m.apply(f"fumble:{card(m, 1, 'Fumble')}")
-    assert m.creatures[yeti].pos == (5, 8) and m.orbs["Leather Orb"] == (6, 9)
+    assert m.creatures[yeti].pos == (5, 8) and m.orbs["Leather Orb"] == (4, 7)
 
 
 def test_2_3_fumble_window_as_a_creature_gains_the_orb() -> None:
-    """2.3 Fumble: on an opponent's turn, as a creature gains possession of an orb."""
+    """2.3 Fumble: on an opponent's turn, as a creature gains possession of an orb (seat 1 rolls: 2 is (1, 0))."""
     m, (yeti,) = build([("Yeti", 0, (5, 5))], orbs={"Leather Orb": (5, 6)}, hands={1: ["Fumble"]}, dice=[2])
     m.apply(f"move:{yeti}:r5c6")
     decision = m.to_move()
     assert decision is not None and decision.kind == "fumble_window"
     m.apply(f"fumble:{card(m, 1, 'Fumble')}")
-    assert m.creatures[yeti].orb is None and m.orbs["Leather Orb"] == (4, 6)
+    assert m.creatures[yeti].orb is None and m.orbs["Leather Orb"] == (6, 6)
 
 
 def test_2_3_fumble_window_before_a_throw() -> None:
-    """2.3 Fumble: on an opponent's turn, before an attempted throw (no catch roll follows)."""
+    """2.3 Fumble: on an opponent's turn, before an attempted throw (no catch roll follows); seat 1 rolls: 7 is
+    (-1, 0)."""
     m, (yeti, giant) = build(
         [("Yeti", 0, (5, 5)), ("Fire Giant", 0, (5, 9))], carry={0: "Leather Orb"}, hands={1: ["Fumble"]}, dice=[7]
     )
@@ -307,7 +311,7 @@ def test_2_3_fumble_window_before_a_throw() -> None:
     decision = m.to_move()
     assert decision is not None and decision.kind == "fumble_window"
     m.apply(f"fumble:{card(m, 1, 'Fumble')}")
-    assert m.orbs["Leather Orb"] == (6, 5) and m.creatures[giant].orb is None and chance(m).remaining == 0
+    assert m.orbs["Leather Orb"] == (4, 5) and m.creatures[giant].orb is None and chance(m).remaining == 0
 
 
 def test_2_2_precision_adds_to_the_throw() -> None:

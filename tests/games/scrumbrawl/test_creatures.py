@@ -136,12 +136,15 @@ def test_2_1_variable_attacks_from_the_d8_table(name: str, d8: int, attacks: int
 
 
 def test_2_1_druid_saves_a_friendly_creature_and_places_it_adjacent() -> None:
-    """2.1 Druid: a destroyed friendly creature survives on d8 1-4, placed next to the Druid (d8 placement)."""
+    """2.1 Druid: a destroyed friendly creature survives on d8 1-4, placed next to the Druid (d8 placement).
+
+    The Druid's controller rolls, so the d8 reads from seat 1's (top) edge: 2 is "up" away from it, one row
+    down the board, (10, 10) -> (11, 10)."""
     m, (cent, skel, druid) = build(
         [("Centipede", 0, (5, 5)), ("Skeleton", 1, (5, 6)), ("Druid", 1, (10, 10))], dice=[14, 1, 2, 2]
     )
     m.apply(f"attack:{cent}:{skel}")
-    assert skel in m.creatures and m.creatures[skel].pos == (9, 10) and m.skins[0] == []
+    assert skel in m.creatures and m.creatures[skel].pos == (11, 10) and m.skins[0] == []
     del druid
 
 

@@ -16,8 +16,9 @@ def test_1_6_2_loose_orb_goal_credits_the_carrier_from_an_earlier_turn() -> None
         portals={"p0": (4, 5)},
         hands={0: ["Troll", "Troll", "Troll", "Troll"], 1: ["Fumble"]},
         phase="turn_start",
-        # d8 2 is straight up from seat 0's edge: (5, 5) -> (4, 5); then the new orb and the portal (2d20).
-        dice=[2, 10, 10, 15, 15],
+        # Seat 1 plays Fumble, so it rolls: d8 7 is straight down from seat 1's (top) edge: (5, 5) -> (4, 5);
+        # then the new orb and the portal (2d20).
+        dice=[7, 10, 10, 15, 15],
     )
     m.apply("end")  # the place phase
     m.apply(f"move:{yeti}:r5c7")
@@ -130,7 +131,8 @@ def test_2_4_crystal_orb_does_not_shatter_on_a_missed_portal_throw() -> None:
 
 def test_2_4_unstable_orb_1_destroys_an_orb_carried_next_to_it() -> None:
     """2.4 Unstable Orb: "1: Orb destroys carrier and any adjacent creatures, orbs and portals." The Leather
-    Orb carried by the adjacent Skeleton is destroyed (replaced from the orb deck), not dropped by a d8."""
+    Orb carried by the adjacent Skeleton is destroyed (replaced from the orb deck), not dropped by a d8; the
+    Unstable Orb itself is relocated (2d20) after its replacement lands."""
     m, (yeti, skel) = build(
         [("Yeti", 0, (5, 5)), ("Skeleton", 1, (5, 6))],
         carry={0: "Unstable Orb", 1: "Leather Orb"},
@@ -139,9 +141,9 @@ def test_2_4_unstable_orb_1_destroys_an_orb_carried_next_to_it() -> None:
     )
     assert yeti not in m.creatures and skel not in m.creatures
     removed = [e.data["orb"] for e in events(m, "orb_removed")]
-    assert "Leather Orb" in removed and "Unstable Orb" in removed
+    assert removed == ["Leather Orb"]
     assert not events(m, "orb_loose") and chance(m).remaining == 0
-    assert "Leather Orb" not in m.orbs
+    assert "Leather Orb" not in m.orbs and m.orbs["Unstable Orb"] == (14, 14)
 
 
 def test_2_1_nork_explosion_destroys_an_orb_carried_next_to_it() -> None:

@@ -158,7 +158,8 @@ def test_2_3_fumble_in_2v2_opponents_get_the_carrier_moments_not_the_teammate() 
 
 def test_2_3_fumble_teammate_may_play_it_at_any_time_in_its_teammates_turn() -> None:
     """2.3 Fumble "during any player's turn": on a teammate's turn it is not limited to the opponent's
-    moments; here the teammate (seat 2) fumbles an enemy carrier before its teammate's attack resolves."""
+    moments; here the teammate (seat 2) fumbles an enemy carrier before its teammate's attack resolves. Seat 2
+    plays the card, so it rolls the d8 from its (left) edge: 8 is (1, -1) on the board."""
     m, (yeti, skel, _mate) = build(
         [("Yeti", 0, (5, 5)), ("Skeleton", 1, (5, 6)), ("Troll", 2, (12, 12))],
         seats=4,
@@ -171,7 +172,7 @@ def test_2_3_fumble_teammate_may_play_it_at_any_time_in_its_teammates_turn() -> 
     d = m.to_move()
     assert d is not None and d.kind == "dispel_window" and d.seat == 2
     m.apply(f"fumble:{card(m, 2, 'Fumble')}:{skel}")
-    assert m.creatures[skel].orb is None and m.orbs["Leather Orb"] == (6, 7)
+    assert m.creatures[skel].orb is None and m.orbs["Leather Orb"] == (6, 5)
     assert events(m, "strike") and chance(m).remaining == 0
 
 
