@@ -226,8 +226,8 @@ def cmd_play(args: argparse.Namespace) -> int:
             reconnect_grace=tc.reconnect_grace,
             max_rtt_credit=tc.max_rtt_credit,
         )
-    if not game.info.min_seats <= len(args.bots) <= game.info.max_seats:
-        print(f"error: {game.info.name} takes {game.info.min_seats} to {game.info.max_seats} bots", file=sys.stderr)
+    if len(args.bots) not in game.info.seat_counts:
+        print(f"error: {game.info.name} takes {game.info.seats_text()} bots, got {len(args.bots)}", file=sys.stderr)
         return 2
     tune_gc()
     try:

@@ -42,7 +42,6 @@ from ladder.matchmaking import Candidate, MatchmakingConfig, RecentMatch, Schedu
 from referee import client as referee_client
 from referee import settings
 from referee.client import Presence, RefereeRefused, RefereeUnavailable
-from referee.core.errors import ConfigError
 from referee.core.registry import get_game
 from referee.seeding import new_seed
 from webapp.bots.models import Bot
@@ -74,23 +73,16 @@ def relay_enabled() -> bool:
     return settings.current().relay_enabled
 
 
-def _valid_seats(game: str, seats: int) -> bool:
-    try:
-        get_game(game).parse_config({}, seats)
-    except (ConfigError, ValueError):
-        return False
-    return True
-
-
 def table_sizes(game: str) -> tuple[int, ...]:
-    """Returns the table sizes the ladder uses for ``game``: those its info prefers, else its smallest table.
+    """Returns the table sizes the ladder uses for ``game``, preferred first, as its info names them.
+
+    ``GameInfo`` refuses a ladder size that is not one of its seat counts, so each is a size the
+    engine takes; nothing here asks the engine.
 
     Raises:
         UnknownGameError: the game is not registered.
     """
-    info = get_game(game).info
-    sizes = tuple(n for n in info.table_sizes if _valid_seats(game, n))
-    return sizes or (info.min_seats,)
+    return get_game(game).info.table_sizes
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,11 @@
 """The conformance kit: checks every game must pass, driven by random legal play.
 
 Shipped with the engine (as PettingZoo ships its API test) so a bot author or a new game's author
-can run it too. Four checks, each a function taking a :class:`~referee.core.contract.Game`:
+can run it too. Five checks, each a function taking a :class:`~referee.core.contract.Game`:
 
+- :func:`check_info`: the game has one description: every match it creates returns the game's own
+  :class:`~referee.core.contract.GameInfo` object, and the engine takes exactly the table sizes
+  that description names (``seat_counts``), so no caller ever has to ask the engine.
 - :func:`check_playout`: a seeded random game runs to its end with no exception, and at every
   step the contract's invariants hold (plus any game-specific ones you pass in).
 - :func:`check_determinism`: the same seed and the same decisions give the same trajectory.
@@ -24,6 +27,7 @@ from typing import Any
 
 from referee.core.chance import SeededChance
 from referee.core.contract import EVERYONE, Game, Match, Option
+from referee.core.errors import ConfigError
 from referee.core.ids import Seat
 from referee.core.replay import Recorder, Replay, verify
 
@@ -51,6 +55,38 @@ class ConformanceReport:
     re-deal really re-dealt, so the leak check is not vacuous."""
     terminations: dict[str, int] = field(default_factory=dict)
     longest: int = 0
+
+
+def check_info(game: Game) -> None:
+    """Checks that the game's info is the one description of it, and that the engine agrees with it.
+
+    A match of every size in ``info.seat_counts`` is created with the default config and must
+    return the game's info object itself; every other size from 0 to one past the largest is
+    refused with a ``ConfigError`` by both ``info.check_seats`` and ``default_config``.
+
+    Raises:
+        ConformanceError: a match returns another info, or the engine takes a size its info does not
+            name, or refuses one it names.
+    """
+    info = game.info
+    for seats in range(0, info.max_seats + 2):
+        if seats in info.seat_counts:
+            try:
+                full = game.default_config(seats)
+            except ConfigError as exc:
+                raise ConformanceError(
+                    f"{info.name}: its info names {seats} seats, but the engine refuses: {exc}"
+                ) from exc
+            match = game.new_match(full, seats, SeededChance(0))
+            if match.info is not info:
+                raise ConformanceError(f"{info.name}: a {seats}-seat match returns another GameInfo than the game's")
+            continue
+        for door in (info.check_seats, game.default_config):
+            try:
+                door(seats)
+            except ConfigError:
+                continue
+            raise ConformanceError(f"{info.name}: {seats} seats is not in its info {info.seats_text()}, yet accepted")
 
 
 def _fail(seed: int, step: int, message: str) -> ConformanceError:
@@ -283,6 +319,7 @@ def run_conformance(
     Raises:
         ConformanceError: on the first failure.
     """
+    check_info(game)
     report = ConformanceReport()
     checks = list(invariants)
     for n, seed in enumerate(seeds):

@@ -35,6 +35,7 @@ from enum import StrEnum
 from typing import Any, ClassVar, TypeAlias
 
 from referee.core.chance import Chance, ChanceOutcome, chance_outcomes
+from referee.core.errors import ConfigError
 from referee.core.ids import Seat
 
 JSON: TypeAlias = "bool | int | float | str | list[JSON] | dict[str, JSON] | None"
@@ -217,7 +218,12 @@ EVERYONE = _Everyone()
 
 @dataclass(frozen=True, slots=True)
 class GameInfo:
-    """Declarative facts about a game (compare OpenSpiel's game type)."""
+    """Declarative facts about a game (compare OpenSpiel's game type).
+
+    A game has one, defined once: its :class:`Game` and every :class:`Match` it creates return
+    the same object. Whoever needs to know which table sizes a game takes reads
+    :attr:`seat_counts` (or calls :meth:`check_seats`); nothing asks ``parse_config``.
+    """
 
     name: str
     """Registry name, lower case: ``"scrumbrawl"``."""
@@ -225,16 +231,16 @@ class GameInfo:
     """Display name: ``"ScrumBrawl"``."""
     rules_version: str
     """Bumped whenever a change alters any trajectory; replays record it."""
-    min_seats: int
-    """Fewest seats a match may have."""
-    max_seats: int
-    """Most seats a match may have."""
+    seat_counts: frozenset[int]
+    """Every table size a match may have, exactly: ``frozenset({2, 4})`` for a game of duels and 2v2."""
     has_chance: bool = True
     """Whether the game uses dice, shuffles or random picks."""
     has_hidden_information: bool = True
     """Whether some seat ever may not see part of the state."""
     table_sizes: tuple[int, ...] = (2,)
-    """Seats per match the ladder schedules, preferred first: ``(2,)`` for duels, ``(4, 3)`` for pods."""
+    """Seats per match the ladder schedules, preferred first: ``(2,)`` for duels, ``(4, 3)`` for pods.
+
+    Each is one of :attr:`seat_counts`."""
     free_for_all: bool = False
     """Whether a table of three or more seats is every seat for itself (a pod) unless a team split applies."""
     teams: tuple[TeamSplit, ...] = ()
@@ -243,6 +249,42 @@ class GameInfo:
     """The default time control of a match of this game; a match may override it field by field."""
     board: Mapping[str, Any] | None = field(default=None, compare=False)
     """The fixed board layout a viewer draws (plain data; ``kind`` ``"hex"`` or ``"square"``), or ``None``."""
+
+    def __post_init__(self) -> None:
+        counts = self.seat_counts
+        if not isinstance(counts, frozenset) or not counts:
+            raise ValueError(f"{self.name}: seat_counts must be a non-empty frozenset of table sizes, got {counts!r}")
+        if any(isinstance(n, bool) or not isinstance(n, int) or n < 1 for n in counts):
+            raise ValueError(f"{self.name}: every seat count must be a positive integer, got {sorted(counts)!r}")
+        if not self.table_sizes or len(set(self.table_sizes)) != len(self.table_sizes):
+            raise ValueError(f"{self.name}: table_sizes must name each ladder size once, got {self.table_sizes!r}")
+        for n in (*self.table_sizes, *(split.seats for split in self.teams)):
+            if n not in counts:
+                raise ValueError(f"{self.name}: table size {n} is not one of its seat counts {self.seats_text()}")
+
+    @property
+    def min_seats(self) -> int:
+        """Fewest seats a match may have (the smallest of :attr:`seat_counts`)."""
+        return min(self.seat_counts)
+
+    @property
+    def max_seats(self) -> int:
+        """Most seats a match may have (the largest of :attr:`seat_counts`)."""
+        return max(self.seat_counts)
+
+    def seats_text(self) -> str:
+        """The seat counts in words, for messages: ``"2 or 4"``, ``"2, 3 or 4"``."""
+        counts = [str(n) for n in sorted(self.seat_counts)]
+        return counts[0] if len(counts) == 1 else f"{', '.join(counts[:-1])} or {counts[-1]}"
+
+    def check_seats(self, seats: int) -> None:
+        """Refuses a table size the game does not take.
+
+        Raises:
+            ConfigError: ``seats`` is not one of :attr:`seat_counts`; the message names both.
+        """
+        if isinstance(seats, bool) or seats not in self.seat_counts:
+            raise ConfigError(f"{self.name} is played by {self.seats_text()} seats, got {seats!r}")
 
     def team_of(self, config: Mapping[str, Any], seats: int) -> tuple[int, ...]:
         """Returns the team of each seat of a match of ``seats`` seats with ``config``; ``()`` without teams."""

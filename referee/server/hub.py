@@ -328,6 +328,7 @@ class Referee:
             raise AlreadyExistsError(f"match {mid!r} already exists")
         try:
             g = get_game(game)
+            g.info.check_seats(len(seats))
             full_config = g.parse_config(dict(config or {}), len(seats))
             time = defaults_for(game).merged(time_control)
         except (UnknownGameError, ConfigError, ValueError) as exc:

@@ -1,10 +1,13 @@
 """The conformance kit itself, exercised on the test-only game in ``tinygame``.
 
 Partitions: a correct game passes every check for 2, 3 and 4 seats; a leaky observation, a
-nondeterministic engine and a tampered replay are each caught.
+nondeterministic engine, a tampered replay, a match that describes itself with another info and an
+engine that takes a size its info does not name are each caught.
 """
 
 from __future__ import annotations
+
+import dataclasses
 
 import pytest
 
@@ -12,12 +15,13 @@ from referee.core import Seat, SeededChance, register
 from referee.core.conformance import (
     ConformanceError,
     check_determinism,
+    check_info,
     check_no_leak,
     random_playout,
     run_conformance,
 )
 from referee.core.replay import Replay, ReplayError, verify
-from tests.conformance.tinygame import TinyGame, TinyMatch
+from tests.conformance.tinygame import LOOSE_INFO, LooseGame, TinyGame, TinyMatch
 
 GAME = TinyGame()
 register(GAME)
@@ -80,3 +84,17 @@ def test_an_event_changed_after_emission_is_caught(monkeypatch: pytest.MonkeyPat
     monkeypatch.setattr(TinyMatch, "apply", mutating_apply)
     with pytest.raises(ConformanceError, match="changed after it was emitted"):
         run_conformance(GAME, 2, range(2), leak_every=0, determinism_every=0, replay_every=0)
+
+
+def test_a_match_with_another_info_than_its_game_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    check_info(GAME)
+    monkeypatch.setattr(LooseGame, "parse_config", TinyGame.parse_config)
+    monkeypatch.setattr(LooseGame, "info", dataclasses.replace(TinyGame.info))
+    with pytest.raises(ConformanceError, match="a 2-seat match returns another GameInfo"):
+        check_info(LooseGame())  # an equal description, but not the one object the match returns
+
+
+def test_an_engine_that_takes_a_size_its_info_does_not_name_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(TinyMatch, "info", LOOSE_INFO)
+    with pytest.raises(ConformanceError, match="0 seats is not in its info 2 or 3, yet accepted"):
+        check_info(LooseGame())

@@ -33,7 +33,7 @@ from referee.core import (
 )
 from referee.core.contract import visible_events
 
-INFO = GameInfo("tinygame", "Tiny Game", "1", min_seats=2, max_seats=4)
+INFO = GameInfo("tinygame", "Tiny Game", "1", seat_counts=frozenset({2, 3, 4}))
 
 
 class TinyMatch(Match):
@@ -169,8 +169,7 @@ class TinyGame(Game):
         unknown = set(raw) - {"max_turns", "leaky"}
         if unknown:
             raise ConfigError(f"unknown config fields {sorted(unknown)!r}")
-        if not INFO.min_seats <= seats <= INFO.max_seats:
-            raise ConfigError(f"tinygame takes 2 to 4 seats, got {seats!r}")
+        INFO.check_seats(seats)
         max_turns = raw.get("max_turns", 40)
         if not isinstance(max_turns, int) or max_turns < 1:
             raise ConfigError(f"max_turns must be a positive integer, got {max_turns!r}")
@@ -178,3 +177,20 @@ class TinyGame(Game):
 
     def new_match(self, config: Mapping[str, Any], seats: int, chance: Chance) -> TinyMatch:
         return TinyMatch(self.parse_config(config, seats), seats, chance)
+
+
+LOOSE_INFO = GameInfo("loosegame", "Loose Game", "1", seat_counts=frozenset({2, 3}), table_sizes=(3, 2))
+"""The tiny game described as a game of 2 or 3 seats, for the doors that must read the info."""
+
+
+class LooseGame(TinyGame):
+    """The tiny game with an engine that forgets to check the table size.
+
+    Its info takes 2 or 3 seats, but its ``parse_config`` accepts any number: a door that asked the
+    engine instead of reading the info would let 4 seats through.
+    """
+
+    info = LOOSE_INFO
+
+    def parse_config(self, raw: Mapping[str, Any], seats: int) -> JSONDict:
+        return {"max_turns": int(raw.get("max_turns", 40)), "leaky": False}

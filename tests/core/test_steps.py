@@ -20,7 +20,7 @@ RULES = Rules("toy")
 
 
 class Toy(StepMatch):
-    info = GameInfo("toy", "Toy", "1", min_seats=3, max_seats=3)
+    info = GameInfo("toy", "Toy", "1", seat_counts=frozenset({3}), table_sizes=(3,))
     rules = RULES
 
     def __init__(self) -> None:

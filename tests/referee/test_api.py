@@ -288,3 +288,33 @@ def test_older_finished_matches_keep_their_record_but_release_their_state() -> N
                 assert sum(len(m.events) for m in whole) == len(env.sink.replays["k-1"].events)
 
     asyncio.run(scenario())
+
+
+def test_a_table_size_outside_the_games_info_is_refused_before_the_engine_sees_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The loose game's info takes 2 or 3 seats; its engine would take any number, so only a door
+    # that reads the info refuses 4.
+    from referee.core import registry
+    from tests.conformance.tinygame import LooseGame
+
+    monkeypatch.setitem(registry._LOADED, "loosegame", LooseGame())
+
+    async def scenario() -> None:
+        async with referee_env() as env, env.api_channel() as channel:
+            api = referee_pb2_grpc.RefereeServiceStub(channel)
+            with pytest.raises(grpc.aio.AioRpcError) as exc:
+                await api.StartMatch(
+                    referee_pb2.StartMatchRequest(game="loosegame", seats=seats("a", "b", "c", "d"), match_id="m4")
+                )
+            assert exc.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+            assert "loosegame is played by 2 or 3 seats, got 4" in (exc.value.details() or "")
+            # Refused input leaves nothing behind: no match under that id, and a good start still works.
+            listed = await api.ListMatches(referee_pb2.ListMatchesRequest())
+            assert [m.match_id for m in listed.matches] == []
+            ok = await api.StartMatch(
+                referee_pb2.StartMatchRequest(game="loosegame", seats=seats("house:random", "house:random"))
+            )
+            assert ok.match.match_id
+
+    asyncio.run(scenario())

@@ -71,4 +71,4 @@ def test_cli_refuses_unknown_bots_and_wrong_counts() -> None:
     unknown = subprocess.run([*base, "random", "nobody"], cwd=ROOT, capture_output=True, text=True, check=False)
     assert unknown.returncode == 2 and "no house bot 'nobody'" in unknown.stderr
     alone = subprocess.run([*base, "random"], cwd=ROOT, capture_output=True, text=True, check=False)
-    assert alone.returncode == 2 and "2 to 4 bots" in alone.stderr
+    assert alone.returncode == 2 and "takes 2, 3 or 4 bots, got 1" in alone.stderr

@@ -54,6 +54,7 @@ def test_the_games_api_carries_what_each_game_says_of_itself() -> None:
     for name, body in listed.items():
         info = get_game(name).info
         assert body["table_sizes"] == list(info.table_sizes)
+        assert body["seat_counts"] == sorted(info.seat_counts)
         assert body["free_for_all"] is info.free_for_all
         assert body["teams"] == [
             {"seats": t.seats, "team_of_seat": list(t.team_of_seat), "when": t.when} for t in info.teams

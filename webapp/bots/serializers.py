@@ -151,8 +151,12 @@ class GameSerializer(serializers.Serializer):
     name = serializers.CharField()
     title = serializers.CharField()
     rules_version = serializers.CharField()
-    min_seats = serializers.IntegerField()
-    max_seats = serializers.IntegerField()
+    seat_counts = serializers.ListField(
+        child=serializers.IntegerField(), help_text="Every table size a match of the game may have, ascending."
+    )
+    seats_text = serializers.CharField(help_text='The seat counts in words: "2 or 4".')
+    min_seats = serializers.IntegerField(help_text="The smallest of seat_counts.")
+    max_seats = serializers.IntegerField(help_text="The largest of seat_counts.")
     has_chance = serializers.BooleanField()
     has_hidden_information = serializers.BooleanField()
     table_sizes = serializers.ListField(

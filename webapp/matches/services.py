@@ -88,10 +88,13 @@ def game_config(game: str, seats: int, raw: dict[str, Any] | None = None) -> dic
     """Returns the engine-validated config for a match of ``game``.
 
     Raises:
-        InvalidChallenge: the engine rejects the config.
+        InvalidChallenge: the game does not take ``seats`` seats, or the engine rejects the config.
     """
     try:
-        config = get_game(game).parse_config(raw or {}, seats)
+        engine = get_game(game)
+        # The table size is refused by the game's info before the engine sees the config.
+        engine.info.check_seats(seats)
+        config = engine.parse_config(raw or {}, seats)
     except ConfigError as exc:
         raise InvalidChallenge(f"invalid config for {game}: {exc}") from exc
     for key in ROUND_CAP_KEYS:

@@ -18,6 +18,7 @@ from typing import Any
 from ladder import tournaments as lt
 from ladder.errors import ConflictError, InvalidEventError, InvalidResultError
 from ladder.ids import EntrantId, EventId, MatchId
+from referee.core.contract import GameInfo
 from webapp.api import DomainError
 
 FORMATS = {
@@ -50,6 +51,31 @@ class ReadyGame:
     """Bot version ids, in seat order for this game (seats rotate within a series)."""
 
 
+def table_sizes(format: str, info: GameInfo) -> tuple[int, ...]:
+    """Returns the table sizes a ``format`` event of the game ``info`` describes seats, preferred first.
+
+    Duel formats seat two. Pods seat three or more, every seat for itself: the sizes of
+    ``info.seat_counts`` from 3 up that no team split always applies to, the ladder's preferred
+    sizes first, then the larger.
+
+    Raises:
+        FormatRefused: the game has no table of the sizes the format needs; the message names the game's.
+    """
+    if format != "pods":
+        if 2 not in info.seat_counts:
+            raise FormatRefused(f"{format} pairs duels, but {info.name} is played by {info.seats_text()} seats")
+        return (2,)
+    always_teams = {split.seats for split in info.teams if split.when is None}
+    free = {n for n in info.seat_counts if n >= 3 and n not in always_teams}
+    sizes = tuple(n for n in info.table_sizes if n in free) + tuple(sorted(free - set(info.table_sizes), reverse=True))
+    if not sizes:
+        raise FormatRefused(
+            f"pods need a free-for-all table of 3 or more seats; {info.name} is played by {info.seats_text()} seats"
+            + (f" and {', '.join(map(str, sorted(always_teams)))} are always teams" if always_teams else "")
+        )
+    return sizes
+
+
 def _state(data: dict[str, Any]) -> lt.EventState:
     try:
         return lt.EventState.from_json(data)
@@ -58,15 +84,26 @@ def _state(data: dict[str, Any]) -> lt.EventState:
 
 
 def start(
-    format: str, participants: Sequence[int], *, best_of: int, rounds: int | None, event_id: int
+    format: str,
+    participants: Sequence[int],
+    *,
+    info: GameInfo,
+    best_of: int,
+    rounds: int | None,
+    event_id: int,
 ) -> dict[str, Any]:
     """Returns the initial state of an event of ``participants`` (bot version ids, best seed first).
 
+    Pods take their sizes from the game's ``info`` (:func:`table_sizes`).
+
     Raises:
-        FormatRefused: the ladder rejects the configuration or the entrants.
+        FormatRefused: the game has no table for the format, or the ladder rejects the configuration
+            or the entrants.
     """
+    sizes = table_sizes(format, info)
     try:
-        config = lt.EventConfig(FORMATS[format], best_of=best_of, rounds=rounds or 0)
+        pods = {"pod_sizes": sizes} if format == "pods" else {}
+        config = lt.EventConfig(FORMATS[format], best_of=best_of, rounds=rounds or 0, **pods)
         state = lt.new_event(EventId(str(event_id)), config, lt.seed_manual([EntrantId(str(v)) for v in participants]))
     except (InvalidEventError, KeyError) as exc:
         raise FormatRefused(f"cannot start a {format} event: {exc}") from exc

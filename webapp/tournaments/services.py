@@ -16,6 +16,7 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
+from referee.core.registry import get_game
 from webapp.api import DomainError, InvalidInput
 from webapp.bots.models import BotVersion
 from webapp.bots.services import check_game
@@ -74,10 +75,12 @@ def do_create_tournament(
         UnknownGame: the game is not registered.
         InvalidInput: the name is too long, the time control or the rounds are out of bounds.
         DomainError: best-of is even or outside 1..15, or the window closes before it opens.
+        FormatRefused: the game has no table of the sizes the format seats (``formats.table_sizes``).
     """
     check_game(game)
     if format not in TournamentFormat.values:
         raise DomainError(f"unknown format {format!r}")
+    formats.table_sizes(format, get_game(game).info)
     if len(name) > NAME_MAX_CHARS or not name.strip():
         raise InvalidInput(f"the name must have 1 to {NAME_MAX_CHARS} characters")
     if best_of < 1 or best_of % 2 == 0 or best_of > MAX_BEST_OF:
@@ -217,7 +220,12 @@ def do_start_tournament(tournament: Tournament) -> Tournament:
     if len(entrants) < 2:
         raise DomainError("a tournament needs at least two approved entrants")
     t.state = formats.start(
-        t.format, [e.bot_version_id for e in entrants], best_of=t.best_of, rounds=t.rounds, event_id=t.pk
+        t.format,
+        [e.bot_version_id for e in entrants],
+        info=get_game(t.game).info,
+        best_of=t.best_of,
+        rounds=t.rounds,
+        event_id=t.pk,
     )
     t.status = TournamentStatus.RUNNING
     t.save(update_fields=["state", "status"])

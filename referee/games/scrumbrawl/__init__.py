@@ -3,17 +3,17 @@
 :class:`ScrumBrawl` validates a config and creates :class:`~referee.games.scrumbrawl.engine.SBMatch`
 matches. The rules live in the modules of this package, one concept each: ``board``, ``movement``,
 ``orbs``, ``combat``, ``creatures``, ``abilities``, ``cards``, ``turn``, ``scoring``,
-``observation``; content is data under ``data/``. See ``docs/rules/scrumbrawl.md``.
+``observation``; content is data under ``data/``. See ``docs/rules/scrumbrawl.md``. :data:`INFO`, what
+the game says of itself, is defined once in :mod:`.engine`.
 """
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
 from referee.core.chance import Chance
-from referee.core.contract import Game, JSONDict, Option, TeamSplit, TimeControl
+from referee.core.contract import Game, JSONDict, Option
 from referee.core.errors import ConfigError
 from referee.games.scrumbrawl import (  # noqa: F401 (they register their steps, hooks and the observation)
     abilities,
@@ -28,21 +28,7 @@ from referee.games.scrumbrawl import (  # noqa: F401 (they register their steps,
 )
 from referee.games.scrumbrawl.board import draw_orb, edge_square, place_new_orb, place_portal, sq
 from referee.games.scrumbrawl.content import CONTENT
-from referee.games.scrumbrawl.engine import INFO as _ENGINE_INFO
-from referee.games.scrumbrawl.engine import Frame, SBMatch, decision, step
-
-INFO = dataclasses.replace(
-    _ENGINE_INFO,
-    table_sizes=(4, 3),
-    free_for_all=True,
-    teams=(TeamSplit(4, (0, 1, 0, 1), when="teams"),),
-    # A handful of options per decision: a second is plenty, the bank absorbs the occasional deep
-    # search, and five seconds of overrun forgives one network hiccup.
-    time_control=TimeControl(),
-    # The proto's squares are (row, col), both 1..20.
-    board={"kind": "square", "size": 20, "origin": 1},
-)
-"""What the game says of itself: the ladder plays pods of 4 (else 3), 2v2 with ``teams: true``."""
+from referee.games.scrumbrawl.engine import INFO, Frame, SBMatch, decision, step
 
 _DEFAULTS: dict[str, Any] = {
     "max_rounds": 40,
@@ -72,8 +58,7 @@ class ScrumBrawl(Game):
         unknown = set(raw) - set(_DEFAULTS)
         if unknown:
             raise ConfigError(f"unknown scrumbrawl config fields {sorted(unknown)!r}; known: {sorted(_DEFAULTS)!r}")
-        if not INFO.min_seats <= seats <= INFO.max_seats:
-            raise ConfigError(f"scrumbrawl takes 2 to 4 seats, got {seats!r}")
+        INFO.check_seats(seats)
         cfg = {**_DEFAULTS, **raw}
         for key in (
             "teams",

@@ -19,11 +19,28 @@ from dataclasses import dataclass
 from typing import Any
 
 from referee.core.chance import Chance
-from referee.core.contract import GameInfo, JSONDict, Outcome
+from referee.core.contract import GameInfo, JSONDict, Outcome, TeamSplit, TimeControl
 from referee.core.ids import Seat
 from referee.core.steps import Frame, Rules, StepMatch
 
-INFO = GameInfo("scrumbrawl", "ScrumBrawl", "3", min_seats=2, max_seats=4)
+INFO = GameInfo(
+    "scrumbrawl",
+    "ScrumBrawl",
+    "3",
+    seat_counts=frozenset({2, 3, 4}),
+    table_sizes=(4, 3),
+    free_for_all=True,
+    # 2v2 only at four seats, and only with ``teams: true``; every other table is every seat for itself.
+    teams=(TeamSplit(4, (0, 1, 0, 1), when="teams"),),
+    # A handful of options per decision: a second is plenty, the bank absorbs the occasional deep
+    # search, and five seconds of overrun forgives one network hiccup.
+    time_control=TimeControl(),
+    # The proto's squares are (row, col), both 1..20.
+    board={"kind": "square", "size": 20, "origin": 1},
+)
+"""What the game says of itself: the ladder plays pods of 4 (else 3), 2v2 with ``teams: true``.
+
+The game and every match return this one object."""
 
 Pos = tuple[int, int]
 

@@ -54,10 +54,9 @@ class SuperFantasyBrawl(Game):
         """Validates a config and fills its defaults.
 
         Raises:
-            ConfigError: unknown field, bad value, or a seat count other than 2 or 4.
+            ConfigError: unknown field, bad value, or a seat count not in ``INFO.seat_counts``.
         """
-        if seats not in (2, 4):
-            raise ConfigError(f"superfantasybrawl is played by 2 or 4 seats, got {seats!r}")
+        INFO.check_seats(seats)
         unknown = set(raw) - _FIELDS
         if unknown:
             raise ConfigError(f"unknown config fields {sorted(unknown)!r}; known: {sorted(_FIELDS)!r}")

@@ -7,11 +7,13 @@ writes the contract's verbs. It is not the rules themselves; those are in the co
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
+from importlib import resources
 from typing import Any
 
 from referee.core.chance import Chance
-from referee.core.contract import GameInfo, JSONDict, Outcome, Termination
+from referee.core.contract import GameInfo, JSONDict, Outcome, TeamSplit, Termination, TimeControl
 from referee.core.ids import Seat
 from referee.core.steps import StepMatch
 
@@ -31,7 +33,36 @@ from referee.games.superfantasybrawl.observation import determinize, observe
 from referee.games.superfantasybrawl.state import ChampState, team
 from referee.games.superfantasybrawl.steps import RULES
 
-INFO = GameInfo("superfantasybrawl", "Super Fantasy Brawl", "2", min_seats=2, max_seats=4)
+
+def _board() -> dict[str, Any]:
+    """The arena as the viewer draws it: hex radius, statues, coloured zones, trap hexes, deployment rows."""
+    text = resources.files(__name__.rpartition(".")[0]).joinpath("data/map.json").read_text(encoding="utf-8")
+    data = json.loads(text)
+    return {
+        "kind": "hex",
+        "name": data.get("name", ""),
+        "radius": int(data.get("radius", 4)),
+        "statues": data.get("statues", []),
+        "zones": data.get("zones", {}),
+        "trap_hexes": data.get("trap_hexes", []),
+        "deployment": data.get("deployment", []),
+    }
+
+
+INFO = GameInfo(
+    "superfantasybrawl",
+    "Super Fantasy Brawl",
+    "2",
+    # Two players, or four in two teams (Super Team Tornado); three cannot be seated.
+    seat_counts=frozenset({2, 4}),
+    table_sizes=(2,),
+    # Super Team Tornado: four seats are always two teams, seats 0 and 2 against 1 and 3.
+    teams=(TeamSplit(4, (0, 1, 0, 1)),),
+    time_control=TimeControl(),
+    board=_board(),
+)
+"""What the game says of itself, to the referee, the workers and the site: the ladder plays duels; four seats
+are always 2v2. The game and every match return this one object."""
 
 
 class BrawlMatch(StepMatch):
