@@ -26,7 +26,7 @@ from referee.core.steps import Frame, Rules, StepMatch
 INFO = GameInfo(
     "scrumbrawl",
     "ScrumBrawl",
-    "3",
+    "4",
     seat_counts=frozenset({2, 3, 4}),
     table_sizes=(4, 3),
     free_for_all=True,

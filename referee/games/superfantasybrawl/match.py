@@ -52,7 +52,7 @@ def _board() -> dict[str, Any]:
 INFO = GameInfo(
     "superfantasybrawl",
     "Super Fantasy Brawl",
-    "2",
+    "3",
     # Two players, or four in two teams (Super Team Tornado); three cannot be seated.
     seat_counts=frozenset({2, 4}),
     table_sizes=(2,),
