@@ -198,5 +198,6 @@ def test_a_house_bot_built_without_arguments_draws_its_own_randomness(make: Any)
 
 
 def test_an_explicit_bot_seed_repeats_exactly() -> None:
-    assert _picks(house_factory("pickgame", "random", seed=5)()) == _picks(house_factory("pickgame", "random", seed=5)())
+    make = house_factory("pickgame", "random", seed=5)
+    assert _picks(make()) == _picks(make())
     assert _picks(RandomBot(5)) == _picks(RandomBot(5))
