@@ -199,7 +199,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
         "--bot-seed",
         type=int,
         default=None,
-        help="seed of the house bots' own randomness, to repeat an experiment (default: fresh; never derived from --seed)",
+        help="seed of the house bots' own randomness, to repeat a run (default: fresh; never derived from --seed)",
     )
     p.add_argument("--games", type=int, default=1, help="number of matches")
     p.add_argument("--out", type=Path, help="directory to write replays into")

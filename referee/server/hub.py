@@ -518,9 +518,7 @@ class Referee:
         ]
         seed = int(record["seed"])
         local = {
-            i: house_factory(g.info.name, spec.house_bot)
-            for i, spec in enumerate(seats)
-            if spec.house_bot is not None
+            i: house_factory(g.info.name, spec.house_bot) for i, spec in enumerate(seats) if spec.house_bot is not None
         }
         runner = MatchRunner(
             mid,

@@ -100,9 +100,7 @@ def _tainted_locals(fn: ast.AST) -> set[str]:
             targets: list[ast.AST] = []
             if isinstance(node, ast.Assign):
                 value, targets = node.value, list(node.targets)
-            elif isinstance(node, ast.AnnAssign | ast.AugAssign) and node.value is not None:
-                value, targets = node.value, [node.target]
-            elif isinstance(node, ast.NamedExpr):
+            elif isinstance(node, ast.AnnAssign | ast.AugAssign | ast.NamedExpr) and node.value is not None:
                 value, targets = node.value, [node.target]
             if value is None or not _mentions_seed(value, tainted):
                 continue
@@ -173,7 +171,7 @@ def test_no_generator_or_bot_is_built_from_a_match_seed() -> None:
     assert used == set(ALLOWED), f"allowed but not found: {sorted(set(ALLOWED) - used)}"
 
 
-SAMPLE = '''
+SAMPLE = """
 import hashlib, random
 from referee.core.chance import SeededChance
 from referee.sdk.house import house_factory
@@ -188,7 +186,8 @@ def start(seed, seats):
 
 def fine(tick, bot_seed, game):
     rng = random.Random(int.from_bytes(hashlib.sha256(f"{game}:{tick}".encode()).digest()[:8], "big"))
-    return house_factory(game, "random"), house_factory(game, "random", bot_seed + 1), SeededChance(0), RandomPolicy(new_bot_seed())
+    own = house_factory(game, "random", bot_seed + 1)
+    return house_factory(game, "random"), own, SeededChance(0), RandomPolicy(new_bot_seed())
 
 def bot_factory(game, spec, seed):
     return house_factory(game, spec, seed)
@@ -199,7 +198,7 @@ class Bot:
 
     def choose(self, decision, observation, options):
         return options[0].id
-'''
+"""
 
 
 def test_the_scan_sees_every_form_of_a_seed_derived_generator_and_only_those() -> None:

@@ -18,7 +18,10 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import subprocess
+import sys
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -49,6 +52,7 @@ from referee.server.match import MatchState
 from tests.referee.harness import referee_env
 from workers.housebots import STRENGTHS
 
+ROOT = Path(__file__).resolve().parents[2]
 PICKS = 16
 """Options at every decision."""
 TURNS = 24
@@ -198,5 +202,27 @@ def test_a_house_bot_built_without_arguments_draws_its_own_randomness(make: Any)
 
 
 def test_an_explicit_bot_seed_repeats_exactly() -> None:
-    assert _picks(house_factory("pickgame", "random", seed=5)()) == _picks(house_factory("pickgame", "random", seed=5)())
+    make = house_factory("pickgame", "random", seed=5)
+    assert _picks(make()) == _picks(make())
     assert _picks(RandomBot(5)) == _picks(RandomBot(5))
+
+
+PLAY = [sys.executable, "-m", "referee.cli", "play", "--game", f"{__name__}:PickGame", "random", "random"]
+
+
+def test_brawl_play_repeats_a_run_move_for_move_with_bot_seed_and_only_then(tmp_path: Path) -> None:
+    def run(out: Path, *extra: str) -> list[list[tuple[int, str]]]:
+        result = subprocess.run(
+            [*PLAY, "--games", "2", "--seed", "9", "--out", str(out), *extra],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert result.returncode == 0, result.stderr
+        return [_moves(Replay.load(f)) for f in sorted(out.glob("*.json.gz"))]
+
+    fixed = [run(tmp_path / f"fixed-{n}", "--bot-seed", "4") for n in range(2)]
+    fresh = [run(tmp_path / f"fresh-{n}") for n in range(2)]
+    assert len(fixed[0]) == 2 and fixed[0] == fixed[1]
+    assert fresh[0] != fresh[1]
