@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import User
 from django.core.files.uploadedfile import SimpleUploadedFile
-from django.test import override_settings
+from django.test import Client, override_settings
 from rest_framework.test import APIClient
 
 from webapp.bots import services as bot_services
@@ -236,3 +236,20 @@ def test_cleanup_sweeps_stale_upload_leftovers_and_orphan_folders(var_dir: Path)
     assert fresh.exists()
     assert report.stale_removed == 3
     assert report.stored_bytes == 4096  # the fresh one only
+
+
+@pytest.mark.django_db
+def test_the_bot_page_form_refuses_a_bad_zip_with_its_reason_and_keeps_nothing(var_dir: Path) -> None:
+    """The page's form writes through the same path: the author reads the sentence, nothing is kept."""
+    user, bot, _ = _author("page-zip")
+    browser = Client()
+    browser.force_login(user)
+    data = _zip([("bot.py", BOT_PY), ("x", b"a"), ("x/y", b"b")])
+    answer = browser.post(
+        f"/hosted/bots/{bot.pk}/upload/",
+        {"file": SimpleUploadedFile("bot.zip", data), "entry": "bot:Bot"},
+        follow=True,
+    )
+    assert answer.status_code == 200
+    assert "Upload refused: the zip holds &#x27;x&#x27; as both a file and a folder" in answer.content.decode()
+    assert _left_behind(var_dir) == [] and HostedUpload.objects.count() == 0

@@ -32,7 +32,7 @@ import tempfile
 import zipfile
 import zlib
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -204,10 +204,7 @@ def _unexpected(exc: Exception) -> str:
         return "the zip is damaged: an entry's compressed data does not inflate"
     if isinstance(exc, EOFError):
         return "the zip is damaged: an entry's data ends before its declared size"
-    return (
-        f"the zip is damaged or uses a feature that is not supported ({type(exc).__name__}); "
-        "nothing of it was kept"
-    )
+    return f"the zip is damaged or uses a feature that is not supported ({type(exc).__name__}); nothing of it was kept"
 
 
 def _unpack(staging: Path, filename: str, data: bytes, entry: str) -> CheckedUpload:
@@ -317,10 +314,8 @@ def store(root: Path, upload: CheckedUpload) -> Path:
 def _writable(folder: Path) -> None:
     """Makes a folder tree's folders writable again, so that it can be removed."""
     for path in [folder, *(p for p in folder.rglob("*") if p.is_dir() and not p.is_symlink())]:
-        try:
+        with suppress(OSError):
             path.chmod(0o755)
-        except OSError:
-            pass
 
 
 def discard(folder: Path) -> None:
