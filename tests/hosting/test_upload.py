@@ -33,26 +33,36 @@ def _zip(entries: dict[str, bytes], *, modes: dict[str, int] | None = None) -> b
     return buffer.getvalue()
 
 
-def test_a_python_file_is_accepted_with_its_digest() -> None:
+def _stored(root: Path, filename: str, data: bytes, entry: str) -> tuple[checks.CheckedUpload, Path]:
+    """Checks and stores an upload under ``root``, as the web app does."""
+    root.mkdir(parents=True, exist_ok=True)
+    with checks.unpacked(root, filename, data, entry) as checked:
+        return checked, checks.store(root, checked)
+
+
+def test_a_python_file_is_accepted_with_its_digest(tmp_path: Path) -> None:
     data = (UPLOADS / "first_bot.py").read_bytes()
-    checked = checks.check("first_bot.py", data, "first_bot:FirstBot")
-    assert checked.kind == "python" and checked.files == {"first_bot.py": data}
+    checked, folder = _stored(tmp_path, "first_bot.py", data, "first_bot:FirstBot")
+    assert checked.kind == "python" and checked.files == {"first_bot.py": len(data)}
+    assert (folder / "first_bot.py").read_bytes() == data
     import hashlib
 
     assert checked.sha256 == hashlib.sha256(data).hexdigest()
 
 
-def test_a_zip_package_and_an_executable_are_accepted() -> None:
+def test_a_zip_package_and_an_executable_are_accepted(tmp_path: Path) -> None:
     package = _zip(
         {
             "mybot/__init__.py": b"",
             "mybot/core.py": b"class Bot:\n    def choose(self, d, o, opts):\n        return opts[0].id\n",
         }
     )
-    assert checks.check("bot.zip", package, "mybot.core:Bot").kind == "python"
+    assert _stored(tmp_path, "bot.zip", package, "mybot.core:Bot")[0].kind == "python"
     script = _zip({"run.sh": b"#!/bin/sh\nexit 0\n"}, modes={"run.sh": stat.S_IFREG | 0o755})
-    checked = checks.check("bot.zip", script, "run.sh")
+    checked, folder = _stored(tmp_path, "bot.zip", script, "run.sh")
     assert checked.kind == "exec" and "run.sh" in checked.executables
+    assert (folder / "run.sh").stat().st_mode & 0o777 == 0o555
+    assert not list(tmp_path.glob(".upload-*"))  # the staging folders became the stored ones
 
 
 @pytest.mark.parametrize(
@@ -70,25 +80,30 @@ def test_a_zip_package_and_an_executable_are_accepted() -> None:
         ("b.zip", _zip({"run": b""}), "../run", "neither module:Class"),
     ],
 )
-def test_bad_uploads_are_refused_with_the_reason(filename: str, data: bytes, entry: str, reason: str) -> None:
+def test_bad_uploads_are_refused_with_the_reason(
+    tmp_path: Path, filename: str, data: bytes, entry: str, reason: str
+) -> None:
     with pytest.raises(checks.UploadRefused, match=reason.replace("(", r"\(")):
-        checks.check(filename, data, entry)
+        _stored(tmp_path, filename, data, entry)
+    assert list(tmp_path.iterdir()) == []  # the staging folder is gone
 
 
-def test_a_zip_bomb_is_refused_before_it_is_unpacked() -> None:
+def test_a_zip_bomb_is_refused_before_it_is_unpacked(tmp_path: Path) -> None:
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
         archive.writestr("bot.py", b"\0" * (checks.MAX_UNPACKED_BYTES + 1))
     assert len(buffer.getvalue()) < checks.MAX_UPLOAD_BYTES
     with pytest.raises(checks.UploadRefused, match="unpacks to more than"):
-        checks.check("b.zip", buffer.getvalue(), "bot:Bot")
+        _stored(tmp_path, "b.zip", buffer.getvalue(), "bot:Bot")
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_storage_is_content_addressed_read_only_and_removable(tmp_path: Path) -> None:
-    checked = checks.check("first_bot.py", (UPLOADS / "first_bot.py").read_bytes(), "first_bot:FirstBot")
-    folder = checks.store(tmp_path, checked)
+    data = (UPLOADS / "first_bot.py").read_bytes()
+    checked, folder = _stored(tmp_path, "first_bot.py", data, "first_bot:FirstBot")
     assert folder == checks.stored_path(tmp_path, checked.sha256)
-    assert checks.store(tmp_path, checked) == folder  # the same bytes twice: stored once
+    assert _stored(tmp_path, "first_bot.py", data, "first_bot:FirstBot")[1] == folder  # stored once
+    assert not list(tmp_path.glob(".upload-*"))
     assert (folder / "first_bot.py").stat().st_mode & 0o222 == 0
     assert checks.disk_usage(tmp_path) == checked.unpacked_bytes
     assert checks.remove(tmp_path, checked.sha256) == checked.unpacked_bytes
@@ -98,14 +113,12 @@ def test_storage_is_content_addressed_read_only_and_removable(tmp_path: Path) ->
 @needs_sandbox
 def test_import_check_runs_in_the_sandbox(tmp_path: Path) -> None:
     """A good entry imports; an import error and a module that loops at import fail with the log."""
-    good = checks.store(
-        tmp_path, checks.check("first_bot.py", (UPLOADS / "first_bot.py").read_bytes(), "first_bot:FirstBot")
-    )
+    good = _stored(tmp_path, "first_bot.py", (UPLOADS / "first_bot.py").read_bytes(), "first_bot:FirstBot")[1]
     assert upload.run_import_check(good, "first_bot:FirstBot", slot=11) == (True, "import ok\n")
-    broken = checks.store(tmp_path, checks.check("bad.py", b"import no_such_module\n", "bad:Bot"))
+    broken = _stored(tmp_path, "bad.py", b"import no_such_module\n", "bad:Bot")[1]
     ok, log = upload.run_import_check(broken, "bad:Bot", slot=11)
     assert not ok and "No module named 'no_such_module'" in log
-    loops = checks.store(tmp_path, checks.check("slow.py", b"while True:\n    pass\n", "slow:Bot"))
+    loops = _stored(tmp_path, "slow.py", b"while True:\n    pass\n", "slow:Bot")[1]
     ok, log = upload.run_import_check(loops, "slow:Bot", slot=11, timeout=3)
     assert not ok and "no answer within 3 s" in log
 

@@ -1,12 +1,14 @@
 """The one write path for hosted uploads: accept, validate, run logs, cleanup and disk report.
 
 Quotas (per author): :data:`UPLOADS_PER_DAY` uploads in any 24 hours and :data:`STORED_BYTES_PER_AUTHOR`
-bytes of stored files; past either the upload is refused with a 429 or 400 and nothing is written.
-Files live under ``BRAWL_VAR_DIR/hosted`` (:func:`storage_root`).
+bytes of stored files, counted as unpacked; past either the upload is refused with a 429 or 400 and
+nothing is kept. Files live under ``BRAWL_VAR_DIR/hosted`` (:func:`storage_root`); the cleanup also
+sweeps what a crash in the middle of an upload left there (:data:`STALE_UPLOAD_SECONDS`).
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
@@ -27,6 +29,8 @@ UPLOADS_PER_DAY = 20
 """Uploads one author may make in any 24 hours."""
 STORED_BYTES_PER_AUTHOR = 64 * 1024 * 1024
 """Stored (unpacked) bytes one author's uploads may take, files of removed versions not counted."""
+STALE_UPLOAD_SECONDS = 3600.0
+"""Age after which the cleanup removes a staging folder, or a stored folder no upload row names."""
 RUN_LOG_CHARS = 64 * 1024
 """Characters of a run's log kept in the database (the sandbox keeps the first and last 32 KiB)."""
 
@@ -81,27 +85,29 @@ def do_upload(user: User, bot: Bot, filename: str, data: bytes, entry: str, note
         raise LimitReached(
             f"at most {UPLOADS_PER_DAY} uploads per author in 24 hours", oldest.created + timedelta(days=1), now
         )
+    root = storage_root()
     try:
-        checked = checks.check(filename, data, entry)
+        with checks.unpacked(root, filename, data, entry) as checked:
+            used = author_stored_bytes(user)
+            if used + checked.unpacked_bytes > STORED_BYTES_PER_AUTHOR:
+                raise InvalidInput(
+                    f"your uploads take {used} bytes; this one adds {checked.unpacked_bytes} and the limit is "
+                    f"{STORED_BYTES_PER_AUTHOR} (delete old bots or wait for unused versions to be cleaned up)"
+                )
+            row = HostedUpload.objects.create(
+                bot=bot,
+                uploaded_by=user,
+                kind=checked.kind,
+                entry=checked.entry,
+                sha256=checked.sha256,
+                size_bytes=checked.size,
+                stored_bytes=checked.unpacked_bytes,
+                notes=notes,
+            )
+            checks.store(root, checked)
     except checks.UploadRefused as exc:
         raise InvalidInput(str(exc)) from exc
-    used = author_stored_bytes(user)
-    if used + checked.unpacked_bytes > STORED_BYTES_PER_AUTHOR:
-        raise InvalidInput(
-            f"your uploads take {used} bytes; this one adds {checked.unpacked_bytes} and the limit is "
-            f"{STORED_BYTES_PER_AUTHOR} (delete old bots or wait for unused versions to be cleaned up)"
-        )
-    checks.store(storage_root(), checked)
-    return HostedUpload.objects.create(
-        bot=bot,
-        uploaded_by=user,
-        kind=checked.kind,
-        entry=checked.entry,
-        sha256=checked.sha256,
-        size_bytes=checked.size,
-        stored_bytes=checked.unpacked_bytes,
-        notes=notes,
-    )
+    return row
 
 
 def author_stored_bytes(user: User) -> int:
@@ -243,6 +249,8 @@ class DiskReport:
     """Bytes on disk under the storage root."""
     kept_uploads: int
     removable_uploads: int
+    stale_removed: int = 0
+    """Leftover folders of crashed uploads swept (:data:`STALE_UPLOAD_SECONDS`)."""
 
 
 def _in_use(row: HostedUpload) -> bool:
@@ -260,6 +268,8 @@ def do_cleanup(*, dry_run: bool = False) -> DiskReport:
     """Removes the files of rejected uploads and of superseded versions no replay refers to.
 
     A folder shared by several uploads (the same bytes) is removed only when none of them needs it.
+    It also sweeps, once older than :data:`STALE_UPLOAD_SECONDS`, the staging folders a crash in
+    the middle of an upload left and stored folders no upload row names.
     """
     root = storage_root()
     kept = removable = 0
@@ -279,7 +289,13 @@ def do_cleanup(*, dry_run: bool = False) -> DiskReport:
             checks.remove(root, row.sha256)
         row.files_kept = False
         row.save(update_fields=["files_kept"])
-    return DiskReport(checks.disk_usage(root), kept, removable)
+    stale = 0
+    if not dry_run:
+        kept_digests = set(HostedUpload.objects.filter(files_kept=True).values_list("sha256", flat=True))
+        for path in checks.stale_leftovers(root, kept_digests, time.time() - STALE_UPLOAD_SECONDS):
+            checks.discard(path)
+            stale += 1
+    return DiskReport(checks.disk_usage(root), kept, removable, stale)
 
 
 def match_logs(user: User, match_id: int) -> list[dict[str, object]]:
