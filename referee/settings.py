@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
-from typing import TypeVar, overload
+from typing import Literal, TypeVar, overload
 
 T = TypeVar("T")
 
@@ -80,8 +80,24 @@ def parse_positive_int(text: str) -> int:
     return value
 
 
+def parse_count(text: str) -> int:
+    """Returns a whole number of at least 0 (where 0 means none: no challenges, nothing inline).
+
+    Raises:
+        ValueError: the text is not a whole number, or is negative.
+    """
+    value = int(text)
+    if value < 0:
+        raise ValueError("must be a whole number of 0 or more")
+    return value
+
+
 @overload
 def env(name: str, coerce: Callable[[str], T], default: T, *, environ: Mapping[str, str] | None = None) -> T: ...
+@overload
+def env(
+    name: str, coerce: Callable[[str], T], *, required: Literal[True], environ: Mapping[str, str] | None = None
+) -> T: ...
 @overload
 def env(
     name: str,

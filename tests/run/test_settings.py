@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from datetime import timedelta
 from pathlib import Path
 
@@ -110,3 +112,84 @@ def test_a_configuration_error_is_a_value_error_too() -> None:
     assert issubclass(ConfigurationError, ValueError) and issubclass(ConfigurationError, RuntimeError)
     with pytest.raises(ConfigurationError, match="environment variable SECRET_KEY is required"):
         settings.env("SECRET_KEY", str, required=True, environ={})
+
+
+def _web_settings(tmp_path: Path, **env_vars: str) -> subprocess.CompletedProcess[str]:
+    """Imports ``webapp.settings`` in a fresh process with only ``env_vars`` set; prints the counted settings."""
+    names = ", ".join(f"s.{n}" for n in _COUNTED)
+    return subprocess.run(
+        [sys.executable, "-c", f"import webapp.settings as s; print({names})"],
+        cwd=REPO,
+        env={"PATH": "/usr/bin:/bin", "BRAWL_VAR_DIR": str(tmp_path), **env_vars},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+_COUNTED = ("BRAWL_CHALLENGES_PER_DAY", "BRAWL_INLINE_REPLAY_MAX_BYTES")
+"""Web settings where 0 means none: no challenges a day, no replay kept inline."""
+
+
+def test_a_count_of_zero_is_honoured(tmp_path: Path) -> None:
+    defaults = _web_settings(tmp_path)
+    assert defaults.returncode == 0, defaults.stderr
+    assert defaults.stdout.split() == ["50", str(4 * 1024 * 1024)]
+    zero = _web_settings(tmp_path, **dict.fromkeys(_COUNTED, "0"))
+    assert zero.returncode == 0, zero.stderr
+    assert zero.stdout.split() == ["0", "0"]
+
+
+@pytest.mark.parametrize(
+    ("name", "raw", "why"),
+    [
+        ("BRAWL_LOGIN_FAILURES_PER_ACCOUNT", "0", "positive whole number"),
+        ("BRAWL_LOGIN_FAILURES_PER_ADDRESS", "0", "positive whole number"),
+        ("BRAWL_LOGIN_LOCKOUT_SECONDS", "0", "positive whole number"),
+        ("BRAWL_LOGIN_LOCKOUT_SECONDS", "-900", "positive whole number"),
+        ("BRAWL_CHALLENGES_PER_DAY", "-1", "0 or more"),
+        ("BRAWL_INLINE_REPLAY_MAX_BYTES", "-1", "0 or more"),
+    ],
+)
+def test_a_web_setting_that_cannot_be_zero_or_negative_is_refused_by_name(
+    tmp_path: Path, name: str, raw: str, why: str
+) -> None:
+    # A lockout after 0 failures, or for 0 s, is no setting anyone means; it once became the default silently.
+    refused = _web_settings(tmp_path, **{name: raw})
+    assert refused.returncode != 0
+    assert f"environment variable {name}='{raw}' is malformed" in refused.stderr and why in refused.stderr
+
+
+def test_no_web_setting_turns_a_falsy_value_into_its_default() -> None:
+    """``env(name, coerce, default) or default`` reads a 0 (or an empty list) as the default.
+
+    An ``env`` that has a default or is required never returns ``None``, so an ``or`` after it can
+    only replace a falsy value; an ``or`` after an ``env`` without a default (the fallback to
+    another variable) stays legal.
+    """
+    assert _falsy_fallbacks('x = env("N", int, 10) or 10\ny = env("S", str, required=True) or ""\n') == [1, 2]
+    assert _falsy_fallbacks('z = env("A", str, None) or env("B", str, "b")\nw = env("C", int, 3)\n') == []
+    offenders = {}
+    for name in ("webapp/settings.py", "referee/settings.py"):
+        if lines := _falsy_fallbacks((REPO / name).read_text(encoding="utf-8")):
+            offenders[name] = lines
+    assert offenders == {}
+
+
+def _falsy_fallbacks(source: str) -> list[int]:
+    """Returns the lines of every ``env(...) or ...`` whose ``env`` call has a default or is required."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not (isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or)):
+            continue
+        first = node.values[0]
+        if not (isinstance(first, ast.Call) and getattr(first.func, "id", getattr(first.func, "attr", "")) == "env"):
+            continue
+        keywords = {k.arg: k.value for k in first.keywords}
+        default = first.args[2] if len(first.args) > 2 else keywords.get("default")
+        required = keywords.get("required")
+        has_default = default is not None and not (isinstance(default, ast.Constant) and default.value is None)
+        if has_default or (isinstance(required, ast.Constant) and required.value is True):
+            found.append(node.lineno)
+    return found
