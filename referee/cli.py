@@ -41,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     from referee import logsetup
 
     # One logging set-up for every process ``brawl`` starts (referee, worker, web, bots); the
-    # subcommands' own ``logging.basicConfig`` calls are then no-ops.
+    # subcommands set up no logging of their own.
     try:
         logsetup.configure(args.command, verbose=bool(getattr(args, "verbose", False)))
     except ValueError as exc:

@@ -19,8 +19,9 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
+from enum import StrEnum
 from pathlib import Path
-from typing import TypeVar, overload
+from typing import Literal, TypeVar, overload
 
 T = TypeVar("T")
 
@@ -30,6 +31,29 @@ class ConfigurationError(RuntimeError, ValueError):
 
     A ``ValueError`` too, so a command line that reports bad values as such reports these alike.
     """
+
+
+class Environment(StrEnum):
+    """Which deployment this process serves (``BRAWL_ENV``)."""
+
+    DEVELOPMENT = "development"
+    """A developer's machine: insecure defaults allowed."""
+    TEST = "test"
+    """The test suite."""
+    PRODUCTION = "production"
+    """A real deployment: every secret must come from the environment."""
+
+
+def parse_environment(text: str) -> Environment:
+    """Returns the deployment ``text`` names, in any case and with spaces around it.
+
+    Raises:
+        ValueError: it names none of :class:`Environment`.
+    """
+    try:
+        return Environment(text.strip().lower())
+    except ValueError:
+        raise ValueError(f"must be one of {', '.join(e.value for e in Environment)}") from None
 
 
 def parse_bool(text: str) -> bool:
@@ -80,8 +104,24 @@ def parse_positive_int(text: str) -> int:
     return value
 
 
+def parse_count(text: str) -> int:
+    """Returns a whole number of at least 0 (where 0 means none: no challenges, nothing inline).
+
+    Raises:
+        ValueError: the text is not a whole number, or is negative.
+    """
+    value = int(text)
+    if value < 0:
+        raise ValueError("must be a whole number of 0 or more")
+    return value
+
+
 @overload
 def env(name: str, coerce: Callable[[str], T], default: T, *, environ: Mapping[str, str] | None = None) -> T: ...
+@overload
+def env(
+    name: str, coerce: Callable[[str], T], *, required: Literal[True], environ: Mapping[str, str] | None = None
+) -> T: ...
 @overload
 def env(
     name: str,
@@ -116,6 +156,29 @@ def env(
         return coerce(raw)
     except (TypeError, ValueError) as exc:
         raise ConfigurationError(f"environment variable {name}={raw!r} is malformed: {exc}") from exc
+
+
+def environment(environ: Mapping[str, str] | None = None) -> Environment:
+    """Returns ``BRAWL_ENV``, the deployment this process serves (``development`` when unset).
+
+    Raises:
+        ConfigurationError: the variable names no :class:`Environment`.
+    """
+    return env("BRAWL_ENV", parse_environment, Environment.DEVELOPMENT, environ=environ)
+
+
+def internal_token(environ: Mapping[str, str] | None = None) -> str:
+    """Returns ``BRAWL_INTERNAL_TOKEN`` without surrounding spaces; ``""`` when unset.
+
+    Read alone (not through :func:`current`), so the referee's credential check does not depend on
+    every other variable being well formed.
+    """
+    return env("BRAWL_INTERNAL_TOKEN", str, "", environ=environ).strip()
+
+
+def redis_url(environ: Mapping[str, str] | None = None) -> str | None:
+    """Returns ``REDIS_URL``, or ``None`` when it is unset or empty."""
+    return env("REDIS_URL", str, environ=environ)
 
 
 def var_dir(environ: Mapping[str, str] | None = None) -> Path:
@@ -235,9 +298,9 @@ def current(environ: Mapping[str, str] | None = None) -> Settings:
     defaults = ReaperLimits()
     return Settings(
         var_dir=var_dir(e),
-        redis_url=env("REDIS_URL", str, environ=e),
+        redis_url=redis_url(e),
         referees=env("BRAWL_REFEREES", parse_list, [], environ=e),
-        internal_token=env("BRAWL_INTERNAL_TOKEN", str, "", environ=e),
+        internal_token=internal_token(e),
         web_internal_url=env("BRAWL_WEB_INTERNAL_URL", str, "http://127.0.0.1:8000", environ=e),
         relay=env("BRAWL_RELAY", parse_bool, environ=e),
         ladder_games=env("BRAWL_LADDER_GAMES", parse_list, [], environ=e),

@@ -9,11 +9,10 @@ a ``DATABASE_URL`` names. It does not import Django: ``webapp.settings`` calls i
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import StrEnum
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
-from referee.settings import ConfigurationError, env, parse_bool, parse_list
+from referee.settings import ConfigurationError, Environment, env, parse_bool, parse_list
 
 INSECURE_DEV_SECRET_KEY = "insecure-dev-only-secret-key-do-not-use-in-production"
 """The development default; marked insecure so nobody mistakes it for a real secret."""
@@ -29,17 +28,6 @@ __all__ = [
     "parse_database_url",
     "parse_list",
 ]
-
-
-class Environment(StrEnum):
-    """Which deployment this process serves."""
-
-    DEVELOPMENT = "development"
-    """A developer's machine: insecure defaults allowed."""
-    TEST = "test"
-    """The test suite."""
-    PRODUCTION = "production"
-    """A real deployment: every secret must come from the environment."""
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ from __future__ import annotations
 import ipaddress
 from pathlib import Path
 
-from referee.settings import var_dir
+from referee.settings import parse_count, parse_positive_int, var_dir
 from webapp.config import (
     INSECURE_DEV_SECRET_KEY,
     ConfigurationError,
@@ -37,20 +37,20 @@ from webapp.config import (
 BASE_DIR = Path(__file__).resolve().parent
 """The ``webapp`` package directory (templates and static files live under it)."""
 
-BRAWL_ENV: Environment = env("BRAWL_ENV", Environment, Environment.DEVELOPMENT) or Environment.DEVELOPMENT
+BRAWL_ENV: Environment = env("BRAWL_ENV", Environment, Environment.DEVELOPMENT)
 _production = BRAWL_ENV is Environment.PRODUCTION
 
 if _production:
-    SECRET_KEY: str = env("SECRET_KEY", str, required=True) or ""
+    SECRET_KEY: str = env("SECRET_KEY", str, required=True)
     if SECRET_KEY == INSECURE_DEV_SECRET_KEY:
         raise ConfigurationError("SECRET_KEY is the insecure development default; set a real one in production")
 else:
-    SECRET_KEY = env("SECRET_KEY", str, INSECURE_DEV_SECRET_KEY) or INSECURE_DEV_SECRET_KEY
+    SECRET_KEY = env("SECRET_KEY", str, INSECURE_DEV_SECRET_KEY)
 
 # Debug pages show settings, SQL and source to anyone who triggers an error: only when asked for.
 DEBUG: bool = bool(env("DEBUG", parse_bool, False))
-ALLOWED_HOSTS: list[str] = (
-    env("ALLOWED_HOSTS", parse_list, [] if _production else ["localhost", "127.0.0.1", "[::1]", "testserver"]) or []
+ALLOWED_HOSTS: list[str] = env(
+    "ALLOWED_HOSTS", parse_list, [] if _production else ["localhost", "127.0.0.1", "[::1]", "testserver"]
 )
 if _production and not ALLOWED_HOSTS:
     raise ConfigurationError("ALLOWED_HOSTS is required in production")
@@ -70,7 +70,7 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 if _production:
     # Every process that calls the referees' internal API (the web tier's live views, workers, beat)
     # needs the shared secret; failing here names it at start instead of at the first live view.
-    _internal_token = env("BRAWL_INTERNAL_TOKEN", str, required=True) or ""
+    _internal_token = env("BRAWL_INTERNAL_TOKEN", str, required=True)
     if len(_internal_token) < 24:
         raise ConfigurationError("BRAWL_INTERNAL_TOKEN must be at least 24 characters in production")
 
@@ -89,7 +89,7 @@ CACHES = {
     )
 }
 
-BRAWL_TRUSTED_PROXIES: str = env("BRAWL_TRUSTED_PROXIES", str, "") or ""
+BRAWL_TRUSTED_PROXIES: str = env("BRAWL_TRUSTED_PROXIES", str, "")
 """Reverse proxies (comma-separated addresses or networks) whose ``X-Forwarded-For`` is believed."""
 try:
     for _net in BRAWL_TRUSTED_PROXIES.split(","):
@@ -101,23 +101,23 @@ except ValueError as _exc:
 DATA_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
 """Largest request body (2.5 MiB, Django's default, stated): larger API requests get a JSON 413."""
 
-BRAWL_LOGIN_FAILURES_PER_ACCOUNT: int = env("BRAWL_LOGIN_FAILURES_PER_ACCOUNT", int, 10) or 10
-"""Failed sign-ins to one account within the lockout window that lock it for the window."""
-BRAWL_LOGIN_FAILURES_PER_ADDRESS: int = env("BRAWL_LOGIN_FAILURES_PER_ADDRESS", int, 30) or 30
-"""Failed sign-ins from one address within the lockout window that lock that address out."""
-BRAWL_LOGIN_LOCKOUT_SECONDS: int = env("BRAWL_LOGIN_LOCKOUT_SECONDS", int, 900) or 900
-"""The window failures are counted in, and how long a lockout lasts."""
+BRAWL_LOGIN_FAILURES_PER_ACCOUNT: int = env("BRAWL_LOGIN_FAILURES_PER_ACCOUNT", parse_positive_int, 10)
+"""Failed sign-ins to one account within the lockout window that lock it for the window (at least 1)."""
+BRAWL_LOGIN_FAILURES_PER_ADDRESS: int = env("BRAWL_LOGIN_FAILURES_PER_ADDRESS", parse_positive_int, 30)
+"""Failed sign-ins from one address within the lockout window that lock that address out (at least 1)."""
+BRAWL_LOGIN_LOCKOUT_SECONDS: int = env("BRAWL_LOGIN_LOCKOUT_SECONDS", parse_positive_int, 900)
+"""The window failures are counted in, and how long a lockout lasts (at least 1 s: a lockout of 0 s is none)."""
 AUTHENTICATION_BACKENDS = ["webapp.accounts.lockout.LockoutBackend"]
 """Django's model backend behind the sign-in lockout (``webapp/accounts/lockout.py``)."""
 
-BRAWL_REFEREE_PUBLIC_ADDRESS: str = env("BRAWL_REFEREE_PUBLIC_ADDRESS", str, "127.0.0.1:50051") or "127.0.0.1:50051"
+BRAWL_REFEREE_PUBLIC_ADDRESS: str = env("BRAWL_REFEREE_PUBLIC_ADDRESS", str, "127.0.0.1:50051")
 """HOST:PORT bots connect to, as authors must write it (shown in the token page's ``brawl bot run`` command)."""
-BRAWL_LONGPOLL_SLOTS: int = env("BRAWL_LONGPOLL_SLOTS", int, 2) or 0
-"""Long-polls of one web process that may wait at once (``webapp.longpoll``); the rest answer at once."""
-BRAWL_CHALLENGES_PER_DAY: int = env("BRAWL_CHALLENGES_PER_DAY", int, 50) or 0
-"""Unrated challenge matches one author may request per UTC day."""
-BRAWL_INLINE_REPLAY_MAX_BYTES: int = env("BRAWL_INLINE_REPLAY_MAX_BYTES", int, 4 * 1024 * 1024) or 0
-"""Compressed replays up to this size are kept in the database; larger ones go to REPLAY_DIR."""
+BRAWL_LONGPOLL_SLOTS: int = env("BRAWL_LONGPOLL_SLOTS", parse_count, 2)
+"""Long-polls of one web process that may wait at once (``webapp.longpoll``); the rest answer at once (0: none waits)."""
+BRAWL_CHALLENGES_PER_DAY: int = env("BRAWL_CHALLENGES_PER_DAY", parse_count, 50)
+"""Unrated challenge matches one author may request per UTC day; 0 turns challenges off."""
+BRAWL_INLINE_REPLAY_MAX_BYTES: int = env("BRAWL_INLINE_REPLAY_MAX_BYTES", parse_count, 4 * 1024 * 1024)
+"""Compressed replays up to this size are kept in the database; larger ones go to REPLAY_DIR (0: all of them)."""
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -250,9 +250,9 @@ SPECTACULAR_SETTINGS = {
 LOGGING_CONFIG = "referee.logsetup.django_setup"
 LOGGING = {"service": "web"}
 
-BRAWL_DISPATCH: str = env("BRAWL_DISPATCH", str, "none") or "none"
+BRAWL_DISPATCH: str = env("BRAWL_DISPATCH", str, "none")
 """``celery`` to send queued matches to the workers; ``none`` to leave them in the table."""
-BRAWL_RUN_MATCH_TASK: str = env("BRAWL_RUN_MATCH_TASK", str, "workers.tasks.start_match") or ""
+BRAWL_RUN_MATCH_TASK: str = env("BRAWL_RUN_MATCH_TASK", str, "workers.tasks.start_match")
 """Name of the Celery task that runs one match, given its id."""
 CELERY_BROKER_URL = REDIS_URL
 BRAWL_PAGE_REFRESH_DELAY: float = env("BRAWL_PAGE_REFRESH_DELAY", float, 1.0)
@@ -262,7 +262,7 @@ BRAWL_PAGE_STALE_SECONDS: float = env("BRAWL_PAGE_STALE_SECONDS", float, 5.0)
 """How long after a result a reader may still be shown the cached page from before it, while its refresh runs
 (``webapp.cache.read_through``); 0 never shows one. Keep it above the refresh delay."""
 
-BRAWL_METRICS_ALLOW: str = env("BRAWL_METRICS_ALLOW", str, "127.0.0.1,::1") or ""
+BRAWL_METRICS_ALLOW: str = env("BRAWL_METRICS_ALLOW", str, "127.0.0.1,::1")
 """Addresses and networks (comma-separated) that may read ``/metrics`` without a staff login."""
 try:
     for _net in BRAWL_METRICS_ALLOW.split(","):

@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import logging
 import signal
 from collections.abc import Sequence
 from pathlib import Path
@@ -154,7 +153,6 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
 
 def cmd_farm(args: argparse.Namespace) -> int:
     """Runs the farm until interrupted."""
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s %(message)s")
     spec = json.loads(args.spec.read_text())
     print(f"farm: {len(spec)} bots connecting to {args.server}", flush=True)
     asyncio.run(run_farm(args.server, spec))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import logging
 import os
 import sys
 
@@ -54,9 +53,6 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
 
 def cmd_run(args: argparse.Namespace) -> int:
     """Runs the bot; returns 2 when the referee refuses it."""
-    logging.basicConfig(
-        level=logging.DEBUG if args.verbose else logging.INFO, format="%(asctime)s %(levelname)s %(message)s"
-    )
     if not args.token:
         print("error: no token (pass --token or set BRAWL_TOKEN)", file=sys.stderr)
         return 2

@@ -290,10 +290,6 @@ class InternalTokenError(RuntimeError):
     """The internal API's secret is missing (in production), too short, or its file is unsafe."""
 
 
-def _var_dir(env: Mapping[str, str]) -> Path:
-    return settings.var_dir(env)
-
-
 def _token_file(path: Path) -> str:
     """Returns the secret kept in ``path``, creating it (mode 0600) with a fresh one when missing."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -328,10 +324,10 @@ def internal_token(environ: Mapping[str, str] | None = None) -> str:
 
     Raises:
         InternalTokenError: production without ``BRAWL_INTERNAL_TOKEN``, a secret shorter than
-            :data:`MIN_INTERNAL_TOKEN_CHARS`, or a secret file other users may read.
+            :data:`MIN_INTERNAL_TOKEN_CHARS`, a secret file other users may read, or a ``BRAWL_ENV``
+            that names no deployment.
     """
-    env: Mapping[str, str] = os.environ if environ is None else environ
-    token = env.get(INTERNAL_TOKEN_ENV, "").strip()
+    token = settings.internal_token(environ)
     if token:
         if len(token) < MIN_INTERNAL_TOKEN_CHARS:
             raise InternalTokenError(
@@ -339,11 +335,15 @@ def internal_token(environ: Mapping[str, str] | None = None) -> str:
                 "(e.g. `python -c 'import secrets; print(secrets.token_urlsafe(32))'`)"
             )
         return token
-    if env.get("BRAWL_ENV", "").strip().lower() == "production":
+    try:
+        production = settings.environment(environ) is settings.Environment.PRODUCTION
+    except settings.ConfigurationError as exc:
+        raise InternalTokenError(str(exc)) from exc
+    if production:
         raise InternalTokenError(
             f"{INTERNAL_TOKEN_ENV} is required in production: the referee's internal API accepts no call without it"
         )
-    return _token_file(_var_dir(env) / INTERNAL_TOKEN_FILE)
+    return _token_file(settings.var_dir(environ) / INTERNAL_TOKEN_FILE)
 
 
 def credential_matches(presented: str | None, expected: str) -> bool:

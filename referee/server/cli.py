@@ -38,6 +38,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from referee import settings as env_settings
 from referee.core.ids import BotId
 from referee.core.registry import shipped_game_names
 from referee.server.auth import (
@@ -150,16 +151,11 @@ def relay_url(args: argparse.Namespace, environ: Mapping[str, str] | None = None
         return str(args.redis)
     if is_standalone(args):
         return None
-    env: Mapping[str, str] = os.environ if environ is None else environ
-    return env.get("REDIS_URL") or None
+    return env_settings.redis_url(environ)
 
 
 def cmd_referee(args: argparse.Namespace) -> int:
     """Runs the referee in the mode the options select until SIGINT/SIGTERM."""
-    logging.basicConfig(
-        level=logging.DEBUG if args.verbose else logging.INFO,
-        format="%(asctime)s %(levelname)s %(name)s %(message)s",
-    )
     settings = RefereeSettings(max_message_bytes=args.max_message_bytes)
     relay = relay_url(args)
     if args.reuse_port and not relay:

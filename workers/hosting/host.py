@@ -461,9 +461,6 @@ def cmd_host(args: argparse.Namespace) -> int:
     import django
 
     django.setup()
-    logging.basicConfig(
-        level=logging.DEBUG if args.verbose else logging.INFO, format="%(levelname)s %(name)s %(message)s"
-    )
     limits = sandbox.Limits(
         memory_bytes=args.memory_mb * 1024 * 1024, processes=args.processes, cpu_seconds=args.cpu_seconds
     )
