@@ -113,7 +113,7 @@ AUTHENTICATION_BACKENDS = ["webapp.accounts.lockout.LockoutBackend"]
 BRAWL_REFEREE_PUBLIC_ADDRESS: str = env("BRAWL_REFEREE_PUBLIC_ADDRESS", str, "127.0.0.1:50051")
 """HOST:PORT bots connect to, as authors must write it (shown in the token page's ``brawl bot run`` command)."""
 BRAWL_LONGPOLL_SLOTS: int = env("BRAWL_LONGPOLL_SLOTS", parse_count, 2)
-"""Long-polls of one web process that may wait at once (``webapp.longpoll``); the rest answer at once (0: none waits)."""
+"""Long-polls of one web process that may wait at once (``webapp.longpoll``); the rest answer at once."""
 BRAWL_CHALLENGES_PER_DAY: int = env("BRAWL_CHALLENGES_PER_DAY", parse_count, 50)
 """Unrated challenge matches one author may request per UTC day; 0 turns challenges off."""
 BRAWL_INLINE_REPLAY_MAX_BYTES: int = env("BRAWL_INLINE_REPLAY_MAX_BYTES", parse_count, 4 * 1024 * 1024)
