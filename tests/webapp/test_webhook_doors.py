@@ -118,10 +118,14 @@ def test_a_webhook_is_stored_and_sent_in_its_canonical_form(
     assert targets.parse(stored).url() == stored
 
 
-_URLISH = st.lists(
-    st.sampled_from(list("ab1079xX.-:/@\\#?%[]_ \t\nü") + ["http://", "https://", "0x", "%2e", "::"]),
-    max_size=40,
-).map(lambda parts: "".join(parts)).map(lambda s: s if s.startswith("http") else "http://" + s)
+_URLISH = (
+    st.lists(
+        st.sampled_from([*"ab1079xX.-:/@\\#?%[]_ \t\nü", "http://", "https://", "0x", "%2e", "::"]),
+        max_size=40,
+    )
+    .map(lambda parts: "".join(parts))
+    .map(lambda s: s if s.startswith("http") else "http://" + s)
+)
 
 
 @settings(max_examples=3000, deadline=None)
