@@ -9,16 +9,17 @@ every few seconds (``deliver_due_webhooks``) and the web app asks for one right 
 
 from __future__ import annotations
 
+import http.client
 import ipaddress
 import logging
 import socket
-import urllib.error
-import urllib.parse
-import urllib.request
+import ssl
 from datetime import datetime
 from typing import Any
 
 from referee import settings
+from webapp.notifications import targets
+from webapp.notifications.targets import WebhookTarget
 from workers.celery import app
 
 log = logging.getLogger(__name__)
@@ -33,55 +34,96 @@ ALLOW_PRIVATE_ENV = "BRAWL_WEBHOOK_ALLOW_PRIVATE"
 """Set to 1 to let webhooks reach loopback and private addresses (tests, a closed network)."""
 
 
-class _NoRedirects(urllib.request.HTTPRedirectHandler):
-    """A redirect is an answer, not an order: following one could lead the worker to an address the
-    target check refused (a public receiver answering 302 to http://127.0.0.1:6379/)."""
+class _PinnedHTTPConnection(http.client.HTTPConnection):
+    """An HTTP connection to one address already checked, whatever the host name resolves to now."""
 
-    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
-        return None
+    def __init__(self, address: str, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._address = address
+
+    def connect(self) -> None:
+        self.sock = socket.create_connection((self._address, self.port), self.timeout)
 
 
-_OPENER = urllib.request.build_opener(_NoRedirects)
+class _PinnedHTTPSConnection(http.client.HTTPSConnection):
+    """The same over TLS: the connection goes to the checked address, the certificate is checked
+    against the URL's host name."""
+
+    def __init__(self, address: str, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, context=ssl.create_default_context(), **kwargs)
+        self._address = address
+
+    def connect(self) -> None:
+        sock = socket.create_connection((self._address, self.port), self.timeout)
+        self.sock = self._context.wrap_socket(sock, server_hostname=self.host)
+
+
+def resolve(target: WebhookTarget) -> tuple[str, str]:
+    """The address the worker connects to for ``target``, or why it may not (one is empty).
+
+    An author chooses the URL, and the workers sit inside the service's network beside the database,
+    Redis and the referees' internal API: every address the host resolves to must be a public one,
+    unless ``BRAWL_WEBHOOK_ALLOW_PRIVATE`` is set. The host is resolved once, here, and the
+    connection goes to the address returned, so a name that resolves elsewhere a moment later
+    (DNS rebinding) does not move the delivery.
+    """
+    allow_private = settings.current().webhook_allow_private
+    try:
+        infos = socket.getaddrinfo(target.host, target.port, type=socket.SOCK_STREAM)
+    except (OSError, UnicodeError, ValueError) as exc:
+        return "", f"cannot resolve {target.host!r}: {exc}"
+    addresses = [str(info[4][0]) for info in infos]
+    if not addresses:
+        return "", f"cannot resolve {target.host!r}: no address"
+    for text in addresses:
+        address = ipaddress.ip_address(text.split("%", 1)[0])
+        if not allow_private and not address.is_global:
+            return "", f"refused: {target.host!r} resolves to {address}, which is not a public address"
+    return addresses[0], ""
 
 
 def forbidden_target(url: str) -> str:
-    """Returns why the worker may not POST to ``url`` (empty when it may).
-
-    An author chooses the URL, and the workers sit inside the service's network beside the database,
-    Redis and the referees' internal API: every address the host name resolves to must be a public
-    one, unless ``BRAWL_WEBHOOK_ALLOW_PRIVATE`` is set. (A name that resolves differently between this
-    check and the connection is not caught; docs/web.md recommends an egress proxy as well.)
-    """
-    if settings.current().webhook_allow_private:
-        return ""
-    parts = urllib.parse.urlsplit(url)
-    host = parts.hostname or ""
+    """Returns why the worker may not POST to ``url`` (empty when it may): a URL outside the
+    accepted form (``webapp.notifications.targets``), or a host that is not public (:func:`resolve`)."""
     try:
-        infos = socket.getaddrinfo(
-            host, parts.port or (443 if parts.scheme == "https" else 80), type=socket.SOCK_STREAM
-        )
-    except (OSError, UnicodeError, ValueError) as exc:
-        return f"cannot resolve {host!r}: {exc}"
-    for info in infos:
-        address = ipaddress.ip_address(str(info[4][0]).split("%", 1)[0])
-        if not address.is_global:
-            return f"refused: {host!r} resolves to {address}, which is not a public address"
-    return ""
+        target = targets.parse(url)
+    except targets.BadWebhookUrl as exc:
+        return str(exc)
+    return resolve(target)[1]
 
 
 def post(url: str, body: bytes, headers: dict[str, str], timeout: float = TIMEOUT_S) -> tuple[int | None, str]:
-    """POSTs ``body``; returns the status code (None when there was no answer) and an error text."""
-    refused = forbidden_target(url)
+    """POSTs ``body``; returns the status code (None when there was no answer) and an error text.
+
+    What is sent is the canonical form of ``url``, to the address :func:`resolve` checked. A
+    redirect is an answer, not an order (``http.client`` follows none): following one could lead the
+    worker to an address the check refused. Never raises: any failure is the error text.
+    """
+    try:
+        target = targets.parse(url)
+    except targets.BadWebhookUrl as exc:
+        return None, str(exc)
+    address, refused = resolve(target)
     if refused:
         return None, refused
-    request = urllib.request.Request(url, data=body, headers=headers, method="POST")
+    kind = _PinnedHTTPSConnection if target.scheme == "https" else _PinnedHTTPConnection
+    connection = kind(address, target.host, target.port, timeout=timeout)
     try:
-        with _OPENER.open(request, timeout=timeout) as response:
-            return response.status, ""
-    except urllib.error.HTTPError as exc:
-        return exc.code, f"HTTP {exc.code}"
-    except (urllib.error.URLError, OSError, ValueError) as exc:
-        return None, f"{type(exc).__name__}: {getattr(exc, 'reason', exc)}"
+        connection.putrequest("POST", target.target, skip_host=True, skip_accept_encoding=True)
+        connection.putheader("Host", target.authority)
+        for name, value in {**headers, "Content-Length": str(len(body))}.items():
+            connection.putheader(name, value)
+        connection.endheaders(body)
+        response = connection.getresponse()
+        code = response.status
+        return code, "" if 200 <= code < 300 else f"HTTP {code}"
+    except (OSError, http.client.HTTPException, ValueError) as exc:
+        return None, f"{type(exc).__name__}: {exc}"
+    except Exception as exc:
+        log.exception("webhook post failed", extra={"host": target.host})
+        return None, f"{type(exc).__name__}: {exc}"
+    finally:
+        connection.close()
 
 
 def deliver_due(now: datetime | None = None, limit: int = BATCH) -> int:
@@ -105,17 +147,22 @@ def deliver_due(now: datetime | None = None, limit: int = BATCH) -> int:
             )
             if delivery is None:
                 break
-            body = services.body_of(delivery)
-            headers = {
-                "Content-Type": "application/json",
-                "User-Agent": "brawl-ladder-webhooks",
-                "X-Brawl-Event": delivery.event.kind,
-                "X-Brawl-Delivery": str(delivery.pk),
-                "X-Brawl-Signature": services.sign(delivery.webhook.secret, body),
-            }
             # The row stays locked while we wait on the receiver (at most TIMEOUT_S), so no other
-            # worker sends it at the same time.
-            code, error = post(delivery.webhook.url, body, headers)
+            # worker sends it at the same time. Whatever goes wrong with this one delivery is its
+            # failed attempt, backed off like any other: it never stops the sweep for the others.
+            try:
+                body = services.body_of(delivery)
+                headers = {
+                    "Content-Type": "application/json",
+                    "User-Agent": "brawl-ladder-webhooks",
+                    "X-Brawl-Event": delivery.event.kind,
+                    "X-Brawl-Delivery": str(delivery.pk),
+                    "X-Brawl-Signature": services.sign(delivery.webhook.secret, body),
+                }
+                code, error = post(delivery.webhook.url, body, headers)
+            except Exception as exc:
+                log.exception("webhook delivery failed", extra={"delivery": delivery.pk})
+                code, error = None, f"{type(exc).__name__}: {exc}"
             services.record_attempt(delivery, status_code=code, error=error, now=now)
             attempted += 1
             log.info(

@@ -22,12 +22,12 @@ import json
 import secrets
 from datetime import datetime, timedelta
 from typing import Any
-from urllib.parse import urlparse
 
 from django.db import transaction
 from django.utils import timezone
 
 from webapp.api import InvalidInput
+from webapp.notifications import targets
 from webapp.notifications.models import BotEvent, Delivery, DeliveryStatus, EventKind, Webhook
 
 MAX_WEBHOOKS_PER_BOT = 5
@@ -75,19 +75,23 @@ def verify(secret: str, body: bytes, header: str) -> bool:
 def do_create_webhook(bot: Any, url: str, events: list[str] | None = None) -> Webhook:
     """Adds a receiver for ``bot``'s events with a fresh secret.
 
+    The URL is stored in its canonical form (``webapp.notifications.targets``), which is what the
+    workers send to; a URL that parsers could read two ways is refused, not repaired.
+
     Raises:
-        InvalidInput: the URL is not http(s) with a host, an event kind is unknown, or the bot has
+        InvalidInput: the URL is not in the accepted form, an event kind is unknown, or the bot has
             too many receivers already.
     """
-    parsed = urlparse(url.strip())
-    if parsed.scheme not in ("http", "https") or not parsed.hostname or len(url) > 500:
-        raise InvalidInput("a webhook URL is http:// or https:// with a host, at most 500 characters")
+    try:
+        canonical = targets.parse(url).url()
+    except targets.BadWebhookUrl as exc:
+        raise InvalidInput(str(exc)) from exc
     unknown = [e for e in events or [] if e not in EventKind.values]
     if unknown:
         raise InvalidInput(f"unknown event kinds {unknown}; known: {', '.join(EventKind.values)}")
     if Webhook.objects.filter(bot=bot).count() >= MAX_WEBHOOKS_PER_BOT:
         raise InvalidInput(f"a bot has at most {MAX_WEBHOOKS_PER_BOT} webhooks")
-    return Webhook.objects.create(bot=bot, url=url.strip(), secret=secrets.token_hex(32), events=list(events or []))
+    return Webhook.objects.create(bot=bot, url=canonical, secret=secrets.token_hex(32), events=list(events or []))
 
 
 def do_delete_webhook(webhook: Webhook) -> None:

@@ -41,7 +41,8 @@ class WebhookSerializer(serializers.ModelSerializer):
 class WebhookCreateSerializer(serializers.Serializer):
     """A new receiver: its URL and the event kinds it wants (all when empty)."""
 
-    url = serializers.CharField(max_length=500)
+    # Not trimmed: the services refuse whitespace anywhere rather than guess what was meant.
+    url = serializers.CharField(max_length=500, trim_whitespace=False)
     events = serializers.ListField(child=serializers.ChoiceField(choices=EventKind.choices), required=False)
 
 
