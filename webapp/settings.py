@@ -4,7 +4,7 @@
 Environment variables:
     BRAWL_ENV: ``development`` (default), ``test`` or ``production``.
     SECRET_KEY: required in production; an insecure, marked default otherwise.
-    DEBUG: ``true``/``false``; defaults to true in development only.
+    DEBUG: ``true``/``false``; false unless set, in every environment.
     ALLOWED_HOSTS: comma-separated host names; ``localhost,127.0.0.1`` outside production.
     DATABASE_URL: ``postgresql://user@host:port/name``; required in production; SQLite in
         ``./var/brawl.sqlite3`` when unset elsewhere.
