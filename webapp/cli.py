@@ -16,6 +16,8 @@ import logging
 import os
 import sys
 
+from referee import settings
+
 
 def _setup() -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "webapp.settings")
@@ -38,7 +40,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     web.add_argument("--workers", type=int, default=2, help="gunicorn worker processes (default 2)")
     web.add_argument(
         "--internal-addr",
-        default=os.environ.get("BRAWL_WEB_INTERNAL_LISTEN", ""),
+        default=settings.env("BRAWL_WEB_INTERNAL_LISTEN", str, ""),
         metavar="HOST:PORT",
         help="also serve the internal API (the referees' token checks) here, with its own threads, so a busy "
         "site never delays them (default BRAWL_WEB_INTERNAL_LISTEN; empty: only on the public port)",

@@ -58,7 +58,7 @@ PICKS = 16
 TURNS = 24
 """Decisions in a match: two seats picking 24 times from 16 repeat by chance with odds 16**-24."""
 
-INFO = GameInfo("pickgame", "Pick Game", "1", min_seats=2, max_seats=2)
+INFO = GameInfo("pickgame", "Pick Game", "1", frozenset({2}))
 
 
 class PickMatch(Match):
