@@ -5,8 +5,11 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from referee.sdk.client import BotConnectionError, load_object, run_bot
+from referee.sdk.house import UnknownHouseBotError, house_factory
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -14,7 +17,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     parser = subparsers.add_parser("bot", help="run a bot written with the Python SDK")
     sub = parser.add_subparsers(dest="bot_command", metavar="ACTION", required=True)
     run = sub.add_parser("run", help="connect a bot class to a referee and play")
-    run.add_argument("bot", metavar="MODULE:CLASS", help="the bot class, e.g. examples.python_bots:GreedyBot")
+    run.add_argument(
+        "bot",
+        metavar="MODULE:CLASS",
+        help="the bot class, e.g. examples.python_bots:GreedyBot, or house:NAME for a house bot of the one game "
+        "given with --games (each seat draws its own seed)",
+    )
     run.add_argument(
         "--server",
         default="127.0.0.1:50051",
@@ -51,6 +59,24 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     up.set_defaults(func=cmd_upload)
 
 
+def bot_factory(spec: str, games: Sequence[str]) -> Callable[[], Any]:
+    """Returns what makes one bot per seat for ``brawl bot run SPEC --games GAMES``.
+
+    ``house:NAME`` is the house bot ``NAME`` of the one game in ``games`` (each seat draws its own
+    seed); anything else is ``module:Class`` (:func:`referee.sdk.client.load_object`).
+
+    Raises:
+        ValueError: a house bot without exactly one game, or a malformed ``module:Class``.
+        UnknownHouseBotError: the game has no house bot of that name.
+    """
+    if spec.startswith("house:"):
+        if len(games) != 1:
+            raise ValueError("a house bot plays one game: pass it with --games GAME")
+        return house_factory(games[0], spec.removeprefix("house:"))
+    factory: Callable[[], Any] = load_object(spec)
+    return factory
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     """Runs the bot; returns 2 when the referee refuses it."""
     if not args.token:
@@ -59,7 +85,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.ca and not args.tls:
         print("error: --ca needs --tls", file=sys.stderr)
         return 2
-    factory = load_object(args.bot)
+    try:
+        factory = bot_factory(args.bot, args.games)
+    except (UnknownHouseBotError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     try:
         run_bot(
             factory,

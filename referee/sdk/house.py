@@ -90,13 +90,3 @@ def house_factory(game: str, name: str, seed: int | None = None) -> Callable[[],
     if name == "random":
         return lambda: RandomBot(bot_seed())
     raise UnknownHouseBotError(f"no house bot {name!r} for {game!r}; available: {house_bot_names(game)!r}")
-
-
-def ScrumBrawlHeuristic() -> Any:
-    """ScrumBrawl's heuristic house bot with a fresh seed of its own (what deploy/ runs)."""
-    return house_factory("scrumbrawl", "heuristic")()
-
-
-def SuperFantasyBrawlHeuristic() -> Any:
-    """Super Fantasy Brawl's heuristic house bot with a fresh seed of its own (what deploy/ runs)."""
-    return house_factory("superfantasybrawl", "heuristic")()

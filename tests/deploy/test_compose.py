@@ -16,7 +16,7 @@ from typing import Any
 
 import jsonschema
 
-from referee.sdk.client import load_object
+from referee.sdk.cli import bot_factory
 from tests.deploy.helpers import (
     CADDYFILE,
     COMPOSE,
@@ -107,7 +107,7 @@ def test_house_bots_name_real_bot_classes_and_games() -> None:
         argv = [str(a) for a in svc["command"]]
         args = parse_brawl(argv)
         assert args.command == "bot" and args.bot_command == "run", name
-        bot_class = load_object(args.bot)
+        bot_class = bot_factory(args.bot, args.games)
         assert callable(getattr(bot_class(), "choose", None)), f"{args.bot} has no choose()"
         assert set(args.games) <= product_games(), name
         assert args.server == "proxy:50051", "house bots connect through the proxy like any bot"

@@ -18,7 +18,7 @@ import kubernetes_validate
 import pytest
 import yaml
 
-from referee.sdk.client import load_object
+from referee.sdk.cli import bot_factory
 from tests.deploy.helpers import (
     DOCKERFILE,
     K8S,
@@ -296,7 +296,7 @@ def test_house_bots_play_every_game_with_real_classes() -> None:
     for w in bots:
         [c] = w["spec"]["template"]["spec"]["containers"]
         args = parse_brawl(c["args"])
-        assert callable(getattr(load_object(args.bot)(), "choose", None)), args.bot
+        assert callable(getattr(bot_factory(args.bot, args.games)(), "choose", None)), args.bot
         [referee_port] = k8s_named("Service", "referee")["spec"]["ports"]
         assert args.server == f"referee:{referee_port['port']}"
         games |= set(args.games)

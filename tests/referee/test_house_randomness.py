@@ -47,7 +47,8 @@ from referee.core.contract import visible_events
 from referee.core.replay import Replay, verify
 from referee.play import play_series
 from referee.protocol.timecontrol import TimeSettings
-from referee.sdk.house import RandomBot, house_factory
+from referee.sdk.cli import bot_factory
+from referee.sdk.house import RandomBot, UnknownHouseBotError, house_factory
 from referee.server.match import MatchState
 from tests.referee.harness import referee_env
 from workers.housebots import STRENGTHS
@@ -226,3 +227,15 @@ def test_brawl_play_repeats_a_run_move_for_move_with_bot_seed_and_only_then(tmp_
     fresh = [run(tmp_path / f"fresh-{n}") for n in range(2)]
     assert len(fixed[0]) == 2 and fixed[0] == fixed[1]
     assert fresh[0] != fresh[1]
+
+
+def test_bot_run_house_spec_draws_a_seed_per_seat_and_needs_one_game() -> None:
+    # ``brawl bot run house:NAME --games GAME`` is how deploy/ runs the house bots: each seat it
+    # builds draws its own seed, like the factory it names.
+    make = bot_factory("house:random", ["pickgame"])
+    assert _picks(make()) != _picks(make())
+    for games in ([], ["pickgame", "other"]):
+        with pytest.raises(ValueError, match="one game"):
+            bot_factory("house:random", games)
+    with pytest.raises(UnknownHouseBotError):
+        bot_factory("house:nonesuch", ["pickgame"])
