@@ -140,9 +140,11 @@ def test_referee_process_serves_metrics_with_the_flag(tmp_path: Path) -> None:
                 time.sleep(0.1)
         assert content_type.startswith("text/plain")
         assert value(samples, "brawl_referee_bot_sessions") == 0
-        # The referee's collector is installed: start-up collections have run and been timed.
-        assert value(samples, "brawl_referee_gc_pause_seconds_total") > 0
-        assert value(samples, "brawl_referee_gc_longest_pause_seconds") > 0
+        # The referee's collector is installed: its series are served from the first scrape. Whether a
+        # collection has run by then depends on how busy the machine is, so only presence is checked
+        # here; tests/referee/test_collector.py checks the timed values in-process.
+        for name in ("brawl_referee_gc_pause_seconds_total", "brawl_referee_gc_longest_pause_seconds"):
+            assert (name, ()) in samples and value(samples, name) >= 0, name
         assert value(samples, "brawl_referee_gc_reclaims_total") == 0
         assert ("process_start_time_seconds", ()) in samples or any(k[0].startswith("python_") for k in samples)
     finally:
