@@ -22,6 +22,7 @@ shared). The directory can then overshoot ``MAX_ENTRIES`` by at most a hundred w
 
 from __future__ import annotations
 
+import math
 import os
 import random
 import tempfile
@@ -158,6 +159,26 @@ def stale_marker_key(scope: str, stamp: Stamp) -> str:
     return f"brawl:refresh:stale-ok:{scope}:{'.'.join(map(str, stamp))}"
 
 
+clock: Callable[[], float] = time.time
+"""Wall-clock seconds the stale markers are read against (tests set their own clock here)."""
+
+
+def mark_stale(scope: str, stamp: Stamp, seconds: float) -> None:
+    """Sets the stale marker of ``scope``'s state ``stamp`` (:func:`stale_marker_key`) for ``seconds``.
+
+    The first result from a state sets it; later ones keep its end. The marker holds the moment it
+    ends, read against :data:`clock`; the cache's expiry, a minute later, only removes it.
+    """
+    if seconds > 0:
+        cache.add(stale_marker_key(scope, stamp), clock() + seconds, timeout=math.ceil(seconds) + 60)
+
+
+def is_stale_ok(scope: str, stamp: Stamp) -> bool:
+    """Whether the stale marker of ``scope``'s state ``stamp`` lives (:func:`mark_stale`)."""
+    until = cache.get(stale_marker_key(scope, stamp))
+    return isinstance(until, (int, float)) and not isinstance(until, bool) and until > clock()
+
+
 def queued_marker_key(scope: str) -> str:
     """The key marking that a refresh of ``scope``'s pieces is queued (results meanwhile share it)."""
     return f"brawl:refresh:queued:{scope}"
@@ -186,7 +207,7 @@ def read_through(
         stored, value = entry
         if at_least(stored, stamp):
             return cast(T, value), stored
-        if scope and cache.get(stale_marker_key(scope, stored)) is not None:
+        if scope and is_stale_ok(scope, stored):
             return cast(T, value), stored
     value = compute()
     store_if_newer(key, stamp, value, timeout)

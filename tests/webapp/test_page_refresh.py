@@ -16,7 +16,6 @@ from __future__ import annotations
 import random
 import re
 import threading
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -56,6 +55,26 @@ def sent(settings: Any, monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, list
 
     monkeypatch.setattr(tasks_out, "send_task", send)
     return out
+
+
+class Clock:
+    """The stale markers' clock (``webapp.cache.clock``), moved by the test instead of slept through."""
+
+    def __init__(self) -> None:
+        self.now = 1_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
+    fake = Clock()
+    monkeypatch.setattr(page_cache, "clock", fake)
+    return fake
 
 
 def run_refreshes(sent: list[tuple[str, list[Any]]]) -> None:
@@ -143,7 +162,7 @@ def test_a_refresh_computes_only_the_pages_read_lately(bots: list[Bot], sent: li
 
 
 def test_the_previous_page_is_served_only_within_the_stale_window(
-    bots: list[Bot], sent: list[tuple[str, list[Any]]], settings: Any
+    bots: list[Bot], sent: list[tuple[str, list[Any]]], settings: Any, clock: Clock
 ) -> None:
     a, b, _ = bots
     client = Client()
@@ -153,14 +172,15 @@ def test_the_previous_page_is_served_only_within_the_stale_window(
     record(a, b, (1, 2))
     run_refreshes(sent)
     record(b, a, (1, 2))
+    clock.advance(0.9)
     assert leaderboard_games(get(client, f"/games/{GAME}/")[0], "fresh0") == "1-0-0"  # refresh queued: previous page
-    time.sleep(1.5)  # the marker is gone and no refresh came: the reader rebuilds the page
+    clock.advance(0.2)  # the window is over and no refresh came: the reader rebuilds the page
     assert leaderboard_games(get(client, f"/games/{GAME}/")[0], "fresh0") == "1-0-1"
     assert h2h_row(get(client, f"/bots/{a.pk}/")[0], "fresh1") == (1, 0, 1)
 
 
 def test_each_result_gets_its_whole_stale_window(
-    bots: list[Bot], sent: list[tuple[str, list[Any]]], settings: Any
+    bots: list[Bot], sent: list[tuple[str, list[Any]]], settings: Any, clock: Clock
 ) -> None:
     a, b, _ = bots
     client = Client()
@@ -168,9 +188,9 @@ def test_each_result_gets_its_whole_stale_window(
     get(client, f"/games/{GAME}/")
     record(a, b, (1, 2))
     run_refreshes(sent)
-    time.sleep(1.5)
+    clock.advance(1.5)
     record(b, a, (1, 2))
-    time.sleep(0.8)  # 2.3 s after the first result, 0.8 s after this one: still the previous page
+    clock.advance(0.8)  # 2.3 s after the first result, 0.8 s after this one: still the previous page
     assert leaderboard_games(get(client, f"/games/{GAME}/")[0], "fresh0") == "1-0-0"
 
 

@@ -30,7 +30,6 @@ late. This module is not the read models (``webapp.rankings.views_pages``, ``web
 from __future__ import annotations
 
 import logging
-import math
 
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
@@ -49,8 +48,8 @@ from webapp.cache import (
     at_least,
     bots_generation,
     is_behind,
+    mark_stale,
     queued_marker_key,
-    stale_marker_key,
     store_if_newer,
     stored_stamp,
 )
@@ -121,10 +120,9 @@ def request_refresh(match_id: int) -> None:
     queued: list[str] = []
     try:
         game, bot_ids, floors = scope_floors(match_id)
-        stale_seconds = math.ceil(max(0.0, settings.BRAWL_PAGE_STALE_SECONDS))
+        stale_seconds = max(0.0, settings.BRAWL_PAGE_STALE_SECONDS)
         for scope, floor in floors.items():
-            if stale_seconds:
-                cache.add(stale_marker_key(scope, floor), 1, timeout=stale_seconds)  # the first result from it
+            mark_stale(scope, floor, stale_seconds)  # the first result from it sets its end
             if cache.add(queued_marker_key(scope), 1, timeout=QUEUED_SECONDS):
                 queued.append(scope)
         if not queued:
