@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import grpc
+import pytest
 
 from referee.core import register
 from referee.core.ids import BotId
@@ -155,6 +156,19 @@ async def wait_connected(env: Env, *bot_ids: str, timeout: float = 5.0) -> None:
             await asyncio.sleep(0.01)
 
     await asyncio.wait_for(ready(), timeout)
+
+
+async def eventually(condition: Callable[[], object], what: str, timeout: float = 20.0) -> None:
+    """Waits until ``condition()`` is true (checked every 10 ms); fails naming ``what`` after ``timeout`` s.
+
+    For a test waiting on another task or process: it goes on as soon as the condition holds, and
+    a busy machine only makes it wait longer, up to a timeout far above any quiet run's.
+    """
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not condition():
+        if asyncio.get_running_loop().time() > deadline:
+            pytest.fail(f"gave up after {timeout:g} s waiting for {what}")
+        await asyncio.sleep(0.01)
 
 
 def normal(data: Any) -> Any:

@@ -12,6 +12,7 @@ import asyncio
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import grpc
@@ -24,7 +25,7 @@ from referee.protocol.timecontrol import TimeSettings
 from referee.sdk import BotClient, BotConnectionError
 from referee.server.match import MatchRunner, MatchState
 from tests.referee.bots import FirstBot, IllegalAlwaysBot, IllegalOnceBot, SilentBot, SlowFirstBot
-from tests.referee.harness import FAST, GAMES, Env, referee_env, wait_connected
+from tests.referee.harness import FAST, GAMES, Env, eventually, referee_env, wait_connected
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -70,9 +71,12 @@ def test_late_answer_gets_the_default_a_strike_and_a_stale_error(game: str) -> N
             assert first.source == "default"
             assert r.seats[0].strikes == 1
             assert abs(r.seats[0].bank - (FAST.bank_time - FAST.max_overrun)) < 0.05
-            await asyncio.sleep(0.8)  # the late answer arrives after the timeout
+            # The late answer arrives after the timeout and is refused.
+            await eventually(
+                lambda: {"ERROR_CODE_STALE_DECISION", "ERROR_CODE_UNKNOWN_MATCH"} & set(codes(slow)),
+                "the late answer's refusal",
+            )
             assert "ERROR_CODE_TIMEOUT" in codes(slow)
-            assert "ERROR_CODE_STALE_DECISION" in codes(slow) or "ERROR_CODE_UNKNOWN_MATCH" in codes(slow)
             assert control.state is MatchState.SUCCEEDED
 
     asyncio.run(scenario())
@@ -250,6 +254,16 @@ def test_wrong_missing_and_revoked_tokens_are_unauthenticated() -> None:
     asyncio.run(scenario())
 
 
+def cancel_on_loop(loop: asyncio.AbstractEventLoop | None, action: Callable[[], object]) -> None:
+    """Runs ``action`` on the client's event loop from the bot's thread and returns once it has run."""
+    assert loop is not None
+
+    async def run() -> None:
+        action()
+
+    asyncio.run_coroutine_threadsafe(run(), loop).result(timeout=20)
+
+
 class DroppingBot:
     """Drops its connection once, on its fifth decision, then plays on after reconnecting."""
 
@@ -264,11 +278,8 @@ class DroppingBot:
         if self.calls == 5 and not DroppingBot.dropped and DroppingBot.client is not None:
             DroppingBot.dropped = True
             call = DroppingBot.client._call
-            loop = DroppingBot.loop
-            loop.call_soon_threadsafe(call.cancel)
-            import time
-
-            time.sleep(0.1)  # the stream is gone before this answer would be sent
+            # The stream is gone (the cancel has run on the client's loop) before this answer is sent.
+            cancel_on_loop(DroppingBot.loop, call.cancel)
         return options[0].id
 
 
@@ -345,10 +356,7 @@ class StopAfterThreeBot:
     def choose(self, decision, observation, options):  # type: ignore[no-untyped-def]
         self.calls += 1
         if self.calls == 3 and StopAfterThreeBot.client is not None and StopAfterThreeBot.loop is not None:
-            StopAfterThreeBot.loop.call_soon_threadsafe(StopAfterThreeBot.client.stop)
-            import time
-
-            time.sleep(0.1)
+            cancel_on_loop(StopAfterThreeBot.loop, StopAfterThreeBot.client.stop)
         return options[0].id
 
 
@@ -358,10 +366,14 @@ def test_seats_move_to_another_live_session_of_the_same_bot(game: str) -> None:
         async with referee_env() as env:
             StopAfterThreeBot.loop = asyncio.get_running_loop()
             StopAfterThreeBot.client = env.connect(StopAfterThreeBot, "twin", games=[game], max_matches=1)
-            await asyncio.sleep(0.2)  # connected first: it wins the tie for the seat
+            await wait_connected(env, "twin")  # connected first: it wins the tie for the seat
             env.connect(FirstBot, "twin", games=[game], max_matches=1)
             env.connect(FirstBot, "fast", games=[game])
-            await asyncio.sleep(0.2)
+            await wait_connected(env, "fast")
+            await eventually(
+                lambda: sum(s.identity.bot_id == "twin" for s in env.referee.sessions.values()) == 2,
+                "the second session of the bot",
+            )
             sessions = [s for s in env.referee.sessions.values() if s.identity.bot_id == "twin"]
             assert len(sessions) == 2
             r = env.start(game, ["twin", "fast"], seed=8)
@@ -387,13 +399,12 @@ def test_an_answer_to_a_match_the_session_has_no_seat_in_is_refused_and_changes_
             env.connect(FirstBot, "good", games=[game])
             await wait_connected(env, "mute", "good")
             r = env.start(game, ["mute", "good"], seed=3, time=calm)
-            for _ in range(200):
-                p = r.pending
-                if p is not None and p.decision.seat == 0 and p.request is not None:
-                    break
-                await asyncio.sleep(0.02)
-            else:
-                pytest.fail("the silent seat was never asked")
+            await eventually(
+                lambda: r.pending is not None and r.pending.decision.seat == 0 and r.pending.request is not None,
+                "the silent seat to be asked",
+            )
+            p = r.pending
+            assert p is not None
             hello = bot_pb2.ConnectRequest(hello=bot_pb2.Hello(games=[game])).SerializeToString()
             forged = bot_pb2.ConnectRequest(
                 answer=bot_pb2.Answer(match_id=r.match_id, decision_id=p.decision_id, option_id=p.options[0].id)
