@@ -18,13 +18,13 @@ from google.protobuf.struct_pb2 import Struct
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
-from referee.core.ids import BotId
+from referee.core.ids import BotId, MatchId
 from referee.core.replay import ReleasedMatch, simulate, verify
 from referee.protocol import codec
 from referee.server.hub import RefereeSettings, StartError
 from referee.server.match import MatchState, SeatSpec
 from tests.referee.bots import FirstBot, SilentBot
-from tests.referee.harness import FAST, GAMES, referee_env
+from tests.referee.harness import FAST, GAMES, eventually, referee_env
 
 State = referee_pb2.Match
 
@@ -88,7 +88,8 @@ def test_start_get_list_watch_and_cancel(game: str) -> None:
                         request_id="r-3", game=game, seats=seats("mute", "a"), time_control=long_tc
                     )
                 )
-                await asyncio.sleep(0.3)
+                slow_runner = env.referee.matches[MatchId(slow.match.match_id)].runner
+                await eventually(lambda: slow_runner.pending is not None, "the slow match to ask a seat")
                 cancelled = await api.CancelMatch(
                     referee_pb2.CancelMatchRequest(request_id="c-1", match_id=slow.match.match_id, reason="test")
                 )
@@ -234,7 +235,7 @@ def test_graceful_stop_cancels_what_does_not_finish_in_the_grace() -> None:
                 seed=1,
                 time_control=slow_clock,
             )
-            await asyncio.sleep(0.3)
+            await eventually(lambda: runner.pending is not None, "the match to ask the silent seat")
             assert runner.state is MatchState.RUNNING
             await env.server.stop(0.5)
             assert runner.state is MatchState.CANCELLED

@@ -78,7 +78,12 @@ POLICY = textwrap.dedent(
 
     async def watch_a_while():
         task = asyncio.create_task(c.watch(interval=0.01))
-        await asyncio.sleep(0.3)
+        deadline = asyncio.get_running_loop().time() + 60
+        while c.reclaims < 2 and not task.done():
+            assert asyncio.get_running_loop().time() < deadline, "the watch task never reclaimed"
+            await asyncio.sleep(0.01)
+        for _ in range(5):  # a few more rounds of the watch: it is still running
+            await asyncio.sleep(0.01)
         assert not task.done()
         task.cancel()
 
