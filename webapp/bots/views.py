@@ -59,7 +59,7 @@ class GameViewSet(viewsets.ViewSet):
         OpenApiParameter("mine", bool, description="Only the caller's bots."),
     ]
 )
-class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.UpdateModelMixin, viewsets.GenericViewSet):
+class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.UpdateModelMixin, viewsets.GenericViewSet[Bot]):
     """Bots: anyone reads; an author creates bots and changes only their own."""
 
     serializer_class = s.BotSerializer

@@ -202,7 +202,7 @@ class FramesThrottle(SimpleRateThrottle):
         OpenApiParameter("owner", str, description="Matches in which a bot of this author played."),
     ]
 )
-class MatchViewSet(viewsets.ReadOnlyModelViewSet):
+class MatchViewSet(viewsets.ReadOnlyModelViewSet[Match]):
     """Matches: public reads; matches are created by challenges, the matchmaker and tournaments.
 
     The list is newest first (by id) in pages of a keyset: follow ``next`` (see ``matches.pagination``).

@@ -131,7 +131,7 @@ def with_links(request: Request, body: dict[str, Any]) -> dict[str, Any]:
         ),
     ]
 )
-class RatingViewSet(viewsets.ReadOnlyModelViewSet):
+class RatingViewSet(viewsets.ReadOnlyModelViewSet[Rating]):
     """Leaderboards: ratings per bot version and game, best first."""
 
     serializer_class = RatingSerializer
@@ -166,7 +166,7 @@ class RatingViewSet(viewsets.ReadOnlyModelViewSet):
         OpenApiParameter("match", int),
     ]
 )
-class RatingHistoryViewSet(viewsets.ReadOnlyModelViewSet):
+class RatingHistoryViewSet(viewsets.ReadOnlyModelViewSet[RatingHistory]):
     """The append-only rating history, in the order it was recorded."""
 
     serializer_class = RatingHistorySerializer

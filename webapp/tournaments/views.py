@@ -40,7 +40,7 @@ def visible_tournaments(user: Any) -> QuerySet[Tournament]:
     return qs.filter(shown)
 
 
-class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet[Tournament]):
     """Tournaments: anyone reads published ones; organizers create and run them; authors enter bots."""
 
     permission_classes = [IsOrganizerOrReadOnly]
