@@ -39,6 +39,7 @@ log = get_task_logger(__name__)
 TRANSIENT: tuple[type[BaseException], ...] = (OperationalError, InterfaceError, RefereeUnavailable)
 """Failures worth retrying: the database or a referee is briefly unreachable."""
 
+
 class RetryOptions(TypedDict):
     """The retry options every task takes (Celery's ``task`` keywords of the same names)."""
 

@@ -5,9 +5,8 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import unicodedata
+from typing import Any
 
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers

@@ -5,6 +5,9 @@
 
 from __future__ import annotations
 
+from typing import cast
+
+from django.http import QueryDict
 from django.shortcuts import get_object_or_404
 from rest_framework import permissions, status
 from rest_framework.parsers import MultiPartParser
@@ -16,6 +19,7 @@ from webapp.api import InvalidInput
 from webapp.bots.models import Bot
 from webapp.hosting import services
 from webapp.hosting.models import HostedUpload
+from webapp.permissions import signed_in_user
 
 
 def upload_json(row: HostedUpload, *, with_log: bool = False) -> dict[str, object]:
@@ -59,14 +63,15 @@ class UploadView(APIView):
         upload = request.FILES.get("file")
         if upload is None:
             raise InvalidInput("send the bot as the multipart field 'file'")
-        entry = str(request.data.get("entry", ""))
+        form = cast(QueryDict, request.data)  # multipart, the only parser of this view: a QueryDict
+        entry = str(form.get("entry", ""))
         row = services.do_upload(
-            request.user,  # type: ignore[arg-type]
+            signed_in_user(request),
             bot,
             upload.name or "bot",
             upload.read(),
             entry,
-            str(request.data.get("notes", "")),
+            str(form.get("notes", "")),
         )
         return Response(upload_json(row), status=status.HTTP_201_CREATED)
 
@@ -94,4 +99,4 @@ class MatchLogsView(APIView):
         from webapp.matches.models import Match
 
         get_object_or_404(Match, pk=match_id)
-        return Response({"runs": services.match_logs(request.user, match_id)})  # type: ignore[arg-type]
+        return Response({"runs": services.match_logs(signed_in_user(request), match_id)})

@@ -6,8 +6,8 @@ import unicodedata
 from typing import TYPE_CHECKING
 
 from django import forms
-from django.contrib.auth.models import User
 from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 
 from referee.core.registry import game_names
