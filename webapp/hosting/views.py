@@ -9,6 +9,7 @@ from typing import cast
 
 from django.http import QueryDict
 from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import extend_schema
 from rest_framework import permissions, status
 from rest_framework.parsers import MultiPartParser
 from rest_framework.request import Request
@@ -19,6 +20,12 @@ from webapp.api import InvalidInput
 from webapp.bots.models import Bot
 from webapp.hosting import services
 from webapp.hosting.models import HostedUpload
+from webapp.hosting.serializers import (
+    MatchLogsSerializer,
+    UploadDetailSerializer,
+    UploadFormSerializer,
+    UploadSerializer,
+)
 from webapp.permissions import signed_in_user
 
 
@@ -57,6 +64,12 @@ class UploadView(APIView):
     permission_classes = [permissions.IsAuthenticated]
     parser_classes = [MultiPartParser]
 
+    @extend_schema(
+        request={"multipart/form-data": UploadFormSerializer},
+        responses={201: UploadSerializer},
+        description="Checks and stores a new version of the bot (its author only); its status is pending until "
+        "the bot host has validated it (docs/hosted-bots.md).",
+    )
     def post(self, request: Request, bot_id: int) -> Response:
         """Checks and stores the upload; the bot host validates it next."""
         bot = get_object_or_404(Bot, pk=bot_id)
@@ -81,6 +94,10 @@ class UploadDetailView(APIView):
 
     permission_classes = [permissions.IsAuthenticated]
 
+    @extend_schema(
+        responses={200: UploadDetailSerializer},
+        description="The upload's status, validation log and last 20 runs; anyone but the bot's author gets a 404.",
+    )
     def get(self, request: Request, upload_id: int) -> Response:
         """Returns the upload; anyone but the author gets a 404 (the logs are the author's)."""
         row = get_object_or_404(HostedUpload.objects.select_related("bot", "version"), pk=upload_id)
@@ -94,6 +111,11 @@ class MatchLogsView(APIView):
 
     permission_classes = [permissions.IsAuthenticated]
 
+    @extend_schema(
+        responses={200: MatchLogsSerializer},
+        description="What the requesting author's hosted versions wrote while they played the match; "
+        "empty when none of them did.",
+    )
     def get(self, request: Request, match_id: int) -> Response:
         """Returns ``{"runs": [...]}``: empty for anyone with no hosted version seated in the match."""
         from webapp.matches.models import Match
