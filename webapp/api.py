@@ -67,7 +67,7 @@ def query_id(raw: str | None, name: str) -> int | None:
 class DomainError(exceptions.APIException):
     """A request the domain refuses (a state transition that is not allowed, for example)."""
 
-    status_code = status.HTTP_409_CONFLICT
+    status_code: int = status.HTTP_409_CONFLICT
     default_detail = "The request conflicts with the current state."
     default_code = "conflict"
 

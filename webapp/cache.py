@@ -28,7 +28,7 @@ import random
 import tempfile
 import time
 from collections.abc import Callable
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar, cast
 
 from django.core.cache import cache
 from django.core.cache.backends.base import DEFAULT_TIMEOUT
@@ -42,7 +42,24 @@ CULL_EVERY = 100
 """On average one write in this many checks whether the cache is over ``MAX_ENTRIES``."""
 
 
-class SharedFileCache(FileBasedCache):
+if TYPE_CHECKING:
+
+    class _FileBasedCache(FileBasedCache):
+        """The private parts of Django's file cache that :class:`SharedFileCache` builds on (django-stubs
+        declare only the public ones)."""
+
+        _dir: str
+
+        def _cull(self) -> None: ...
+        def _createdir(self) -> None: ...
+        def _write_content(self, file: BinaryIO, timeout: Any, value: Any) -> None: ...
+        def _key_to_file(self, key: Any, version: int | None = None) -> str: ...
+
+else:
+    _FileBasedCache = FileBasedCache
+
+
+class SharedFileCache(_FileBasedCache):
     """Django's file-based cache, culling on one write in :data:`CULL_EVERY`, with an atomic ``add``."""
 
     def _cull(self) -> None:

@@ -107,6 +107,8 @@ def serve_gunicorn(addr: str, workers: int, *, internal_addr: str = "") -> int:
         internal_addr: When set, every worker also serves the internal API there
             (``webapp.internal_server``, sharing the address with ``SO_REUSEPORT``).
     """
+    from wsgiref.types import WSGIApplication
+
     from gunicorn.app.base import BaseApplication
 
     from webapp.wsgi import application
@@ -117,7 +119,7 @@ def serve_gunicorn(addr: str, workers: int, *, internal_addr: str = "") -> int:
 
             start(internal_addr, reuse_port=True)
 
-    class _App(BaseApplication):  # type: ignore[misc]
+    class _App(BaseApplication):
         def load_config(self) -> None:
             for key, value in {
                 "bind": addr,
@@ -134,7 +136,7 @@ def serve_gunicorn(addr: str, workers: int, *, internal_addr: str = "") -> int:
             }.items():
                 self.cfg.set(key, value)
 
-        def load(self) -> object:
+        def load(self) -> WSGIApplication:  # type: ignore[override]  # types-gunicorn: a narrower start_response than PEP 3333's
             return application
 
     _App().run()

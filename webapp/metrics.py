@@ -31,6 +31,7 @@ import os
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
+from typing import cast
 
 from django.conf import settings
 from django.db.models import Count
@@ -91,7 +92,7 @@ def read_task_events(*, redis_url: str | None, var_dir: Path) -> dict[tuple[str,
 
         client = redis.Redis.from_url(redis_url)
         try:
-            raw = client.hgetall(TASK_EVENTS_KEY)
+            raw = cast(dict[bytes, bytes], client.hgetall(TASK_EVENTS_KEY))  # a synchronous client, bytes out
         finally:
             client.close()
         for field, value in raw.items():

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.middleware.gzip import GZipMiddleware
 from rest_framework.exceptions import APIException
 
@@ -28,7 +28,7 @@ FRAMES_PATH = re.compile(r"^/api/v1/matches/\d+/frames/$")
 class FramesGZipMiddleware(GZipMiddleware):
     """Gzips the answers of the frames endpoint when the client accepts gzip."""
 
-    def process_response(self, request: HttpRequest, response: HttpResponse) -> HttpResponse:
+    def process_response(self, request: HttpRequest, response: HttpResponseBase) -> HttpResponseBase:
         if not FRAMES_PATH.match(request.path):
             return response
         return super().process_response(request, response)

@@ -243,6 +243,13 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    # Choice sets named for what they are (several share a field name, or one set several names).
+    "ENUM_NAME_OVERRIDES": {
+        "MatchStatusEnum": "webapp.matches.models.MatchStatus",
+        "TournamentStatusEnum": "webapp.tournaments.models.TournamentStatus",
+        "UploadStatusEnum": "webapp.hosting.models.UploadStatus",
+        "EventKindEnum": "webapp.notifications.models.EventKind",
+    },
 }
 
 # Every process logs the same way (``referee.logsetup``: BRAWL_LOG_FORMAT=text|json, BRAWL_LOG_LEVEL,

@@ -123,8 +123,8 @@ class ReapReport:
 
 
 def reap(
-    send_record: Callable[[int], None],
-    send_start: Callable[[int], None],
+    send_record: Callable[[int], object],
+    send_start: Callable[[int], object],
     *,
     now: datetime | None = None,
 ) -> ReapReport:

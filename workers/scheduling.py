@@ -32,6 +32,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import cast
 
 from django.db import connection, transaction
 from django.db.models import Count, Q
@@ -44,7 +45,7 @@ from referee import settings
 from referee.client import Presence, RefereeRefused, RefereeUnavailable
 from referee.core.registry import get_game
 from referee.seeding import new_seed
-from webapp.bots.models import Bot
+from webapp.bots.models import Bot, BotVersion
 from webapp.matches import services as match_services
 from webapp.matches.models import Match, MatchSeat, MatchStatus
 from webapp.rankings.services import current_ratings
@@ -274,7 +275,8 @@ def schedule_round(game: str, tick: str, *, now: datetime | None = None) -> Roun
         digest = hashlib.sha256(f"{game}:{tick}".encode())
         rng = random.Random(int.from_bytes(digest.digest()[:8], "big"))
         round_key = digest.hexdigest()[:32]  # request ids stay well under the column's 64 characters
-        versions_by_id = {str(b.latest_version_id): b.latest_version for b in bots.values()}
+        # Every candidate has a latest version (the query above requires one).
+        versions_by_id = {str(b.latest_version_id): cast(BotVersion, b.latest_version) for b in bots.values()}
         queued: list[int] = []
         planned: list[tuple[str, ScheduledMatch]] = []
         for referee in sorted(by_referee):

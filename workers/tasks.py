@@ -25,7 +25,7 @@ module, carries it; the task id and name are added to every record too.
 from __future__ import annotations
 
 import base64
-from typing import Any
+from typing import Any, TypedDict
 
 from celery.utils.log import get_task_logger
 from django.db import InterfaceError, OperationalError
@@ -39,7 +39,18 @@ log = get_task_logger(__name__)
 TRANSIENT: tuple[type[BaseException], ...] = (OperationalError, InterfaceError, RefereeUnavailable)
 """Failures worth retrying: the database or a referee is briefly unreachable."""
 
-RETRY = {
+
+class RetryOptions(TypedDict):
+    """The retry options every task takes (Celery's ``task`` keywords of the same names)."""
+
+    autoretry_for: tuple[type[BaseException], ...]
+    retry_backoff: int
+    retry_backoff_max: int
+    retry_jitter: bool
+    max_retries: int
+
+
+RETRY: RetryOptions = {
     "autoretry_for": TRANSIENT,
     "retry_backoff": 1,
     "retry_backoff_max": 30,

@@ -49,6 +49,8 @@ class _PinnedHTTPSConnection(http.client.HTTPSConnection):
     """The same over TLS: the connection goes to the checked address, the certificate is checked
     against the URL's host name."""
 
+    _context: ssl.SSLContext  # set by HTTPSConnection's constructor; the standard library's stubs leave it out
+
     def __init__(self, address: str, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, context=ssl.create_default_context(), **kwargs)
         self._address = address

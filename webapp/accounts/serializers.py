@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from rest_framework import serializers
 
 
-class MeSerializer(serializers.Serializer):
+class MeSerializer(serializers.Serializer[dict[str, Any]]):
     """Who the caller is and what they may still do today."""
 
     id = serializers.IntegerField()
@@ -15,7 +17,7 @@ class MeSerializer(serializers.Serializer):
     challenges_reset_at = serializers.DateTimeField()
 
 
-class ApiTokenSerializer(serializers.Serializer):
+class ApiTokenSerializer(serializers.Serializer[dict[str, Any]]):
     """A freshly issued API token, shown once."""
 
     token = serializers.CharField(help_text="Send as `Authorization: Token <token>`; shown only in this response.")

@@ -21,6 +21,7 @@ from webapp.accounts import lockout
 from webapp.accounts.serializers import ApiTokenSerializer, MeSerializer
 from webapp.accounts.services import do_rotate_api_token
 from webapp.matches.services import challenges_left
+from webapp.permissions import signed_in_user
 from webapp.roles import is_organizer
 
 
@@ -31,7 +32,7 @@ class MeView(APIView):
 
     @extend_schema(responses=MeSerializer)
     def get(self, request: Request) -> Response:
-        left, resets_at = challenges_left(request.user)
+        left, resets_at = challenges_left(signed_in_user(request))
         return Response(
             MeSerializer(
                 {
@@ -88,5 +89,5 @@ class ApiTokenView(APIView):
 
     @extend_schema(request=None, responses={201: ApiTokenSerializer})
     def post(self, request: Request) -> Response:
-        key = do_rotate_api_token(request.user)
+        key = do_rotate_api_token(signed_in_user(request))
         return Response(ApiTokenSerializer({"token": key}).data, status=status.HTTP_201_CREATED)

@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import unicodedata
+from typing import Any
 
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
@@ -15,7 +16,7 @@ from webapp.bots.models import DESCRIPTION_MAX_CHARS, Bot, BotStats, BotToken, B
 from webapp.bots.services import bot_name_problem
 
 
-class BotVersionSerializer(serializers.ModelSerializer):
+class BotVersionSerializer(serializers.ModelSerializer[BotVersion]):
     """One version of a bot."""
 
     class Meta:
@@ -24,7 +25,7 @@ class BotVersionSerializer(serializers.ModelSerializer):
         read_only_fields = ["id", "number", "created"]
 
 
-class BotRecordSerializer(serializers.ModelSerializer):
+class BotRecordSerializer(serializers.ModelSerializer[BotStats]):
     """A bot's results over its finished matches, rated or not, all versions (kept as results are recorded)."""
 
     class Meta:
@@ -33,7 +34,7 @@ class BotRecordSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
-class BotSerializer(serializers.ModelSerializer):
+class BotSerializer(serializers.ModelSerializer[Bot]):
     """A bot, with its author, latest version and record."""
 
     owner = serializers.CharField(source="owner.username", read_only=True)
@@ -75,7 +76,7 @@ def api_bot_name(value: str) -> None:
         raise serializers.ValidationError(problem)
 
 
-class BotCreateSerializer(serializers.Serializer):
+class BotCreateSerializer(serializers.Serializer[dict[str, Any]]):
     """What an author sends to register a bot."""
 
     game = serializers.CharField(max_length=64)
@@ -83,14 +84,14 @@ class BotCreateSerializer(serializers.Serializer):
     description = serializers.CharField(required=False, allow_blank=True, default="", max_length=DESCRIPTION_MAX_CHARS)
 
 
-class BotUpdateSerializer(serializers.Serializer):
+class BotUpdateSerializer(serializers.Serializer[dict[str, Any]]):
     """What an author may change on a bot."""
 
     description = serializers.CharField(required=False, allow_blank=True, max_length=DESCRIPTION_MAX_CHARS)
     active = serializers.BooleanField(required=False)
 
 
-class BotTokenSerializer(serializers.ModelSerializer):
+class BotTokenSerializer(serializers.ModelSerializer[BotToken]):
     """A token as listed: its prefix only, never the token."""
 
     class Meta:
@@ -98,7 +99,7 @@ class BotTokenSerializer(serializers.ModelSerializer):
         fields = ["id", "prefix", "created", "revoked_at", "last_used_at", "is_active"]
 
 
-class IssuedTokenSerializer(serializers.Serializer):
+class IssuedTokenSerializer(serializers.Serializer[dict[str, Any]]):
     """A newly issued token: ``token`` is shown this once and cannot be retrieved again."""
 
     token = serializers.CharField()
@@ -107,26 +108,26 @@ class IssuedTokenSerializer(serializers.Serializer):
     warning = serializers.CharField()
 
 
-class BotCreatedSerializer(serializers.Serializer):
+class BotCreatedSerializer(serializers.Serializer[dict[str, Any]]):
     """Answer to creating a bot: the bot and its first token (shown once)."""
 
     bot = BotSerializer()
     token = IssuedTokenSerializer()
 
 
-class RevokeTokenSerializer(serializers.Serializer):
+class RevokeTokenSerializer(serializers.Serializer[dict[str, Any]]):
     """Which token to revoke; omit ``token_id`` to revoke all."""
 
     token_id = serializers.IntegerField(required=False, min_value=1, max_value=MAX_ID)
 
 
-class ChallengeSerializer(serializers.Serializer):
+class ChallengeSerializer(serializers.Serializer[dict[str, Any]]):
     """An unrated challenge against any active bot (house bots included)."""
 
     opponent = serializers.IntegerField(min_value=1, max_value=MAX_ID, help_text="Id of the bot to challenge.")
 
 
-class TeamSplitSerializer(serializers.Serializer):
+class TeamSplitSerializer(serializers.Serializer[dict[str, Any]]):
     """How the seats of one table size form teams."""
 
     seats = serializers.IntegerField()
@@ -134,7 +135,7 @@ class TeamSplitSerializer(serializers.Serializer):
     when = serializers.CharField(allow_null=True)
 
 
-class TimeControlSerializer(serializers.Serializer):
+class TimeControlSerializer(serializers.Serializer[dict[str, Any]]):
     """A game's default time control, in seconds."""
 
     decision_time = serializers.FloatField()
@@ -145,7 +146,7 @@ class TimeControlSerializer(serializers.Serializer):
     max_rtt_credit = serializers.FloatField()
 
 
-class GameSerializer(serializers.Serializer):
+class GameSerializer(serializers.Serializer[dict[str, Any]]):
     """A game from the registry."""
 
     name = serializers.CharField()

@@ -22,7 +22,7 @@ from webapp.bots import serializers as s
 from webapp.bots import services
 from webapp.bots.models import Bot, BotToken
 from webapp.games import all_games, game_info
-from webapp.permissions import IsOwnerOrReadOnly
+from webapp.permissions import IsOwnerOrReadOnly, signed_in_user
 
 TOKEN_WARNING = "Store this token now: it is shown once and cannot be retrieved again."
 
@@ -41,7 +41,7 @@ class GameViewSet(viewsets.ViewSet):
 
     @extend_schema(responses=s.GameSerializer(many=True))
     def list(self, request: Request) -> Response:
-        return Response(s.GameSerializer(all_games(), many=True).data)
+        return Response(s.GameSerializer(all_games(), many=True).data)  # type: ignore[arg-type]  # stubs: many=True's instance typed as one item
 
     @extend_schema(responses=s.GameSerializer)
     def retrieve(self, request: Request, name: str) -> Response:
@@ -59,7 +59,9 @@ class GameViewSet(viewsets.ViewSet):
         OpenApiParameter("mine", bool, description="Only the caller's bots."),
     ]
 )
-class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.UpdateModelMixin, viewsets.GenericViewSet):
+class BotViewSet(
+    mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.UpdateModelMixin, viewsets.GenericViewSet[Bot]
+):
     """Bots: anyone reads; an author creates bots and changes only their own."""
 
     serializer_class = s.BotSerializer
@@ -89,7 +91,7 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Update
     def create(self, request: Request) -> Response:
         body = s.BotCreateSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        bot, token = services.do_create_bot(request.user, **body.validated_data)
+        bot, token = services.do_create_bot(signed_in_user(request), **body.validated_data)
         bot = self.get_queryset().get(pk=bot.pk)
         return Response({"bot": s.BotSerializer(bot).data, "token": issued(token)}, status=status.HTTP_201_CREATED)
 

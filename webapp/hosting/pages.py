@@ -24,6 +24,7 @@ from rest_framework.exceptions import APIException
 from webapp.bots.models import Bot
 from webapp.hosting import checks, services
 from webapp.hosting.models import HostedUpload, UploadStatus
+from webapp.permissions import signed_in_user
 
 
 @dataclass(frozen=True)
@@ -100,7 +101,7 @@ def upload_page(request: HttpRequest, bot_id: int) -> HttpResponse:
         return redirect(f"/bots/{bot.pk}/#hosted")
     try:
         row = services.do_upload(
-            request.user,  # type: ignore[arg-type]
+            signed_in_user(request),
             bot,
             upload.name or "bot",
             upload.read(),

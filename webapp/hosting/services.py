@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 
 from django.conf import settings
@@ -159,14 +159,14 @@ def runnable() -> list[HostedUpload]:
     return [r for r in rows if r.version_id is not None and r.bot.latest_version_id == r.version_id]
 
 
-def do_record_run(row: HostedUpload, started: object, verdict: str, log: str) -> HostedRun:
+def do_record_run(row: HostedUpload, started: datetime, verdict: str, log: str) -> HostedRun:
     """Stores one ended sandbox run's verdict and bounded log."""
     return HostedRun.objects.create(
         upload=row, started=started, ended=timezone.now(), verdict=verdict[:200], log=bounded(log)
     )
 
 
-def do_start_run(row: HostedUpload, started: object, *, host: str = "", token_id: int | None = None) -> HostedRun:
+def do_start_run(row: HostedUpload, started: datetime, *, host: str = "", token_id: int | None = None) -> HostedRun:
     """Stores a run that has just started (verdict ``running``, no end yet), so its log shows while it runs."""
     return HostedRun.objects.create(
         upload=row, started=started, verdict="running", log="", host=host[:200], token_id=token_id
@@ -223,10 +223,10 @@ class MatchSlice:
 
 def do_save_match_logs(run_id: int, slices: list[MatchSlice]) -> None:
     """Writes (creates or replaces) the per-match slices of run ``run_id``'s log."""
-    from datetime import UTC, datetime
+    from datetime import UTC
 
-    def at(t: float | None) -> datetime | None:
-        return None if t is None else datetime.fromtimestamp(t, UTC)
+    def at(t: float) -> datetime:
+        return datetime.fromtimestamp(t, UTC)
 
     for s in slices:
         log = s.log
@@ -237,7 +237,12 @@ def do_save_match_logs(run_id: int, slices: list[MatchSlice]) -> None:
         HostedMatchLog.objects.update_or_create(
             run_id=run_id,
             match_id=s.match_id[:64],
-            defaults={"started": at(s.started), "ended": at(s.ended), "log": log, "verdict": s.verdict[:200]},
+            defaults={
+                "started": at(s.started),
+                "ended": None if s.ended is None else at(s.ended),
+                "log": log,
+                "verdict": s.verdict[:200],
+            },
         )
 
 
@@ -309,9 +314,7 @@ def match_logs(user: User, match_id: int) -> list[dict[str, object]]:
     from webapp.matches.models import Match
 
     match = Match.objects.get(pk=match_id)
-    versions = list(
-        match.seats.filter(bot_version__bot__owner=user).values_list("bot_version_id", flat=True)  # type: ignore[attr-defined]
-    )
+    versions = list(match.seats.filter(bot_version__bot__owner=user).values_list("bot_version_id", flat=True))
     if not versions or match.started_at is None:
         return []
     out: list[dict[str, object]] = []

@@ -5,7 +5,11 @@
 
 from __future__ import annotations
 
+from typing import cast
+
+from django.http import QueryDict
 from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import extend_schema
 from rest_framework import permissions, status
 from rest_framework.parsers import MultiPartParser
 from rest_framework.request import Request
@@ -16,6 +20,13 @@ from webapp.api import InvalidInput
 from webapp.bots.models import Bot
 from webapp.hosting import services
 from webapp.hosting.models import HostedUpload
+from webapp.hosting.serializers import (
+    MatchLogsSerializer,
+    UploadDetailSerializer,
+    UploadFormSerializer,
+    UploadSerializer,
+)
+from webapp.permissions import signed_in_user
 
 
 def upload_json(row: HostedUpload, *, with_log: bool = False) -> dict[str, object]:
@@ -53,20 +64,27 @@ class UploadView(APIView):
     permission_classes = [permissions.IsAuthenticated]
     parser_classes = [MultiPartParser]
 
+    @extend_schema(
+        request={"multipart/form-data": UploadFormSerializer},
+        responses={201: UploadSerializer},
+        description="Checks and stores a new version of the bot (its author only); its status is pending until "
+        "the bot host has validated it (docs/hosted-bots.md).",
+    )
     def post(self, request: Request, bot_id: int) -> Response:
         """Checks and stores the upload; the bot host validates it next."""
         bot = get_object_or_404(Bot, pk=bot_id)
         upload = request.FILES.get("file")
         if upload is None:
             raise InvalidInput("send the bot as the multipart field 'file'")
-        entry = str(request.data.get("entry", ""))
+        form = cast(QueryDict, request.data)  # multipart, the only parser of this view: a QueryDict
+        entry = str(form.get("entry", ""))
         row = services.do_upload(
-            request.user,  # type: ignore[arg-type]
+            signed_in_user(request),
             bot,
             upload.name or "bot",
             upload.read(),
             entry,
-            str(request.data.get("notes", "")),
+            str(form.get("notes", "")),
         )
         return Response(upload_json(row), status=status.HTTP_201_CREATED)
 
@@ -76,6 +94,10 @@ class UploadDetailView(APIView):
 
     permission_classes = [permissions.IsAuthenticated]
 
+    @extend_schema(
+        responses={200: UploadDetailSerializer},
+        description="The upload's status, validation log and last 20 runs; anyone but the bot's author gets a 404.",
+    )
     def get(self, request: Request, upload_id: int) -> Response:
         """Returns the upload; anyone but the author gets a 404 (the logs are the author's)."""
         row = get_object_or_404(HostedUpload.objects.select_related("bot", "version"), pk=upload_id)
@@ -89,9 +111,14 @@ class MatchLogsView(APIView):
 
     permission_classes = [permissions.IsAuthenticated]
 
+    @extend_schema(
+        responses={200: MatchLogsSerializer},
+        description="What the requesting author's hosted versions wrote while they played the match; "
+        "empty when none of them did.",
+    )
     def get(self, request: Request, match_id: int) -> Response:
         """Returns ``{"runs": [...]}``: empty for anyone with no hosted version seated in the match."""
         from webapp.matches.models import Match
 
         get_object_or_404(Match, pk=match_id)
-        return Response({"runs": services.match_logs(request.user, match_id)})  # type: ignore[arg-type]
+        return Response({"runs": services.match_logs(signed_in_user(request), match_id)})

@@ -3,6 +3,8 @@
 # Django and DRF declare options as mutable class attributes (Meta.fields, permission_classes, list_display).
 # ruff: noqa: RUF012
 
+from typing import TYPE_CHECKING
+
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
@@ -10,15 +12,26 @@ from django.http import HttpRequest
 from webapp.matches import services
 from webapp.matches.models import Match, MatchSeat, with_secrets_state
 
+# Django's admin classes are generic only in django-stubs (not subscriptable at run time): the type
+# checker sees each base with its model, Python the bare class.
+if TYPE_CHECKING:
+    _MatchSeatInlineBase = admin.TabularInline[MatchSeat, Match]
+    _MatchAdminBase = admin.ModelAdmin[Match]
+    _MatchSeatAdminBase = admin.ModelAdmin[MatchSeat]
+else:
+    _MatchSeatInlineBase = admin.TabularInline
+    _MatchAdminBase = admin.ModelAdmin
+    _MatchSeatAdminBase = admin.ModelAdmin
 
-class MatchSeatInline(admin.TabularInline):
+
+class MatchSeatInline(_MatchSeatInlineBase):
     model = MatchSeat
     extra = 0
     raw_id_fields = ["bot_version"]
 
 
 @admin.register(Match)
-class MatchAdmin(admin.ModelAdmin):
+class MatchAdmin(_MatchAdminBase):
     list_display = ["id", "game", "status", "rated", "tournament", "created", "finished_at"]
     list_filter = ["game", "status", "rated"]
     raw_id_fields = ["tournament", "requested_by", "replaces"]
@@ -53,6 +66,6 @@ class MatchAdmin(admin.ModelAdmin):
 
 
 @admin.register(MatchSeat)
-class MatchSeatAdmin(admin.ModelAdmin):
+class MatchSeatAdmin(_MatchSeatAdminBase):
     list_display = ["match", "seat", "bot_version", "rank", "strikes", "timeouts", "illegal_answers"]
     raw_id_fields = ["match", "bot_version"]

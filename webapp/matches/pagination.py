@@ -135,7 +135,10 @@ class MatchCursorPagination(BasePagination):
         self.legacy: Pagination | None = None
         self.request: Request | None = None
 
-    def paginate_queryset(self, queryset: QuerySet[Any], request: Request, view: object = None) -> list[Any] | None:
+    # A queryset only (the base class also takes a list): the pages are keyset queries over it.
+    def paginate_queryset(  # type: ignore[override]
+        self, queryset: QuerySet[Any], request: Request, view: object = None
+    ) -> list[Any] | None:
         self.request = request
         if request.query_params.get("page"):
             self.legacy = Pagination()

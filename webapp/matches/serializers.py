@@ -12,7 +12,7 @@ from rest_framework import serializers
 from webapp.matches.models import Match, MatchSeat
 
 
-class MatchSeatSerializer(serializers.ModelSerializer):
+class MatchSeatSerializer(serializers.ModelSerializer[MatchSeat]):
     """A seat: who played it and what the referee recorded."""
 
     bot_id = serializers.IntegerField(source="bot_version.bot_id", read_only=True)
@@ -38,7 +38,7 @@ class MatchSeatSerializer(serializers.ModelSerializer):
         ]
 
 
-class MatchSerializer(serializers.ModelSerializer):
+class MatchSerializer(serializers.ModelSerializer[Match]):
     """A match as listed."""
 
     seats = MatchSeatSerializer(many=True, read_only=True)
@@ -120,7 +120,7 @@ class MatchDetailSerializer(MatchSerializer):
         return {str(seat.seat): seat.latency_summary() for seat in obj.seats.all()}
 
 
-class FramesSerializer(serializers.Serializer):
+class FramesSerializer(serializers.Serializer[dict[str, Any]]):
     """Spectator frames of a replay (see ``matches.frames``)."""
 
     total = serializers.IntegerField()

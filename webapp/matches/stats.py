@@ -19,6 +19,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import cast
 
 from django.db import transaction
 from django.db.models import BigIntegerField, Case, DateTimeField, F, IntegerField, Q, Value, When
@@ -142,7 +143,7 @@ def recount(bot_ids: Iterable[int] | None = None) -> dict[int, Counts]:
     by_match: dict[int, list[tuple[int, int]]] = defaultdict(list)
     finished: dict[int, datetime | None] = {}
     for match_id, finished_at, bot, rank in rows.iterator(chunk_size=5000):
-        by_match[match_id].append((bot, rank))
+        by_match[match_id].append((bot, cast(int, rank)))  # ranked seats only (the filter above)
         finished[match_id] = finished_at
     out: dict[int, Counts] = {}
     for match_id, match_seats in by_match.items():

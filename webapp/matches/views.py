@@ -9,7 +9,7 @@ import gzip
 import hashlib
 import json
 from collections.abc import Mapping
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from django.db.models import BooleanField as BoolField
 from django.db.models import Case, Prefetch, Q, QuerySet, Value, When
@@ -40,13 +40,16 @@ from webapp.matches.serializers import (
     match_list_rows,
 )
 
+if TYPE_CHECKING:
+    from django.contrib.auth.models import AnonymousUser, User
+
 
 def match_queryset() -> QuerySet[Match]:
     """Matches with their seats, bots and authors prefetched, replay bytes deferred, secrets state annotated."""
     seats = MatchSeat.objects.select_related("bot_version__bot__owner").order_by("seat")
     return (
         with_secrets_state(Match.objects.defer("replay_gz"))
-        .annotate(
+        .annotate(  # type: ignore[no-redef]  # shadows Match.replay_stored() on these rows: listings read the flag
             replay_stored=Case(
                 When(Q(replay_gz__isnull=False) | ~Q(replay_path=""), then=Value(True)),
                 default=Value(False),
@@ -57,7 +60,7 @@ def match_queryset() -> QuerySet[Match]:
     )
 
 
-def visible_matches(user: object) -> QuerySet[Match]:
+def visible_matches(user: User | AnonymousUser) -> QuerySet[Match]:
     """Matches the user may see: everything except games of unpublished tournaments, unless staff or an
     organizer; an author also sees their own bots' games there (secrets still wait for the reveal rule)."""
     from webapp.roles import is_organizer
@@ -65,7 +68,7 @@ def visible_matches(user: object) -> QuerySet[Match]:
     qs = match_queryset()
     if not (getattr(user, "is_staff", False) or is_organizer(user)):
         shown = Q(tournament__isnull=True) | Q(tournament__published=True)
-        if getattr(user, "is_authenticated", False):
+        if user.is_authenticated:
             shown |= Q(pk__in=MatchSeat.objects.filter(bot_version__bot__owner=user).values("match_id"))
         qs = qs.filter(shown)
     return qs
@@ -202,7 +205,7 @@ class FramesThrottle(SimpleRateThrottle):
         OpenApiParameter("owner", str, description="Matches in which a bot of this author played."),
     ]
 )
-class MatchViewSet(viewsets.ReadOnlyModelViewSet):
+class MatchViewSet(viewsets.ReadOnlyModelViewSet[Match]):
     """Matches: public reads; matches are created by challenges, the matchmaker and tournaments.
 
     The list is newest first (by id) in pages of a keyset: follow ``next`` (see ``matches.pagination``).
@@ -263,7 +266,7 @@ class MatchViewSet(viewsets.ReadOnlyModelViewSet):
         responses=FramesSerializer,
     )
     @action(detail=True, methods=["get"], throttle_classes=[FramesThrottle])
-    def frames(self, request: Request, pk: str | None = None) -> Response:
+    def frames(self, request: Request, pk: str | None = None) -> HttpResponse:
         """Re-simulates the replay and returns the spectator's view after each decision, with public events."""
         match = self.get_object()
         start = bounded_int(request.query_params.get("start"), "start", default=0, low=0)

@@ -29,7 +29,7 @@ POLL_S = 0.5
 """How often a waiting feed request looks for new events."""
 
 
-class WebhookSerializer(serializers.ModelSerializer):
+class WebhookSerializer(serializers.ModelSerializer[Webhook]):
     """A webhook as its author sees it, secret included (the receiver needs it to check signatures)."""
 
     class Meta:
@@ -38,7 +38,7 @@ class WebhookSerializer(serializers.ModelSerializer):
         read_only_fields = ["id", "bot", "secret", "created", "active"]  # noqa: RUF012
 
 
-class WebhookCreateSerializer(serializers.Serializer):
+class WebhookCreateSerializer(serializers.Serializer[dict[str, Any]]):
     """A new receiver: its URL and the event kinds it wants (all when empty)."""
 
     # Not trimmed: the services refuse whitespace anywhere rather than guess what was meant.
@@ -46,7 +46,7 @@ class WebhookCreateSerializer(serializers.Serializer):
     events = serializers.ListField(child=serializers.ChoiceField(choices=EventKind.choices), required=False)
 
 
-class EventSerializer(serializers.ModelSerializer):
+class EventSerializer(serializers.ModelSerializer[BotEvent]):
     """One notification."""
 
     class Meta:

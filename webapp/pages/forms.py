@@ -3,14 +3,22 @@
 from __future__ import annotations
 
 import unicodedata
+from typing import TYPE_CHECKING
 
 from django import forms
 from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 
 from referee.core.registry import game_names
 from webapp.bots.models import DESCRIPTION_MAX_CHARS
 from webapp.bots.services import bot_name_problem
+
+# The sign-up form is generic over its user model only in django-stubs (not subscriptable at run time).
+if TYPE_CHECKING:
+    _SignUpFormBase = UserCreationForm[User]
+else:
+    _SignUpFormBase = UserCreationForm
 
 
 def form_bot_name(value: str) -> None:
@@ -20,7 +28,7 @@ def form_bot_name(value: str) -> None:
         raise ValidationError(problem)
 
 
-class SignUpForm(UserCreationForm):
+class SignUpForm(_SignUpFormBase):
     """Author sign-up: a user name and a password twice."""
 
 

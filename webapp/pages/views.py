@@ -9,7 +9,7 @@ from __future__ import annotations
 import io
 import math
 import zipfile
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from django.conf import settings
 from django.contrib import messages
@@ -43,6 +43,7 @@ from webapp.matches.views import filter_matches, match_queryset, visible_matches
 from webapp.notifications import services as notify
 from webapp.notifications.models import Delivery, EventKind, Webhook
 from webapp.pages.forms import BotForm, LockoutAuthenticationForm, SignUpForm
+from webapp.permissions import signed_in_user
 from webapp.rankings.models import Rating
 from webapp.rankings.views import PROVISIONAL_GAMES, leaderboard
 from webapp.rankings.views_pages import bot_profile
@@ -53,6 +54,9 @@ from webapp.tournaments.bracket import bracket_data
 from webapp.tournaments.console import lifecycle_state
 from webapp.tournaments.models import Tournament, TournamentEntrant, TournamentStatus
 from webapp.tournaments.views import visible_tournaments
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import AnonymousUser, User
 
 MAX_ZIP_IDS = 500
 """Ids read from ``/me/replays.zip?ids=`` (the archive holds at most 500 replays anyway)."""
@@ -97,7 +101,9 @@ BOT_PAGE_MATCHES = 25
 """Matches per page on a bot's page."""
 
 
-def bot_matches_page(user: object, bot_id: int, filters: dict[str, str], cursor: str | None) -> tuple[Any, str]:
+def bot_matches_page(
+    user: User | AnonymousUser, bot_id: int, filters: dict[str, str], cursor: str | None
+) -> tuple[Any, str]:
     """The page of ``bot_id``'s matches that ``user`` sees (``filters``: the page's opponent, rated and result),
     with the key its rows are cached under (``matches.pagination.lazy_keyset_page``)."""
     qs = filter_matches(visible_matches(user), {**filters, "bot": str(bot_id)})
@@ -242,7 +248,7 @@ def tournament_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
         entered = {e.bot_version.bot_id for e in entrants}
         my_bots = [
             b
-            for b in Bot.objects.filter(owner=request.user, game=t.game, latest_version__isnull=False)
+            for b in Bot.objects.filter(owner=signed_in_user(request), game=t.game, latest_version__isnull=False)
             .select_related("latest_version")
             .order_by("name")
             if b.pk not in entered
@@ -315,7 +321,8 @@ class SignupThrottle(SimpleRateThrottle):
 def signup_allowed(request: HttpRequest) -> int:
     """Counts a sign-up attempt from the client's address; returns the seconds to wait (0: allowed)."""
     throttle = SignupThrottle()
-    if throttle.allow_request(cast(Any, request), None):
+    # No API view: the throttle's key (get_cache_key above) reads the address only.
+    if throttle.allow_request(cast(Any, request), None):  # type: ignore[arg-type]
         return 0
     return max(1, math.ceil(throttle.wait() or 1))
 
@@ -338,18 +345,18 @@ def signup(request: HttpRequest) -> HttpResponse:
 def my_bots(request: HttpRequest) -> HttpResponse:
     """The author's bots with their ratings and tokens (by prefix)."""
     bots = list(
-        Bot.objects.filter(owner=request.user)
+        Bot.objects.filter(owner=signed_in_user(request))
         .select_related("latest_version")
         .prefetch_related("tokens")
         .order_by("game", "name")
     )
-    ratings = {
+    ratings: dict[int | None, Rating] = {
         r.bot_version_id: r
         for r in Rating.objects.filter(bot_version_id__in=[b.latest_version_id for b in bots if b.latest_version_id])
     }
     for b in bots:
-        b.rating = ratings.get(b.latest_version_id)
-    left, resets_at = match_services.challenges_left(request.user)
+        b.rating = ratings.get(b.latest_version_id)  # type: ignore[attr-defined]  # read by the template only
+    left, resets_at = match_services.challenges_left(signed_in_user(request))
     return render(request, "pages/my_bots.html", {"bots": bots, "challenges_left": left, "resets_at": resets_at})
 
 
@@ -359,7 +366,7 @@ def create_bot(request: HttpRequest) -> HttpResponse:
     form = BotForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
-            bot, token = bot_services.do_create_bot(request.user, **form.cleaned_data)
+            bot, token = bot_services.do_create_bot(signed_in_user(request), **form.cleaned_data)
         except APIException as exc:
             form.add_error(None, str(exc.detail))
         else:
@@ -392,7 +399,7 @@ def manage_bot(request: HttpRequest, bot_id: int) -> HttpResponse:
         .select_related("owner")
         .order_by("-is_house", "name")[:200]
     )
-    left, resets_at = match_services.challenges_left(request.user)
+    left, resets_at = match_services.challenges_left(signed_in_user(request))
     entered = set(TournamentEntrant.objects.filter(bot_version__bot=bot).values_list("tournament_id", flat=True))
     taking_entries = Tournament.objects.filter(game=bot.game, status=TournamentStatus.REGISTRATION)
     open_tournaments = [t for t in taking_entries.order_by("-created")[:50] if t.pk not in entered]
@@ -452,7 +459,7 @@ def bot_action(request: HttpRequest, bot_id: int, verb: str) -> HttpResponse:
             opponent = get_object_or_404(
                 Bot.objects.select_related("latest_version"), pk=int(request.POST.get("opponent", 0))
             )
-            match = match_services.do_request_challenge(request.user, bot, opponent)
+            match = match_services.do_request_challenge(signed_in_user(request), bot, opponent)
             return redirect("match", match_id=match.pk)
         else:
             raise Http404(f"unknown action {verb!r}")
@@ -480,14 +487,14 @@ def my_replays_zip(request: HttpRequest) -> HttpResponse:
     qs = with_secrets_state(
         Match.objects.filter(
             Q(replay_gz__isnull=False) | ~Q(replay_path=""),
-            seats__bot_version__bot__owner=request.user,
+            seats__bot_version__bot__owner=signed_in_user(request),
         ).distinct()
-    ).filter(secrets_open=True)
+    ).filter(secrets_open=True)  # type: ignore[misc]  # with_secrets_state's annotation: the plugin sees no further
     if request.GET.get("game"):
         qs = qs.filter(game=request.GET["game"])
     if request.GET.get("ids"):
         ids = [query_id(x, "ids") for x in request.GET["ids"].split(",")[:MAX_ZIP_IDS] if x.strip()]
-        qs = qs.filter(pk__in=ids)
+        qs = qs.filter(pk__in=cast(list[int], ids))  # a non-blank id parses to an int or raises
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         for m in qs.order_by("-id")[:500].iterator(chunk_size=50):

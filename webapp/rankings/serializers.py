@@ -10,7 +10,7 @@ from rest_framework import serializers
 from webapp.rankings.models import Rating, RatingHistory
 
 
-class RatingSerializer(serializers.ModelSerializer):
+class RatingSerializer(serializers.ModelSerializer[Rating]):
     """A leaderboard row."""
 
     rank = serializers.IntegerField(
@@ -53,7 +53,7 @@ class RatingSerializer(serializers.ModelSerializer):
         ]
 
 
-class RatingHistorySerializer(serializers.ModelSerializer):
+class RatingHistorySerializer(serializers.ModelSerializer[RatingHistory]):
     """One rating change."""
 
     bot_id = serializers.IntegerField(source="bot_version.bot_id")

@@ -20,9 +20,9 @@ from rest_framework.utils.urls import remove_query_param, replace_query_param
 
 from webapp.api import Pagination, query_id
 from webapp.cache import read_through
+from webapp.rankings.mapping import CONFIG
 from webapp.rankings.models import Rating, RatingHistory
 from webapp.rankings.serializers import RatingHistorySerializer, RatingSerializer
-from webapp.rankings.services import CONFIG
 from webapp.rankings.stamps import game_scope, leaderboard_stamp
 
 PROVISIONAL_GAMES = CONFIG.k.provisional_games
@@ -96,6 +96,7 @@ def ratings_body(query: str) -> dict[str, Any]:
     paginator = Pagination()
     rows = paginator.paginate_queryset(leaderboard_for(drf_request.query_params), drf_request)
     page = paginator.page
+    assert page is not None  # set by paginate_queryset just above
     return {
         "count": page.paginator.count,
         "page": page.number,
@@ -131,7 +132,7 @@ def with_links(request: Request, body: dict[str, Any]) -> dict[str, Any]:
         ),
     ]
 )
-class RatingViewSet(viewsets.ReadOnlyModelViewSet):
+class RatingViewSet(viewsets.ReadOnlyModelViewSet[Rating]):
     """Leaderboards: ratings per bot version and game, best first."""
 
     serializer_class = RatingSerializer
@@ -166,7 +167,7 @@ class RatingViewSet(viewsets.ReadOnlyModelViewSet):
         OpenApiParameter("match", int),
     ]
 )
-class RatingHistoryViewSet(viewsets.ReadOnlyModelViewSet):
+class RatingHistoryViewSet(viewsets.ReadOnlyModelViewSet[RatingHistory]):
     """The append-only rating history, in the order it was recorded."""
 
     serializer_class = RatingHistorySerializer

@@ -49,7 +49,7 @@ def profile_key(bot_id: int) -> str:
 def bot_stats(bot: Bot) -> BotStats | None:
     """The bot's counts, or ``None`` before its first finished match (from ``select_related("stats")`` if done)."""
     try:
-        return bot.stats  # type: ignore[no-any-return]
+        return bot.stats
     except BotStats.DoesNotExist:
         return None
 

@@ -8,7 +8,7 @@ The actions call ``tournaments.services``, the same write path as the API, and r
 # ruff: noqa: RUF012
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.contrib import admin, messages
 from django.db.models import QuerySet
@@ -17,6 +17,17 @@ from rest_framework.exceptions import APIException
 
 from webapp.tournaments import services
 from webapp.tournaments.models import Tournament, TournamentEntrant
+
+# Django's admin classes are generic only in django-stubs (not subscriptable at run time): the type
+# checker sees each base with its model, Python the bare class.
+if TYPE_CHECKING:
+    _EntrantInlineBase = admin.TabularInline[TournamentEntrant, Tournament]
+    _TournamentAdminBase = admin.ModelAdmin[Tournament]
+    _TournamentEntrantAdminBase = admin.ModelAdmin[TournamentEntrant]
+else:
+    _EntrantInlineBase = admin.TabularInline
+    _TournamentAdminBase = admin.ModelAdmin
+    _TournamentEntrantAdminBase = admin.ModelAdmin
 
 
 def _each(
@@ -33,14 +44,14 @@ def _each(
         admin_obj.message_user(request, f"{done}: {ok}", messages.SUCCESS)
 
 
-class EntrantInline(admin.TabularInline):
+class EntrantInline(_EntrantInlineBase):
     model = TournamentEntrant
     extra = 0
     raw_id_fields = ["bot_version"]
 
 
 @admin.register(Tournament)
-class TournamentAdmin(admin.ModelAdmin):
+class TournamentAdmin(_TournamentAdminBase):
     list_display = ["name", "game", "format", "best_of", "status", "published", "created"]
     list_filter = ["game", "format", "status", "published"]
     readonly_fields = ["status", "state"]
@@ -73,7 +84,7 @@ class TournamentAdmin(admin.ModelAdmin):
 
 
 @admin.register(TournamentEntrant)
-class TournamentEntrantAdmin(admin.ModelAdmin):
+class TournamentEntrantAdmin(_TournamentEntrantAdminBase):
     list_display = ["tournament", "bot_version", "seed", "approved"]
     list_filter = ["approved"]
     raw_id_fields = ["tournament", "bot_version"]

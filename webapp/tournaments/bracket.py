@@ -73,7 +73,7 @@ def series_of(tournament: Tournament, matches: list[Match], names: dict[int, str
         key=lambda s: (
             list(SECTION_NAMES).index(s["section"]) if s["section"] in SECTION_NAMES else 9,
             s["round"],
-            _slot_number(s["slot"]),
+            _slot_number(str(s["slot"])),
         )
     )
     return out

@@ -20,10 +20,12 @@ from django.views.decorators.http import require_POST
 from rest_framework.exceptions import APIException
 
 from referee.core.registry import game_names
+from webapp.api import InvalidInput
 from webapp.bots.models import Bot
 from webapp.errors import error_response
 from webapp.games import game_info
 from webapp.matches.models import Match, MatchStatus
+from webapp.permissions import signed_in_user
 from webapp.roles import is_organizer
 from webapp.tournaments import services
 from webapp.tournaments.bracket import bracket_data
@@ -82,7 +84,7 @@ def console_index(request: HttpRequest) -> HttpResponse:
         time_control = {k: data[k] for k in ("per_decision_ms", "bank_ms") if data.get(k) is not None}
         try:
             t = services.do_create_tournament(
-                request.user,  # type: ignore[arg-type]
+                signed_in_user(request),
                 name=data["name"],
                 game=data["game"],
                 format=data["format"],
@@ -183,7 +185,7 @@ def _seed(request: HttpRequest) -> int | None:
     if not raw:
         return None
     if not raw.isdigit() or not 1 <= int(raw) <= services.MAX_ENTRANT_SEED:
-        raise services.InvalidInput(f"a seed is a whole number from 1 to {services.MAX_ENTRANT_SEED}, got {raw!r}")
+        raise InvalidInput(f"a seed is a whole number from 1 to {services.MAX_ENTRANT_SEED}, got {raw!r}")
     return int(raw)
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 from ladder import tournaments as lt
 from ladder.errors import ConflictError, InvalidEventError, InvalidResultError
@@ -29,6 +29,12 @@ FORMATS = {
     "pods": lt.Format.POD_SWISS,
 }
 """Our format names to the ladder's."""
+
+
+class PodOptions(TypedDict, total=False):
+    """The pod sizes of a ``pods`` event, passed to :class:`ladder.tournaments.EventConfig` only for that format."""
+
+    pod_sizes: tuple[int, ...]
 
 
 class FormatRefused(DomainError):
@@ -102,7 +108,7 @@ def start(
     """
     sizes = table_sizes(format, info)
     try:
-        pods = {"pod_sizes": sizes} if format == "pods" else {}
+        pods: PodOptions = {"pod_sizes": sizes} if format == "pods" else {}
         config = lt.EventConfig(FORMATS[format], best_of=best_of, rounds=rounds or 0, **pods)
         state = lt.new_event(EventId(str(event_id)), config, lt.seed_manual([EntrantId(str(v)) for v in participants]))
     except (InvalidEventError, KeyError) as exc:

@@ -5,6 +5,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from rest_framework import serializers
 
 from webapp.api import MAX_ID
@@ -12,7 +14,7 @@ from webapp.tournaments.models import Seeding, Tournament, TournamentEntrant, To
 from webapp.tournaments.services import MAX_BEST_OF, MAX_ENTRANT_SEED, MAX_ROUNDS, NAME_MAX_CHARS
 
 
-class TournamentSerializer(serializers.ModelSerializer):
+class TournamentSerializer(serializers.ModelSerializer[Tournament]):
     """A tournament."""
 
     class Meta:
@@ -42,7 +44,7 @@ class TournamentDetailSerializer(TournamentSerializer):
         fields = [*TournamentSerializer.Meta.fields, "state"]
 
 
-class TournamentCreateSerializer(serializers.Serializer):
+class TournamentCreateSerializer(serializers.Serializer[dict[str, Any]]):
     """What an organizer sends to create a tournament."""
 
     name = serializers.CharField(max_length=NAME_MAX_CHARS)
@@ -60,7 +62,7 @@ class TournamentCreateSerializer(serializers.Serializer):
     registration_closes = serializers.DateTimeField(required=False, allow_null=True)
 
 
-class EntrantSerializer(serializers.ModelSerializer):
+class EntrantSerializer(serializers.ModelSerializer[TournamentEntrant]):
     """An entry."""
 
     bot_id = serializers.IntegerField(source="bot_version.bot_id", read_only=True)
@@ -74,14 +76,14 @@ class EntrantSerializer(serializers.ModelSerializer):
         read_only_fields = ["id", "seed", "approved", "registered_at"]
 
 
-class RegisterSerializer(serializers.Serializer):
+class RegisterSerializer(serializers.Serializer[dict[str, Any]]):
     """An author enters one of their bots (its latest version unless ``bot_version`` is given)."""
 
     bot = serializers.IntegerField(min_value=1, max_value=MAX_ID)
     bot_version = serializers.IntegerField(min_value=1, max_value=MAX_ID, required=False)
 
 
-class ApproveSerializer(serializers.Serializer):
+class ApproveSerializer(serializers.Serializer[dict[str, Any]]):
     """An organizer approves (or rejects) an entry and may set a manual seed."""
 
     entrant = serializers.IntegerField(min_value=1, max_value=MAX_ID)
@@ -89,20 +91,20 @@ class ApproveSerializer(serializers.Serializer):
     seed = serializers.IntegerField(min_value=1, max_value=MAX_ENTRANT_SEED, required=False)
 
 
-class ReplayMatchSerializer(serializers.Serializer):
+class ReplayMatchSerializer(serializers.Serializer[dict[str, Any]]):
     """A disputed game to replay."""
 
     match = serializers.IntegerField(min_value=1, max_value=MAX_ID)
     reason = serializers.CharField(max_length=500)
 
 
-class PublishSerializer(serializers.Serializer):
+class PublishSerializer(serializers.Serializer[dict[str, Any]]):
     """Publish or hide."""
 
     published = serializers.BooleanField(default=True)
 
 
-class FinishSerializer(serializers.Serializer):
+class FinishSerializer(serializers.Serializer[dict[str, Any]]):
     """Finish a tournament now, with the reason its cancelled games carry."""
 
     reason = serializers.CharField(max_length=200, required=False, allow_blank=True)

@@ -19,7 +19,7 @@ from webapp.bots.models import Bot, BotVersion
 from webapp.matches.models import Match
 from webapp.matches.serializers import MatchSerializer
 from webapp.matches.views import match_queryset
-from webapp.permissions import IsOrganizer, IsOrganizerOrReadOnly
+from webapp.permissions import IsOrganizer, IsOrganizerOrReadOnly, signed_in_user
 from webapp.roles import is_organizer
 from webapp.tournaments import serializers as s
 from webapp.tournaments import services
@@ -40,7 +40,7 @@ def visible_tournaments(user: Any) -> QuerySet[Tournament]:
     return qs.filter(shown)
 
 
-class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet[Tournament]):
     """Tournaments: anyone reads published ones; organizers create and run them; authors enter bots."""
 
     permission_classes = [IsOrganizerOrReadOnly]
@@ -60,7 +60,7 @@ class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
     def create(self, request: Request) -> Response:
         body = s.TournamentCreateSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        t = services.do_create_tournament(request.user, **body.validated_data)
+        t = services.do_create_tournament(signed_in_user(request), **body.validated_data)
         return Response(s.TournamentDetailSerializer(t).data, status=status.HTTP_201_CREATED)
 
     def _done(self, t: Tournament) -> Response:

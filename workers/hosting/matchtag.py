@@ -87,7 +87,7 @@ def install() -> None:
     from referee.sdk import host as sdk_host
 
     out, err = TaggedStream(sys.stdout), TaggedStream(sys.stderr)
-    sys.stdout, sys.stderr = out, err  # type: ignore[assignment]
+    sys.stdout, sys.stderr = out, err
     cls: Any = sdk_host.BotHost
     handle, answer, decide = cls.handle, cls._answer, cls._decide
 

@@ -89,8 +89,8 @@ class Command(BaseCommand):
             matches, plans = [], []
             for k in range(n):
                 game = GAMES[(done + k) % len(GAMES)]
-                a, b = rng.sample(by_game[game], 2)
-                p = expected_score(strength[a.pk], strength[b.pk])
+                first, second = rng.sample(by_game[game], 2)
+                p = expected_score(strength[first.pk], strength[second.pk])
                 roll = rng.random()
                 ranks = (1, 1) if abs(roll - p) < 0.03 else ((1, 2) if roll < p else (2, 1))
                 when = start_time + step * (done + k)
@@ -106,7 +106,7 @@ class Command(BaseCommand):
                         outcome={"ranks": list(ranks), "termination": "victory", "reason": "seeded", "scores": []},
                     )
                 )
-                plans.append((a.pk, b.pk, ranks))
+                plans.append((first.pk, second.pk, ranks))
             with transaction.atomic():
                 Match.objects.bulk_create(matches, batch_size=BATCH)
                 # Every match publishes its seed commitment, as ``do_queue_match`` does (the ids exist only now).
