@@ -71,8 +71,8 @@ class RefereeSettings:
     """Finished matches kept in memory for GetMatch, ListMatches and late spectators (each is shed of
     what only a running match needs; the database and the replay store keep them for good)."""
     keep_finished_state: int = 32
-    """Of those, the newest whose engine state and event log are kept too (a long ScrumBrawl match
-    holds about 0.9 MiB of them); older ones keep their record and final public view only."""
+    """Of those, the newest whose engine state and event log are kept too (the bulk of a finished
+    match's memory); older ones keep their record and final public view only."""
     max_pending_matches: int = 1_000
     """Matches that may wait for their bots at once; StartMatch beyond it is RESOURCE_EXHAUSTED."""
     revalidate_interval: float = 10.0

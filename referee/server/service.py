@@ -751,10 +751,8 @@ def tune_gc() -> None:
     """Installs the referee's garbage-collection policy (:mod:`referee.server.collector`).
 
     Short young collections whose survivors are frozen, a full collection only when the heap has
-    doubled, and the pauses kept out of the bots' clocks. With CPython's defaults, a hundred live
-    matches ran full collections often enough to stall the event loop for over a second; with
-    the earlier tuning (young collections every 50,000 allocations) a young collection still
-    took 13 - 16 ms and a middle one 50 - 70 ms.
+    doubled, and the pauses kept out of the bots' clocks (what the earlier policies cost:
+    docs/benchmarks.md, "Figures moved out of the code").
     """
     collector.install()
 
