@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import secrets
 import tempfile
@@ -26,10 +27,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from referee.core import ids, register
-from referee.core.ids import IdKind, MatchId, id_problem
+from referee.core.ids import BotId, IdKind, MatchId, id_problem
 from referee.core.replay import Replay
 from referee.server import cli as referee_cli
-from referee.server.auth import MemoryTokenStore
+from referee.server.auth import BotIdentity, JsonFileTokenStore, MemoryTokenStore
 from referee.server.hub import RefereeSettings, StartError
 from referee.server.journal import keys
 from referee.server.match import SeatSpec
@@ -229,3 +230,18 @@ def test_the_cli_refuses_what_the_api_refuses(value: str, capsys: pytest.Capture
         with pytest.raises(SystemExit):
             parser.parse_args(argv)
         assert repr(value[:80]) in capsys.readouterr().err
+
+
+def test_a_token_file_naming_an_invalid_bot_id_is_refused_with_the_id(tmp_path: Path) -> None:
+    """``JsonFileTokenStore`` reads bot ids with the same rule: a hand-edited ``a:b`` is an error
+    naming it, not a bot that logs in and can never be seated (``StartMatch`` refuses that seat)."""
+    path = tmp_path / "tokens.json"
+    store = JsonFileTokenStore(path)
+    token = store.add(BotIdentity(BotId("b-1"), "Alice"))
+    assert asyncio.run(store.authenticate(token)) == BotIdentity(BotId("b-1"), "Alice")
+    data = json.loads(path.read_text())
+    data["tokens"][0]["bot_id"] = "a:b"
+    path.write_text(json.dumps(data))
+    os.utime(path, (1, 1))  # a new mtime: the store re-reads the file
+    with pytest.raises(ValueError, match=r"bot id 'a:b' is not"):
+        asyncio.run(store.authenticate(token))
