@@ -13,11 +13,10 @@ Throttle counters and computed replay frames must be shared by all web processes
 several), or each process counts on its own and a limit of 600 lets thousands through. With
 ``REDIS_URL`` the cache is Redis; without it, this file-based cache under ``BRAWL_VAR_DIR/cache``.
 
-Django's file cache lists its whole directory on every write to decide whether to cull; with a few
-thousand entries that made a throttle check cost 8-16 ms here (Django's database cache: 16-18 ms,
-it counts its rows on every write). Culling on one write in a hundred costs 2.6 ms per check
-(get and set; measured with 2,000 entries, load average about 8; local memory: 0.02 ms, not
-shared). The directory can then overshoot ``MAX_ENTRIES`` by at most a hundred writes' worth.
+Django's file cache lists its whole directory on every write to decide whether to cull (and its
+database cache counts its rows); this one culls on one write in :data:`CULL_EVERY`, so the
+directory can overshoot ``MAX_ENTRIES`` by at most that many writes' worth (what each costs per
+throttle check: docs/benchmarks.md, "Figures moved out of the code").
 """
 
 from __future__ import annotations

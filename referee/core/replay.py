@@ -49,7 +49,7 @@ from referee.core.registry import get_game
 FORMAT = "brawl-replay"
 VERSION = 1
 FINISH_STEP = 256
-"""Events digested between two yields of :meth:`Recorder.finishing` (about 1 ms of work)."""
+"""Events digested between two yields of :meth:`Recorder.finishing`."""
 
 
 class ReplayError(EngineError, ValueError):
@@ -419,9 +419,9 @@ class Recorder:
         return self.replay
 
     def finishing(self, step: int = FINISH_STEP) -> Iterator[int]:
-        """:meth:`finish` in steps, for a caller that must not be held for the whole of it (a long
-        ScrumBrawl match digests 1,400 events: about 6 ms): yields the number of events digested
-        after every ``step`` of them; :attr:`replay` is complete once the iterator is exhausted.
+        """:meth:`finish` in steps, for a caller that must not be held for the whole of it (the
+        referee's event loop): yields the number of events digested after every ``step`` of them;
+        :attr:`replay` is complete once the iterator is exhausted.
 
         Raises:
             ReplayError: the match has neither ended nor been forfeited (on the first ``next``).
@@ -438,7 +438,7 @@ class Recorder:
 
     def release(self) -> None:
         """Drops the engine's state and the replay's events and decisions of a finished match (the
-        bulk of its memory: about 1 MiB for a long ScrumBrawl match), keeping the number of
+        bulk of its memory), keeping the number of
         decisions, the incidents, the outcome and the final public observation. The replay object
         :meth:`finish` returned is left as it was: the recorder holds a copy without the events and
         decisions from here on.

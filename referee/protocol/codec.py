@@ -118,7 +118,7 @@ def _plan(desc: Any) -> dict[str, int]:
 
 
 def _fill_message(msg: Any, data: Any) -> None:
-    # Plain setattr/extend/add: an order of magnitude faster than json_format.ParseDict. Wrong
+    # Plain setattr/extend/add, not json_format.ParseDict (docs/benchmarks.md has the cost). Wrong
     # shapes raise (TypeError, ValueError, AttributeError, KeyError...) and the caller falls back
     # to the strict parser for its exact error message.
     plan = _plan(msg.DESCRIPTOR)

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from referee import settings
+from referee.core import ids
 from referee.core.ids import BotId
 
 TOKEN_PREFIX = "brawl_"
@@ -115,7 +116,7 @@ class MemoryTokenStore:
 
 def _identity_from_json(raw: Mapping[str, Any]) -> BotIdentity:
     return BotIdentity(
-        bot_id=BotId(str(raw["bot_id"])),
+        bot_id=ids.bot_id(str(raw["bot_id"])),  # the one id rule: a seat can name every bot that logs in
         name=str(raw.get("name", raw["bot_id"])),
         version_id=str(raw.get("version_id", "")),
         owner=str(raw.get("owner", "")),

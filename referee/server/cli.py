@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from referee import settings as env_settings
-from referee.core.ids import BotId
+from referee.core.ids import BotId, IdKind, InvalidIdError, check_id
 from referee.core.registry import shipped_game_names
 from referee.server.auth import (
     BotIdentity,
@@ -58,6 +58,24 @@ DEFAULT_INTERNAL = "127.0.0.1:50052"
 """Where the internal API listens unless told: loopback, never the bot port."""
 
 log = logging.getLogger(__name__)
+
+
+def _id_argument(kind: IdKind, *, house: bool = False, optional: bool = False) -> Any:
+    """Returns an argparse ``type`` that refuses an invalid id of ``kind`` (:func:`referee.core.ids.id_problem`).
+
+    With ``house``, ``house:NAME`` passes (a house seat); with ``optional``, an empty value passes
+    (the referee chooses).
+    """
+
+    def parse(value: str) -> str:
+        if (house and value.startswith("house:")) or (optional and not value):
+            return value
+        try:
+            return check_id(kind, value)
+        except InvalidIdError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from exc
+
+    return parse
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -111,7 +129,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     sub = parser.add_subparsers(dest="referee_command", metavar="ACTION")
     tok = sub.add_parser("token", help="issue a token for a bot into a JSON token file (local development)")
     tok.add_argument("--tokens", type=Path, required=True, metavar="FILE")
-    tok.add_argument("--bot-id", required=True)
+    tok.add_argument("--bot-id", required=True, type=_id_argument(IdKind.BOT))
     tok.add_argument("--name", default="")
     tok.add_argument("--games", nargs="*", default=[])
     tok.set_defaults(func=cmd_token)
@@ -127,9 +145,19 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     start.add_argument("--internal", default=DEFAULT_INTERNAL, metavar="HOST:PORT", help="the referee's internal API")
     start.add_argument("--game", required=True, help=f"registry name: {' or '.join(shipped_game_names())}")
     start.add_argument(
-        "--bot", action="append", required=True, metavar="BOT_ID", help="a seat, in order: a bot id or house:NAME"
+        "--bot",
+        action="append",
+        required=True,
+        metavar="BOT_ID",
+        type=_id_argument(IdKind.BOT, house=True),
+        help="a seat, in order: a bot id or house:NAME",
     )
-    start.add_argument("--match-id", default="", help="match id (default: the referee chooses)")
+    start.add_argument(
+        "--match-id",
+        default="",
+        type=_id_argument(IdKind.MATCH, optional=True),
+        help="match id (default: the referee chooses)",
+    )
     start.add_argument("--seed", type=int, default=None, help="match seed (default: a fresh secret one)")
     start.add_argument("--config", default="{}", metavar="JSON", help="config overrides, a JSON object")
     start.add_argument("--decision-ms", type=int, default=0, help="free think time per decision (default: the game's)")

@@ -3,9 +3,9 @@
 A referee is one event loop serving every match in its process, so a garbage collection stops
 every match at once: while it runs no answer is read and no request goes out. CPython's collector
 walks every tracked object of the generations it collects, and a referee's live state (engine
-states, replays, option encodings) is hundreds of thousands of objects at 100 matches: with the
-referee's earlier thresholds (a young collection every 50,000 allocations) a middle or full
-collection stalled the loop for 50 - 130 ms, and even a young one for 13 ms.
+states, replays, option encodings) is hundreds of thousands of objects at 100 matches, and a
+middle or full collection of them stalls the loop for every match (the pauses of the earlier
+thresholds and of this policy: docs/benchmarks.md, "Figures moved out of the code").
 
 :class:`Collector` keeps every pause short and accounts for the ones that remain:
 
@@ -13,9 +13,8 @@ collection stalled the loop for 50 - 130 ms, and even a young one for 13 ms.
   walking), and whatever survives it is frozen at once (``gc.freeze``: moved to
   the permanent generation, which no automatic collection walks). Objects that outlive one young
   collection are almost all live match state; they are still freed by reference counting when
-  dropped. Only garbage *cycles* among them are left: the referee's steady play makes none
-  (measured: 0 objects collected after 40,000 ScrumBrawl or Super Fantasy Brawl decisions with
-  collection off).
+  dropped. Only garbage *cycles* among them are left, and the referee's steady play makes none
+  (docs/benchmarks.md, "Figures moved out of the code").
   CPython counts young allocations minus *all* deallocations, so a finished match's state being
   dropped would let the young generation grow unseen: the hub runs a young collection
   (:meth:`Collector.collect_young`) just before it drops one.
@@ -25,9 +24,8 @@ collection stalled the loop for 50 - 130 ms, and even a young one for 13 ms.
   left (and by at least :data:`MIN_GROWTH_BLOCKS`), at most every :data:`RECLAIM_EVERY_SECONDS`,
   so cycles from rarer paths (errors, dropped connections) cannot pile up: memory stays within
   about twice the live state plus ten minutes of such garbage. That pause is a full collection
-  of the whole heap (about 130 ms at 100 live ScrumBrawl matches, as CPython's own full
-  collections were; 212 ms in the 30-minute soak, where it found 80 objects of cyclic garbage
-  after ten minutes of play); it comes only while the heap grows, and at most every ten minutes.
+  of the whole heap, as long as one of CPython's own; it comes only while the heap grows, and at
+  most every :data:`RECLAIM_EVERY_SECONDS`.
 * **Pauses are not a bot's time.** :attr:`Collector.paused` adds up every collection's wall time;
   the match runner credits a seat with the pauses between its request going out and its answer
   being read (:meth:`referee.server.match.MatchRunner.submit`), and moves its deadline by them.
@@ -49,9 +47,8 @@ from typing import Any
 log = logging.getLogger(__name__)
 
 YOUNG = 5_000
-"""Allocations between young collections (CPython's default is 700, the referee's earlier 50,000).
-At 100 live matches a young collection here takes 2 - 5 ms of wall time (10,000: 4 - 7 ms;
-50,000: 13 - 16 ms) and all of them together about 5 us per decision, 2 % of a decision's CPU."""
+"""Allocations between young collections (CPython's default is 700): short pauses, rare enough to
+cost a small share of a decision's CPU (the figures per threshold are in docs/benchmarks.md)."""
 GROWTH = 2.0
 """A reclaim runs once the allocated blocks reach this multiple of what the last one left."""
 MIN_GROWTH_BLOCKS = 500_000
@@ -120,8 +117,8 @@ class Collector:
     def collect_young(self) -> None:
         """Runs a young collection now, before dropping many old objects at once (a finished match's
         state): each freed object lowers the count that triggers the next young collection, so
-        without this the young generation grows unseen past :data:`YOUNG` (a 25 ms young collection
-        after Super Fantasy Brawl matches ended, measured) and is walked in one go later."""
+        without this the young generation grows unseen past :data:`YOUNG` and is walked in one go
+        later."""
         if self.installed:
             gc.collect(0)
 

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from brawl.bot.v1 import bot_pb2
 
+from referee.core import ids
 from referee.core.errors import ConfigError
 from referee.core.fairness import seed_commitment
 from referee.core.ids import BotId, MatchId, Seat
@@ -70,8 +71,8 @@ class RefereeSettings:
     """Finished matches kept in memory for GetMatch, ListMatches and late spectators (each is shed of
     what only a running match needs; the database and the replay store keep them for good)."""
     keep_finished_state: int = 32
-    """Of those, the newest whose engine state and event log are kept too (a long ScrumBrawl match
-    holds about 0.9 MiB of them); older ones keep their record and final public view only."""
+    """Of those, the newest whose engine state and event log are kept too (the bulk of a finished
+    match's memory); older ones keep their record and final public view only."""
     max_pending_matches: int = 1_000
     """Matches that may wait for their bots at once; StartMatch beyond it is RESOURCE_EXHAUSTED."""
     revalidate_interval: float = 10.0
@@ -316,14 +317,18 @@ class Referee:
         play``); house seats are always in-process.
 
         Raises:
-            StartError: unknown game or house bot, bad config or time control, no seats.
+            StartError: unknown game or house bot, bad config or time control, no seats, an
+                invalid ``match_id`` (:func:`referee.core.ids.id_problem`).
             AlreadyExistsError: ``match_id`` belongs to another request.
         """
         if request_id and request_id in self._requests:
             return self.matches[self._requests[request_id]].runner
         if not self.accepting:
             raise StartError("the referee is shutting down and accepts no new match")
-        mid = MatchId(match_id) if match_id else new_match_id()
+        try:
+            mid = ids.match_id(match_id) if match_id else new_match_id()
+        except ids.InvalidIdError as exc:
+            raise StartError(str(exc)) from exc
         if mid in self.matches:
             raise AlreadyExistsError(f"match {mid!r} already exists")
         try:

@@ -9,7 +9,7 @@ through) and plays on (:mod:`referee.server.match` does the replaying).
 
 Redis keys (``prefix`` is the relay's, ``brawl`` by default):
 
-- ``<prefix>:journal:<match_id>:start``: the start record, JSON. It holds the match's secret
+- ``<prefix>:journal:<match_id>:start``: the start record, JSON (:func:`dump`). It holds the match's secret
   seed, so it lives only in Redis, which bots and spectators never read (the referee's internal
   API and the web tier never copy it out while the match runs);
 - ``<prefix>:journal:<match_id>:log``: a stream, one entry per decision, incident, takeover or
@@ -35,6 +35,8 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+import orjson
 
 from referee.core.contract import Outcome
 from referee.core.errors import EngineError
@@ -92,6 +94,34 @@ redis.call('DEL', KEYS[2], KEYS[3])
 redis.call('SREM', KEYS[4], ARGV[2])
 return 1
 """
+
+
+def dump(value: Any) -> bytes:
+    """Returns the compact JSON of a start record or log entry, as stored in Redis.
+
+    orjson writes it (UTF-8, not ``\\u`` escapes: JSON either way, so a referee of the previous
+    release, which read with the standard library, reads it too); a value orjson refuses (an
+    integer past 64 bits, a non-string key) falls back to the standard library's encoder.
+    """
+    try:
+        return orjson.dumps(value)
+    except TypeError:
+        return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def load(raw: bytes | str) -> Any:
+    """Reads what :func:`dump` wrote, or what the standard library's encoder wrote (older journals).
+
+    orjson reads both; the standard library reads what orjson refuses (``NaN``, an integer past
+    64 bits), which only the old encoder could have written.
+
+    Raises:
+        ValueError: the text is not JSON.
+    """
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return json.loads(raw)
 
 
 class JournalFenced(RuntimeError):
@@ -251,7 +281,7 @@ class RedisJournal:
 
     async def claim(self, match_id: str, record: Mapping[str, Any] | None) -> str:
         """Creates the journal (with ``record``) or takes it over from a dead owner; see :data:`CLAIM`."""
-        data = json.dumps(record, separators=(",", ":")) if record is not None else ""
+        data = dump(record) if record is not None else ""
         owner, start, _log, members = keys(self.prefix, match_id)
         out = await self.redis.eval(CLAIM, 3, owner, start, members, self.me, data, match_id, self.prefix)
         return out.decode() if isinstance(out, bytes) else str(out)
@@ -267,7 +297,7 @@ class RedisJournal:
         if not entries:
             return
         owner, _start, log_key, _set = keys(self.prefix, match_id)
-        data = [json.dumps(e, separators=(",", ":")) for e in entries]
+        data = [dump(e) for e in entries]
         if self._append is None:
             self._append = self.redis.register_script(APPEND)
         if not await self._append(keys=[owner, log_key], args=[self.me, *data]):
@@ -289,13 +319,13 @@ class RedisJournal:
         """Returns the log of ``match_id``, oldest first."""
         _owner, _start, log_key, _set = keys(self.prefix, match_id)
         raw = await self.redis.xrange(log_key)
-        return [json.loads(fields[b"e"]) for _id, fields in raw]
+        return [load(fields[b"e"]) for _id, fields in raw]
 
     async def record(self, match_id: str) -> dict[str, Any] | None:
         """Returns the start record of ``match_id``, or ``None``."""
         _owner, start, _log, _set = keys(self.prefix, match_id)
         raw = await self.redis.get(start)
-        return json.loads(raw) if raw else None
+        return load(raw) if raw else None
 
     async def orphans(self) -> list[str]:
         """Returns the journaled matches whose owner's lease has lapsed or names another boot."""
@@ -352,7 +382,7 @@ def read_state(client: Any, prefix: str, match_id: str) -> JournalState | None:
         at = int(last[0][0].decode().split("-")[0]) / 1000.0
     else:
         record = client.get(start)
-        at = float(json.loads(record)["created"]) if record else 0.0
+        at = float(load(record)["created"]) if record else 0.0
     return JournalState(alive, max(0.0, wall_time() - at), False)
 
 

@@ -123,8 +123,8 @@ class MatchRunner:
     iteration per decision; off only to measure what the yield costs and saves)."""
     step_cpu: bool = False
     """Also time each step in the loop thread's CPU time (``max_step_cpu_seconds``). Off by default:
-    the thread CPU clock is a system call (1 - 3 us a read on the benchmark machine, 40 times a
-    ``perf_counter`` read; 15 - 30 us under cProfile), two more per decision for a diagnostic."""
+    the thread CPU clock is a system call, much dearer than a ``perf_counter`` read, and this adds
+    two per decision for a diagnostic (the cost: docs/benchmarks.md, "Figures moved out of the code")."""
     finish_step: int = FINISH_STEP
     """Events the replay's digest takes between two yields to the loop when the match ends."""
 
@@ -743,8 +743,8 @@ class MatchRunner:
 
     async def _finish_replay(self) -> Replay:
         """The recorder's :meth:`~referee.core.replay.Recorder.finishing`, yielding to the loop after each
-        :attr:`finish_step` events digested: a long match's digest (about 6 ms for 1,400 ScrumBrawl
-        events) must not hold the other matches' answers. Each stretch counts as a step."""
+        :attr:`finish_step` events digested: a long match's digest must not hold the other matches'
+        answers. Each stretch counts as a step."""
         steps = self.recorder.finishing(self.finish_step)
         cpu_clock = time.thread_time if self.step_cpu else _no_clock
         while True:

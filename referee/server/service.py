@@ -28,7 +28,6 @@ import asyncio
 import contextlib
 import logging
 import math
-import re
 import signal
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
@@ -42,8 +41,9 @@ from google.protobuf.message import DecodeError
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from referee.core import ids
 from referee.core.fairness import SEED_BITS
-from referee.core.ids import BotId
+from referee.core.ids import BotId, IdKind
 from referee.protocol import codec
 from referee.protocol.timecontrol import duration, seconds
 from referee.seeding import new_seed
@@ -77,9 +77,6 @@ def bearer_token(metadata: Any) -> str | None:
 
 # ----- validation of the internal API ------------------------------------------------------
 
-ID_PATTERN = re.compile(r"[A-Za-z0-9_.:-]{1,64}")
-"""Match and request ids: safe in file names, URLs, log lines and Redis keys."""
-
 TIME_BOUNDS: dict[str, tuple[float, float]] = {
     "decision_time": (0.001, 60.0),
     "bank_time": (0.0, 3600.0),
@@ -104,18 +101,18 @@ class InvalidRequest(ValueError):
     """A request breaks a bound; the message names the field and the value."""
 
 
-def check_id(field_name: str, value: str, *, required: bool = False) -> None:
-    """Checks a match or request id against :data:`ID_PATTERN`.
+def check_id(field_name: str, value: str, *, required: bool = False, kind: IdKind = IdKind.MATCH) -> None:
+    """Checks a match, request or bot id against the one rule, :func:`referee.core.ids.id_problem`.
 
     Raises:
-        InvalidRequest: the id is empty when required, or does not match, or contains ``..``.
+        InvalidRequest: the id is empty when required, or breaks the rule (the message names the field).
     """
-    if not value:
-        if required:
-            raise InvalidRequest(f"{field_name} is required")
+    if not value and not required:
         return
-    if not ID_PATTERN.fullmatch(value) or ".." in value:
-        raise InvalidRequest(f"{field_name} {value[:80]!r} is not 1 to 64 characters of [A-Za-z0-9_.:-] without '..'")
+    try:
+        ids.check_id(kind, value, field_name)
+    except ids.InvalidIdError as exc:
+        raise InvalidRequest(str(exc)) from exc
 
 
 def check_time_control(tc: bot_pb2.TimeControl) -> None:
@@ -142,7 +139,7 @@ def check_start(request: referee_pb2.StartMatchRequest) -> None:
         InvalidRequest: the first field out of bounds, named with its value.
     """
     check_id("match_id", request.match_id)
-    check_id("request_id", request.request_id)
+    check_id("request_id", request.request_id, kind=IdKind.REQUEST)
     if not request.seats:
         raise InvalidRequest("a match needs seats")
     if len(request.seats) > MAX_SEATS:
@@ -152,6 +149,7 @@ def check_start(request: referee_pb2.StartMatchRequest) -> None:
             raise InvalidRequest(
                 f"seats[{i}].display_name {seat.display_name[:80]!r} is not printable text of at most {MAX_NAME}"
             )
+        check_id(f"seats[{i}].bot_id", seat.bot_id, kind=IdKind.BOT)
         player = seat.bot_id or seat.house_bot
         if len(player) > MAX_NAME or not player.isprintable():
             raise InvalidRequest(f"seats[{i}] names the player {player[:80]!r}; at most {MAX_NAME} printable")
@@ -753,10 +751,8 @@ def tune_gc() -> None:
     """Installs the referee's garbage-collection policy (:mod:`referee.server.collector`).
 
     Short young collections whose survivors are frozen, a full collection only when the heap has
-    doubled, and the pauses kept out of the bots' clocks. With CPython's defaults, a hundred live
-    matches ran full collections often enough to stall the event loop for over a second; with
-    the earlier tuning (young collections every 50,000 allocations) a young collection still
-    took 13 - 16 ms and a middle one 50 - 70 ms.
+    doubled, and the pauses kept out of the bots' clocks (what the earlier policies cost:
+    docs/benchmarks.md, "Figures moved out of the code").
     """
     collector.install()
 

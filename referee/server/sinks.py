@@ -4,7 +4,7 @@ The referee calls ``record`` once per finished match (retrying on failure); a si
 idempotent, so a retry after a crash between "written" and "acknowledged" stores nothing twice.
 
 - :class:`FileResultSink` writes ``<dir>/<match_id>.json.gz`` atomically (temporary file, fsync,
-  rename): ``brawl referee --replays``.
+  rename): ``brawl referee --replays``. Every valid match id is a safe file name as it is.
 - :class:`HandOffResultSink` hands the encoded replay to a ``send`` callable: the ladder's
   referee passes one that puts a ``record_result`` message on the broker (``workers.refhost``),
   so the referee never writes the database; the workers record it, once.
@@ -17,15 +17,13 @@ from __future__ import annotations
 
 import asyncio
 import os
-import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
 
+from referee.core import ids
 from referee.core.ids import MatchId
 from referee.core.replay import Replay
-
-_SAFE_ID = re.compile(r"^[A-Za-z0-9._-]{1,128}$")
 
 
 class ResultSink(Protocol):
@@ -67,14 +65,16 @@ class FileResultSink:
         self.directory.mkdir(parents=True, exist_ok=True)
 
     def path_for(self, match_id: MatchId) -> Path:
-        """Returns the file of ``match_id``.
+        """Returns the file of ``match_id``: the id itself names it.
+
+        Every valid match id (:func:`referee.core.ids.id_problem`, the rule ``StartMatch`` applies)
+        is a safe file name: no ``/``, no ``..``, no leading ``.`` or ``-``. This checks with that
+        same rule, so the sink can refuse nothing that the referee accepted.
 
         Raises:
-            ValueError: the id has characters unsafe in a file name.
+            InvalidIdError: ``match_id`` is not a valid match id (a ``ValueError``).
         """
-        if not _SAFE_ID.match(match_id):
-            raise ValueError(f"match id {match_id!r} is not safe as a file name")
-        return self.directory / f"{match_id}.json.gz"
+        return self.directory / f"{ids.match_id(match_id)}.json.gz"
 
     def _write(self, match_id: MatchId, replay: Replay) -> str:
         path = self.path_for(match_id)

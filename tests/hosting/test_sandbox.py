@@ -136,6 +136,35 @@ def test_writes_outside_and_inside_its_folder_are_refused() -> None:
     asyncio.run(scenario())
 
 
+def test_a_bot_can_write_and_read_its_private_tmp_up_to_its_size_and_nothing_of_it_remains() -> None:
+    """Issue 24, finding 8: /tmp (also ``HOME``) was a root-owned tmpfs the bot's uid could not
+    write. Now the bot writes and reads a file there and under ``~/.cache``; the tmpfs fills at
+    ``Limits.tmp_bytes`` (4 MiB here: 3 blocks of 1 MiB fit beside the rest, then ``ENOSPC``);
+    nothing appears in the host's /tmp, and the next run of the same slot starts with an empty /tmp."""
+    marker = f"brawl-tmp-{os.getpid()}"
+    limits = sandbox.Limits(memory_bytes=SMALL.memory_bytes, processes=SMALL.processes, tmp_bytes=4 * 1024 * 1024)
+
+    async def scenario() -> list[str]:
+        logs = []
+        async with referee_env() as env:
+            env.connect(FirstBot, "conn", games=[GAME])
+            for n in range(2):
+                async with hosted(env, "tmp_bot:TmpBot", f"tmp{n}", slot=11, targets=[marker], limits=limits) as run:
+                    runner = await play(env, f"tmp{n}")
+                    assert runner.state is MatchState.SUCCEEDED, runner.error
+                logs.append(run.log.text())
+        return logs
+
+    logs = asyncio.run(scenario())
+    for log in logs:
+        assert "TMP before []" in log, log
+        assert f"TMP read hello {marker}" in log, log
+        assert "TMP home /tmp/.cache/probe.txt at home" in log, log
+        full = next(line for line in log.splitlines() if line.startswith("TMP full "))
+        assert full.startswith("TMP full 3 OSError: errno 28"), full  # ENOSPC at the tmpfs size
+    assert not Path("/tmp", f"{marker}.txt").exists(), "the bot's /tmp is not the host's"
+
+
 def test_fork_bomb_stops_at_the_process_limit() -> None:
     """Forking without limit stops at the bot's own process limit; the match still finishes."""
 

@@ -173,8 +173,7 @@ def match_list_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Returns exactly what :class:`MatchSerializer` makes of these matches, from ``.values(*LIST_FIELDS)`` rows.
 
     Builds plain dictionaries in one query for all the seats, without model instances or a
-    serializer per field: a page of 50 matches took about 17 ms through ``MatchSerializer`` and
-    takes about 1 ms this way (``tests/webapp/test_pagination.py`` checks the two agree).
+    serializer per field (``tests/webapp/test_pagination.py`` checks the two agree).
     """
     if not rows:
         return []

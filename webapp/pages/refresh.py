@@ -3,8 +3,8 @@
 A recorded result changes its game's leaderboard (the first page and the ratings API of the game,
 when it is rated) and the pages of its bots (profile, head to head, first page of matches). Their
 cached pieces are stamped with the state they were computed from (``webapp.cache.read_through``),
-so the first reader after the result used to find them out of date and rebuild them: 5 to 15
-times the cost of a warm request. Now, once the result is committed:
+so without a refresh the first reader after the result would find them out of date and rebuild
+them, at a cost far above a warm request's. Instead, once the result is committed:
 
 1. ``webapp.results.after_commit`` calls :func:`request_refresh` once the result has committed.
    It sets, per scope (the game, each bot), a stale marker naming the scope's stamp from just

@@ -11,9 +11,7 @@ leaders, stamped with the game's highest rating-history id (every rated result, 
 writes new history rows) and the bots generation (a bot's activity, name or new version). The
 history queries and the rendering of 50 rows run once per rated result, not once per request.
 
-**Bot page**: the page used to count the bot's last 5,000 finished matches for its head-to-head table and load a
-thousand rating changes as models on every request (at 100,000 matches: 90-210 ms). Now the
-head to head comes from ``BotOpponentStats`` (kept by ``matches.stats`` as results are recorded)
+**Bot page**: the head to head comes from ``BotOpponentStats`` (kept by ``matches.stats`` as results are recorded)
 and the whole profile, its head-to-head rows and opponent options rendered, is stamped with the
 bot's state: its ``BotStats.revision`` (which every recorded result of the bot raises, in the
 transaction that records it), its latest version and the bots generation (``webapp.cache``).
@@ -164,8 +162,8 @@ def recent_history(version_ids: list[int], per_version: int, *, times: bool = Tr
     """Returns the last ``per_version`` rating changes of each version, oldest first, in one query.
 
     On PostgreSQL a lateral join reads each version's last rows straight off the
-    ``(bot_version, id)`` index (about 1 ms for a page of 50 leaders at 100,000 matches, where the
-    window over their whole history took 15 ms); elsewhere a window query does the same.
+    ``(bot_version, id)`` index, without a window over their whole history; elsewhere a window
+    query does the same.
     """
     if not version_ids:
         return {}

@@ -87,7 +87,7 @@ def do_create_tournament(
         raise DomainError(f"best_of must be odd and 1 to {MAX_BEST_OF}, got {best_of}")
     if rounds is not None and not 1 <= rounds <= MAX_ROUNDS:
         raise InvalidInput(f"rounds must be 1 to {MAX_ROUNDS}, got {rounds}")
-    # Refused now, not when the first game reaches a referee (a -5 ms decision time once ran forever).
+    # Refused now, not when the first game reaches a referee (a bad time control would fail it there).
     time_control = match_services.check_time_control(time_control or {})
     if registration_opens and registration_closes and registration_closes <= registration_opens:
         raise DomainError("registration must close after it opens")

@@ -9,7 +9,8 @@ What is enforced, and where (see docs/hosted-bots.md):
   ``/usr`` (with the ``/bin``, ``/lib`` links), the Python runtime, the installed libraries, the
   SDK (``referee/``, ``brawl`` protos) and the bot's own folder at ``/bot``. The service's
   database, its ``var/`` folder, its settings and other bots' folders are not in the sandbox at all.
-- **Private /tmp**: a size-limited tmpfs (``--size``), gone with the process.
+- **Private /tmp**: a tmpfs of ``Limits.tmp_bytes`` (``--size``), writable by the bot (mode 1777;
+  it is also ``HOME``), in the sandbox's own mount namespace, so it is gone with the process.
 - **No environment**: ``--clearenv``; the bot gets only ``HOME``, ``PYTHONPATH``, ``BRAWL_SERVER``
   and its own ``BRAWL_TOKEN``.
 - **A uid of its own**: bubblewrap starts as root with only ``CAP_SETUID``/``CAP_SETGID`` kept,
@@ -221,7 +222,9 @@ def build_command(
     for outside, inside in binds:
         args += ["--ro-bind", outside, inside]
     args += ["--ro-bind", str(bot_dir), BOT_DIR, "--bind", str(socket_dir), SOCKET_DIR]
-    args += ["--proc", "/proc", "--dev", "/dev", "--size", str(limits.tmp_bytes), "--tmpfs", "/tmp"]
+    # The tmpfs is mounted by bubblewrap, as root: without a mode it is root's 0755 and the bot's
+    # uid (its HOME too) could not write it. 1777 is any /tmp's mode; only the bot's uid is inside.
+    args += ["--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--size", str(limits.tmp_bytes), "--tmpfs", "/tmp"]
     args += ["--chdir", BOT_DIR]
     if seccomp_fd is not None:
         args += ["--seccomp", str(seccomp_fd)]
