@@ -26,7 +26,7 @@ import grpc
 from brawl.referee.v1 import referee_pb2, referee_pb2_grpc
 from google.protobuf import struct_pb2
 
-from referee import settings
+from common import settings
 from referee.server.auth import internal_token
 
 DEFAULT_TIMEOUT = 5.0

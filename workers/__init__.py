@@ -2,6 +2,6 @@
 
 ``workers.celery`` is the app, ``workers.tasks`` the tasks, ``workers.scheduling`` and
 ``workers.recording`` what they do, ``referee.client`` the referees' internal API,
-``workers.refhost`` the referee wired to the ladder, ``workers.cli`` the command line.
+``service.refhost`` the referee wired to the ladder, ``workers.cli`` the command line.
 See ``docs/workers.md``. Importing this package does nothing: Django is set up by the worker.
 """

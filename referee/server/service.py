@@ -42,11 +42,10 @@ from google.protobuf.message import DecodeError
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from referee.core.fairness import SEED_BITS
+from common.seeding import SEED_BITS, new_seed
 from referee.core.ids import BotId
 from referee.protocol import codec
 from referee.protocol.timecontrol import duration, seconds
-from referee.seeding import new_seed
 from referee.server import collector
 from referee.server.auth import TokenServiceError, TokenStore, credential_matches, internal_token
 from referee.server.hub import AlreadyExistsError, BotSession, Referee, RefereeSettings, StartError, commitment_of
