@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The static checks, one list for `make lint` and `make test` alike: lint, format, strict types on
-# referee/ and ladder/, the import contracts (layers; pyproject.toml's [tool.importlinter]) and the
+# common/, referee/ and ladder/, the import contracts (layers; pyproject.toml's [tool.importlinter]) and the
 # checked-in generated protocol code. The tools are pinned in
 # pyproject.toml, so a clean checkout passes or fails the same way on every machine.
 set -euo pipefail
@@ -10,7 +10,7 @@ echo "== ruff check"
 "$VENV/bin/ruff" check .
 echo "== ruff format --check"
 "$VENV/bin/ruff" format --check .
-echo "== mypy (strict: referee/, ladder/)"
+echo "== mypy (strict: common/, referee/, ladder/)"
 "$VENV/bin/mypy"
 echo "== import contracts (lint-imports: layers, pure engines and ladder, no cycles)"
 "$VENV/bin/lint-imports" --no-cache --no-logo
