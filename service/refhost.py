@@ -27,8 +27,9 @@ from typing import Any
 
 from common import settings as env_settings
 from common.brokerconf import RECORDING
+from common.credential import internal_token
 from referee.core.ids import MatchId
-from referee.server.auth import TokenStore, WebTokenStore, internal_token
+from referee.server.auth import TokenStore, WebTokenStore
 from referee.server.sinks import HandOffResultSink, ResultSink
 
 log = logging.getLogger(__name__)
@@ -91,7 +92,7 @@ def ladder_stores() -> tuple[TokenStore, ResultSink]:
 
     Raises:
         SystemExit: ``BRAWL_WEB_INTERNAL_URL`` is malformed (the message says so, with no traceback).
-        referee.server.auth.InternalTokenError: no internal service credential.
+        common.credential.InternalTokenError: no internal service credential.
     """
     try:
         tokens = WebTokenStore(env_settings.current().web_internal_url, internal_token())

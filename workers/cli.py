@@ -66,7 +66,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
     os.environ.setdefault("BRAWL_DISPATCH", "celery")
     # Every call a worker makes to a referee needs the internal API's credential: a production
     # worker without it fails now, with the reason, not on its first ladder round.
-    from referee.server.auth import InternalTokenError, internal_token
+    from common.credential import InternalTokenError, internal_token
 
     try:
         internal_token()

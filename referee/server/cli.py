@@ -4,7 +4,7 @@
 A referee listens twice: ``--listen`` is the bot port (``BotService`` and health, TLS with
 ``--tls-cert``/``--tls-key``), ``--internal-listen`` the internal API (``RefereeService``, loopback
 by default), which needs the service credential (``BRAWL_INTERNAL_TOKEN``, or on embedded
-defaults the secret generated in ``$BRAWL_VAR_DIR/internal-token``; see ``referee.server.auth``).
+defaults the secret generated in ``$BRAWL_VAR_DIR/internal-token``; see ``common.credential``).
 
 One command, two modes, chosen by the options:
 
@@ -40,15 +40,14 @@ from pathlib import Path
 from typing import Any
 
 from common import settings as env_settings
+from common.credential import InternalTokenError, internal_token
 from referee.core.ids import BotId
 from referee.core.registry import shipped_game_names
 from referee.server.auth import (
     BotIdentity,
-    InternalTokenError,
     JsonFileTokenStore,
     MemoryTokenStore,
     TokenStore,
-    internal_token,
 )
 from referee.server.hub import RefereeSettings
 from referee.server.metrics import serve_metrics

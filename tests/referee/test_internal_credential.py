@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.server.auth import InternalTokenError, credential_matches, internal_token
+from common.credential import InternalTokenError, credential_matches, internal_token
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -156,8 +156,8 @@ def test_the_scan_sees_a_read_through_an_alias() -> None:
 
 
 def test_the_referee_reads_its_credential_and_relay_url_through_the_settings() -> None:
-    """``auth.internal_token`` and ``cli.relay_url`` read through ``common.settings``, not an alias of their own."""
-    for name in ("referee/server/auth.py", "referee/server/cli.py"):
+    """``credential.internal_token`` and ``cli.relay_url`` read through ``common.settings``, no alias of their own."""
+    for name in ("common/credential.py", "referee/server/auth.py", "referee/server/cli.py"):
         assert _direct_reads((REPO / name).read_text(encoding="utf-8")) == [], name
 
 
@@ -297,7 +297,7 @@ def _falsy_fallbacks(source: str) -> list[int]:
 
 def test_the_internal_credential_refuses_a_deployment_it_cannot_name(tmp_path: Path) -> None:
     """A ``BRAWL_ENV`` that names no deployment is refused by name, not read as "not production"."""
-    from referee.server.auth import InternalTokenError, internal_token
+    from common.credential import InternalTokenError, internal_token
 
     with pytest.raises(InternalTokenError, match="environment variable BRAWL_ENV='prod' is malformed: must be one of"):
         internal_token({"BRAWL_ENV": "prod", "BRAWL_VAR_DIR": str(tmp_path)})
