@@ -5,7 +5,7 @@ referee's *internal* listener, never its bot port; the Django setting of the sam
 present). A referee is named by that address everywhere: the address is what ``Match.referee_id``
 records, so any worker can reach the referee of a match. Every call presents the service
 credential (``authorization: Bearer <secret>``, the secret from
-:func:`referee.server.auth.internal_token`: ``BRAWL_INTERNAL_TOKEN``, or the generated file under
+:func:`common.credential.internal_token`: ``BRAWL_INTERNAL_TOKEN``, or the generated file under
 the var dir on embedded defaults). Channels are cached per process (Celery's prefork children each
 build their own after the fork).
 
@@ -26,8 +26,8 @@ import grpc
 from brawl.referee.v1 import referee_pb2, referee_pb2_grpc
 from google.protobuf import struct_pb2
 
-from referee import settings
-from referee.server.auth import internal_token
+from common import settings
+from common.credential import internal_token
 
 DEFAULT_TIMEOUT = 5.0
 """Seconds any one call may take."""

@@ -3,15 +3,16 @@
 Engines emit plain data (they import no protobuf); the keys are the field names of the game's
 ``Observation``, ``OptionParams`` and ``Event`` messages in ``proto/brawl/<game>/v1/``. This module
 parses that data strictly (an unknown field is an error), for the server and for the tests that
-prove the engine and the ``.proto`` files agree.
+prove the engine and the ``.proto`` files agree. A game's messages are found by their full names in
+the protobuf descriptor pool, which the bot protocol's generated module fills with every game's.
 """
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
-from google.protobuf import json_format
+from brawl.bot.v1 import bot_pb2  # noqa: F401 (imports every game's generated module: their messages are its fields)
+from google.protobuf import descriptor_pool, json_format, message_factory
 from google.protobuf.message import Message
 
 PAYLOADS = {"observation": "Observation", "option": "OptionParams", "event": "Event"}
@@ -29,11 +30,12 @@ def message_class(game: str, kind: str) -> type[Message]:
     """
     if kind not in PAYLOADS:
         raise WireError(f"unknown payload kind {kind!r}; expected one of {sorted(PAYLOADS)!r}")
+    name = f"brawl.{game}.v1.{PAYLOADS[kind]}"
     try:
-        module = importlib.import_module(f"brawl.{game}.v1.{game}_pb2")
-    except ImportError as exc:
-        raise WireError(f"no generated proto module for game {game!r}: {exc}") from exc
-    cls: type[Message] = getattr(module, PAYLOADS[kind])
+        descriptor = descriptor_pool.Default().FindMessageTypeByName(name)
+    except KeyError as exc:
+        raise WireError(f"no generated proto message {name} for game {game!r}") from exc
+    cls: type[Message] = message_factory.GetMessageClass(descriptor)
     return cls
 
 

@@ -16,7 +16,7 @@ import logging
 import os
 import sys
 
-from referee import settings
+from common import settings
 
 
 def _setup() -> None:

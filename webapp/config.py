@@ -1,6 +1,6 @@
 """The web tier's part of the settings: the deployment kind and the database URL.
 
-The environment is read through ``referee.settings`` (the one typed settings module of every
+The environment is read through ``common.settings`` (the one typed settings module of every
 process: :func:`env`, :func:`parse_bool`, :class:`ConfigurationError` are its, re-exported
 here); this module adds what only Django needs: :class:`Environment` and the ``DATABASES`` entry
 a ``DATABASE_URL`` names. It does not import Django: ``webapp.settings`` calls it.
@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
-from referee.settings import ConfigurationError, Environment, env, parse_bool, parse_list
+from common.settings import ConfigurationError, Environment, env, parse_bool, parse_list
 
 INSECURE_DEV_SECRET_KEY = "insecure-dev-only-secret-key-do-not-use-in-production"
 """The development default; marked insecure so nobody mistakes it for a real secret."""

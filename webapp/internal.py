@@ -8,7 +8,7 @@ check records ``last_used_at`` on the token row, here, through ``webapp.bots.tok
 
 Every call carries the internal service credential, ``authorization: Bearer
 <BRAWL_INTERNAL_TOKEN>`` (on embedded defaults the secret generated under the var dir, found by
-``referee.server.auth.internal_token``), compared in constant time. Without it the answer is 401
+``common.credential.internal_token``), compared in constant time. Without it the answer is 401
 and says nothing else; the routes are not in the public API's schema. Tokens travel in the POST
 body, never in a URL, so no access log records them.
 
@@ -26,7 +26,7 @@ from django.urls import path
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
 
-from referee.server.auth import InternalTokenError, credential_matches, internal_token
+from common.credential import InternalTokenError, credential_matches, internal_token
 from webapp.bots.token_store import lookup
 
 log = logging.getLogger(__name__)

@@ -6,7 +6,7 @@ Every scrape reads, fresh:
   ``REDIS_URL``, ``LLEN`` of the Redis list named after the queue (the workers' broker settings
   turn kombu's priority sub-lists off, ``priority_steps=[0]``, so a queue is exactly that one
   list and nothing here knows kombu's internal key names); else the message files of the
-  embedded broker (``referee.broker``: ``<ms>_<uuid>.<queue>.msg`` in ``$BRAWL_VAR_DIR/broker/queue``);
+  embedded broker (``common.broker``: ``<ms>_<uuid>.<queue>.msg`` in ``$BRAWL_VAR_DIR/broker/queue``);
 - the number of matches in each status, from the database;
 - the task failures and retries the workers counted (``workers.taskmetrics`` calls
   :func:`record_task_event` from Celery's ``task_failure``/``task_retry`` signals): a Redis hash
@@ -43,7 +43,7 @@ from prometheus_client.exposition import choose_encoder
 from prometheus_client.registry import Collector
 
 QUEUES = ("scheduling", "recording", "followups")
-"""The Celery queues (``referee.brokerconf``: ``SCHEDULING``, ``RECORDING``, ``FOLLOWUPS``)."""
+"""The Celery queues (``common.brokerconf``: ``SCHEDULING``, ``RECORDING``, ``FOLLOWUPS``)."""
 TASK_EVENTS_KEY = "brawl:metrics:task_events"
 """Redis hash of task events: field ``<task name>|<kind>``, value the count."""
 TASK_EVENTS_FILE = Path("metrics") / "task-events.log"
@@ -134,7 +134,7 @@ def queue_depths(*, redis_url: str | None, var_dir: Path) -> dict[str, int]:
     folder = var_dir / "broker" / "queue"
     depths = dict.fromkeys(QUEUES, 0)
     if folder.is_dir():
-        # The embedded broker (``referee.broker``) names a message file ``<ms>_<uuid>.<queue>.msg``.
+        # The embedded broker (``common.broker``) names a message file ``<ms>_<uuid>.<queue>.msg``.
         for name in os.listdir(folder):
             queue = name.partition(".")[2].removesuffix(".msg")
             if queue in depths:

@@ -33,7 +33,7 @@ import logging
 from django.conf import settings
 from django.db import transaction
 
-from referee.brokerconf import FOLLOWUPS
+from common.brokerconf import FOLLOWUPS
 from referee.core.contract import Termination
 from referee.core.replay import Replay, ReplayError
 from webapp import tasks_out

@@ -1,4 +1,4 @@
-"""Django settings for the Brawl Ladder site, read from the environment through ``referee.settings``
+"""Django settings for the Brawl Ladder site, read from the environment through ``common.settings``
 (the typed settings module every process shares) and ``webapp.config`` (the database URL).
 
 Environment variables:
@@ -22,7 +22,7 @@ from __future__ import annotations
 import ipaddress
 from pathlib import Path
 
-from referee.settings import parse_count, parse_positive_int, var_dir
+from common.settings import parse_count, parse_positive_int, var_dir
 from webapp.config import (
     INSECURE_DEV_SECRET_KEY,
     ConfigurationError,
@@ -252,9 +252,9 @@ SPECTACULAR_SETTINGS = {
     },
 }
 
-# Every process logs the same way (``referee.logsetup``: BRAWL_LOG_FORMAT=text|json, BRAWL_LOG_LEVEL,
+# Every process logs the same way (``common.logsetup``: BRAWL_LOG_FORMAT=text|json, BRAWL_LOG_LEVEL,
 # BRAWL_LOG_DIR, the ``extra`` fields such as ``match_id`` kept on each line).
-LOGGING_CONFIG = "referee.logsetup.django_setup"
+LOGGING_CONFIG = "common.logsetup.django_setup"
 LOGGING = {"service": "web"}
 
 BRAWL_DISPATCH: str = env("BRAWL_DISPATCH", str, "none")

@@ -2,7 +2,7 @@
 
 The web app queues work (a match to start, a webhook sweep) but runs none of it, so it imports no
 task module and not the workers' Celery app: it builds its own app from the broker settings every
-process shares (``referee.brokerconf.publisher_settings``) and sends the task's name and arguments.
+process shares (``common.brokerconf.publisher_settings``) and sends the task's name and arguments.
 The app is built on first use and again whenever the broker settings change (a test pointing the
 process at another Redis database), so a send never goes to a broker the environment no longer
 names. Callers decide when to send (``BRAWL_DISPATCH``, after the transaction commits).
@@ -15,7 +15,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from referee.brokerconf import publisher_settings
+from common.brokerconf import publisher_settings
 
 _lock = threading.Lock()
 _app: Any = None

@@ -1,7 +1,7 @@
 """The Celery application of the Brawl Ladder: broker, queues, reliability settings and the beat schedule.
 
 The broker is Redis when ``REDIS_URL`` is set; otherwise the embedded filesystem transport of
-``referee.broker`` under ``<BRAWL_VAR_DIR>/broker`` (``./var/broker``), so the one-machine default
+``common.broker`` under ``<BRAWL_VAR_DIR>/broker`` (``./var/broker``), so the one-machine default
 needs no server (kombu's own filesystem transport tore messages under concurrency, kombu#1551). Tasks
 acknowledge late and are rejected back to the queue when their worker dies, one message is
 prefetched at a time, and every task is safe to run twice (see ``workers.tasks``). Three queues
@@ -9,7 +9,7 @@ keep recording from waiting behind scheduling or behind a result's slow aftermat
 (ladder rounds, starting matches, tournaments, the reaper), ``recording`` (finished matches) and
 ``followups`` (sent once a result commits: author notifications, page refresh, viewer frames).
 
-Environment (besides Django's ``DATABASE_URL`` and ``REDIS_URL``), read through ``referee.settings``:
+Environment (besides Django's ``DATABASE_URL`` and ``REDIS_URL``), read through ``common.settings``:
     BRAWL_REFEREES: comma-separated ``host:port`` of the referees' internal API (``127.0.0.1:50052``).
     BRAWL_LADDER_GAMES: games the beat schedules ladder rounds for (default: every registered game).
     BRAWL_LADDER_INTERVAL: seconds between ladder rounds per game (default 3).
@@ -27,11 +27,11 @@ import os
 
 from celery import Celery, signals
 
-from referee import settings
+from common import settings
 
 # Broker settings and queues live apart so a ladder referee can publish results without importing
 # this app (its task metrics import the web tier, and with it Django). Re-exported for callers.
-from referee.brokerconf import FOLLOWUPS, QUEUES, RECORDING, SCHEDULING, broker_settings
+from common.brokerconf import FOLLOWUPS, QUEUES, RECORDING, SCHEDULING, broker_settings
 
 __all__ = ["FOLLOWUPS", "QUEUES", "RECORDING", "SCHEDULING", "app", "broker_settings"]
 
@@ -109,7 +109,7 @@ app.conf.update(
         "workers.tasks.*": {"queue": SCHEDULING},
     },
     broker_connection_retry_on_startup=True,
-    # Logging is set up by ``referee.logsetup`` (the ``setup_logging`` receiver below): the same
+    # Logging is set up by ``common.logsetup`` (the ``setup_logging`` receiver below): the same
     # format, JSON option and ``task_id`` field as every other process.
     worker_hijack_root_logger=False,
     beat_schedule=beat_schedule(),
@@ -120,8 +120,8 @@ app.set_default()
 
 @signals.setup_logging.connect
 def _logging(loglevel: object = None, **_: object) -> None:
-    """Celery's own root-logger set-up is replaced by the project's (``referee.logsetup``)."""
-    from referee import logsetup
+    """Celery's own root-logger set-up is replaced by the project's (``common.logsetup``)."""
+    from common import logsetup
 
     logsetup.configure("worker", verbose=str(loglevel).upper() in {"DEBUG", "10"})
 

@@ -1,9 +1,7 @@
-"""``brawl worker`` (a Celery worker, optionally with beat) and ``brawl ladder-referee`` (deprecated alias).
+"""``brawl worker``: a Celery worker, optionally with beat.
 
 The worker reads ``DATABASE_URL``, ``REDIS_URL`` and ``BRAWL_REFEREES`` from the environment (see
 ``workers.celery``). Run beat in exactly one process of a deployment (``--beat``).
-``brawl ladder-referee`` is kept for old scripts only: it prints a notice and runs ``brawl referee``,
-whose default (ladder) mode is what it used to be (``referee.server.cli``, ``workers.refhost``).
 """
 
 from __future__ import annotations
@@ -20,7 +18,7 @@ FOLLOWUPS = "followups"
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    """Registers ``brawl worker`` and the deprecated ``brawl ladder-referee``."""
+    """Registers ``brawl worker``."""
     worker = subparsers.add_parser("worker", help="run a Celery worker for the ladder and tournaments")
     worker.add_argument(
         "--queues",
@@ -36,17 +34,6 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     worker.add_argument("--loglevel", default="INFO")
     worker.set_defaults(func=cmd_worker)
 
-    ref = subparsers.add_parser(
-        "ladder-referee",
-        help="deprecated: use `brawl referee` (ladder mode is its default)",
-    )
-    ref.add_argument("--listen", default="127.0.0.1:50051", metavar="HOST:PORT", help="address to bind")
-    ref.add_argument(
-        "--internal-listen", default="127.0.0.1:50052", metavar="HOST:PORT", help="address of the internal API"
-    )
-    ref.add_argument("--grace", type=float, default=30.0, help="seconds running matches get on shutdown")
-    ref.set_defaults(func=cmd_ladder_referee)
-
 
 def worker_argv(args: argparse.Namespace) -> list[str]:
     """Returns the ``celery worker`` arguments for the parsed options."""
@@ -60,7 +47,7 @@ def worker_argv(args: argparse.Namespace) -> list[str]:
         "--without-mingle",
     ]
     if args.beat:
-        from referee.settings import var_dir
+        from common.settings import var_dir
 
         var = var_dir()
         var.mkdir(parents=True, exist_ok=True)
@@ -79,7 +66,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
     os.environ.setdefault("BRAWL_DISPATCH", "celery")
     # Every call a worker makes to a referee needs the internal API's credential: a production
     # worker without it fails now, with the reason, not on its first ladder round.
-    from referee.server.auth import InternalTokenError, internal_token
+    from common.credential import InternalTokenError, internal_token
 
     try:
         internal_token()
@@ -90,14 +77,3 @@ def cmd_worker(args: argparse.Namespace) -> int:
 
     app.worker_main(argv=worker_argv(args))
     return 0
-
-
-def cmd_ladder_referee(args: argparse.Namespace) -> int:
-    """Prints a deprecation notice and runs ``brawl referee`` (ladder mode) with the same options."""
-    import sys
-
-    from referee.cli import main
-
-    argv = ["referee", "--listen", args.listen, "--internal-listen", args.internal_listen, "--grace", str(args.grace)]
-    print(f"brawl ladder-referee is deprecated; running: brawl {' '.join(argv)}", file=sys.stderr)
-    return main(argv)

@@ -4,7 +4,7 @@ Each strength is an SDK bot class that plays any game: on its first turn of a ma
 game's ``heuristic`` house policy (``referee/games/<game>/bots.py``) and, with probability
 ``epsilon``, plays a uniformly random legal option instead. ``epsilon`` 0 is the full heuristic, 1
 is pure random, so the ladder has bots of known, ordered strength. Each instance (one per match
-and seat) draws its own seed from :func:`referee.seeding.new_bot_seed`: the farm builds them with
+and seat) draws its own seed from :func:`common.seeding.new_bot_seed`: the farm builds them with
 no arguments, and a constant default would let an opponent with the source predict every random
 move.
 
@@ -23,10 +23,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from common.seeding import new_bot_seed
 from referee.core.bots import RandomPolicy
 from referee.core.chance import SeededChance
 from referee.sdk.house import house_factory
-from referee.seeding import new_bot_seed
 
 
 class _Mixed:

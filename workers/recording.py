@@ -1,7 +1,7 @@
 """What the recording tasks do: turn a staged replay into a recorded result, and reap lost matches.
 
 Where results flow. The referee, when a match ends, hands the encoded replay to its result sink
-(:func:`workers.refhost.ladder_sink`), which only publishes ``record_result(match_id, replay)``
+(:func:`service.refhost.ladder_sink`), which only publishes ``record_result(match_id, replay)``
 on the broker's ``recording`` queue: referees never write the database. :func:`record_result`
 (in a worker) finds the match the referee names and hands the bytes to
 ``webapp.results.record_result``, the one function that records a result: it decodes them once,
@@ -40,8 +40,8 @@ from datetime import datetime, timedelta
 from django.db import transaction
 from django.utils import timezone
 
+from common import settings
 from referee import client as referee_client
-from referee import settings
 from referee.client import RefereeRefused, RefereeUnavailable
 from referee.server import journal
 from webapp import results
@@ -55,7 +55,7 @@ JOURNAL_PREFIX = "brawl"
 
 
 def limits() -> dict[str, timedelta]:
-    """Returns the reaper's deadlines; ``BRAWL_REAPER_<NAME>`` (seconds) overrides each (``referee.settings``)."""
+    """Returns the reaper's deadlines; ``BRAWL_REAPER_<NAME>`` (seconds) overrides each (``common.settings``)."""
     return dataclasses.asdict(settings.current().reaper)
 
 

@@ -38,13 +38,13 @@ from django.db import connection, transaction
 from django.db.models import Count, Q
 from django.utils import timezone
 
+from common import settings
+from common.seeding import new_seed
 from ladder.ids import BotId, BotVersionId
 from ladder.matchmaking import Candidate, MatchmakingConfig, RecentMatch, ScheduledMatch, make_matches
 from referee import client as referee_client
-from referee import settings
 from referee.client import Presence, RefereeRefused, RefereeUnavailable
 from referee.core.registry import get_game
-from referee.seeding import new_seed
 from webapp.bots.models import Bot, BotVersion
 from webapp.matches import services as match_services
 from webapp.matches.models import Match, MatchSeat, MatchStatus

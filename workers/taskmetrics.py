@@ -18,7 +18,7 @@ from typing import Any
 
 from celery import signals
 
-from referee import settings
+from common import settings
 from webapp.metrics import record_task_event
 
 log = logging.getLogger(__name__)

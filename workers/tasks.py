@@ -17,7 +17,7 @@ Every task retries only transient failures (database connection, a referee not a
 exponential backoff and jitter; anything else is a bug and fails loudly. Tasks enqueue other
 tasks (after the transaction commits, through ``webapp.matches.dispatch`` or directly once
 their own writes are committed) and never wait on another task's result. Log records carry their
-fields as ``extra=`` (``referee.logsetup``): a task about a match binds ``match_id`` (a tournament
+fields as ``extra=`` (``common.logsetup``): a task about a match binds ``match_id`` (a tournament
 task ``tournament_id``, a ladder round ``game``), so every record logged while it runs, by any
 module, carries it; the task id and name are added to every record too.
 """
@@ -30,8 +30,8 @@ from typing import Any, TypedDict
 from celery.utils.log import get_task_logger
 from django.db import InterfaceError, OperationalError
 
+from common.logsetup import bind
 from referee.client import RefereeUnavailable
-from referee.logsetup import bind
 from workers.celery import RECORDING, SCHEDULING, app
 
 log = get_task_logger(__name__)

@@ -17,7 +17,7 @@ import ssl
 from datetime import datetime
 from typing import Any
 
-from referee import settings
+from common import settings
 from webapp.notifications import targets
 from webapp.notifications.targets import WebhookTarget
 from workers.celery import app

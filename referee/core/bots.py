@@ -7,7 +7,7 @@ a house bot is as fair as any remote bot, and the SDK wraps both the same way.
 A policy's own randomness comes from the seed it is built with, and that seed must not be the match
 seed nor derived from it: its moves would then spell the seed out (and with it every hand and deck
 order). The core draws no entropy of its own, so the seed has no default here; the service gives each
-instance a fresh one (:func:`referee.sdk.house.house_factory`, :func:`referee.seeding.new_bot_seed`).
+instance a fresh one (:func:`referee.sdk.house.house_factory`, :func:`common.seeding.new_bot_seed`).
 """
 
 from __future__ import annotations

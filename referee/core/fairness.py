@@ -7,7 +7,7 @@ the seed the replay was played with is the one committed to before the first dec
 (``brawl replay verify`` does).
 
 This module is pure: no clock, no I/O, no randomness. It does not choose seeds:
-:func:`referee.seeding.new_seed` does, from the operating system's cryptographic generator, the only
+:func:`common.seeding.new_seed` does, from the operating system's cryptographic generator, the only
 place seeds may come from.
 """
 
@@ -16,8 +16,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 
-SEED_BITS = 63
-"""Seeds are non-negative 63-bit integers, so they fit a signed 64-bit database column."""
+from common.seeding import SEED_BITS
 
 _DOMAIN = "brawl-seed-commitment-v1"
 """Separates these hashes from any other SHA-256 the service computes."""

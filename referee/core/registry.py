@@ -1,21 +1,19 @@
 """The registry of games by name.
 
-Product games are the subpackages of :mod:`referee.games`: each package's name is its registry
-name, and the package exports its :class:`~referee.core.contract.Game` subclass as ``GAME``. The
-registry lists the packages without importing them, so importing it stays cheap, and loads a game
-on first use; nothing here (or anywhere outside ``referee/games``) names a game. Tests register
-their own games with :func:`register`.
+Product games are listed in :data:`referee.games.SHIPPED`: each entry's name is its registry name
+and loads the game's :class:`~referee.core.contract.Game` subclass. Listing them imports no engine,
+so importing the registry stays cheap, and a game is loaded on first use; nothing here (or anywhere
+outside ``referee/games``) names a game. Tests register their own games with :func:`register`.
+
+The registry is the one module of ``referee.core`` that reaches up to ``referee.games`` (inside its
+functions; the import contracts list that one arrow as a known exception): the replay functions
+of the core look a game up by name, and the engines never call the registry.
 """
 
 from __future__ import annotations
 
-import functools
-import importlib
-import pkgutil
-
 from referee.core.contract import Game
 
-_PACKAGE = "referee.games"
 _LOADED: dict[str, Game] = {}
 
 
@@ -23,10 +21,10 @@ class UnknownGameError(LookupError):
     """No game is registered under the name asked for."""
 
 
-@functools.cache
 def _builtin() -> tuple[str, ...]:
-    games = importlib.import_module(_PACKAGE)
-    return tuple(m.name for m in pkgutil.iter_modules(games.__path__) if m.ispkg and not m.name.startswith("_"))
+    from referee.games import SHIPPED
+
+    return tuple(SHIPPED)
 
 
 def register(game: Game) -> None:
@@ -40,7 +38,7 @@ def game_names() -> list[str]:
 
 
 def shipped_game_names() -> list[str]:
-    """Returns the names of the games shipped in :mod:`referee.games` (not those tests register), sorted."""
+    """Returns the names of the games :data:`referee.games.SHIPPED` lists (not those tests register), sorted."""
     return sorted(_builtin())
 
 
@@ -49,18 +47,19 @@ def get_game(name: str) -> Game:
 
     Raises:
         UnknownGameError: no game has that name; the message lists the known ones.
-        TypeError: the game's package exports no ``GAME`` class, or one registered under another name.
+        TypeError: the listed entry loads no ``Game`` subclass, or one that says another name.
     """
     if name in _LOADED:
         return _LOADED[name]
-    if name not in _builtin():
+    from referee.games import SHIPPED
+
+    if name not in SHIPPED:
         raise UnknownGameError(f"unknown game {name!r}; known games: {game_names()!r}")
-    module = importlib.import_module(f"{_PACKAGE}.{name}")
-    cls = getattr(module, "GAME", None)
+    cls = SHIPPED[name].game()
     if not (isinstance(cls, type) and issubclass(cls, Game)):
-        raise TypeError(f"{_PACKAGE}.{name} must export its Game subclass as GAME, got {cls!r}")
+        raise TypeError(f"referee.games.SHIPPED[{name!r}] must load a Game subclass, got {cls!r}")
     game = cls()
     if game.info.name != name:
-        raise TypeError(f"{_PACKAGE}.{name}.GAME says its name is {game.info.name!r}; it must be {name!r}")
+        raise TypeError(f"referee.games.SHIPPED[{name!r}] says its name is {game.info.name!r}; it must be {name!r}")
     _LOADED[name] = game
     return game

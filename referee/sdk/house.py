@@ -1,6 +1,7 @@
 """House bots as SDK bots: ``random`` for every game, and each game's ``HOUSE_BOTS``.
 
 A game may offer named house bots in ``referee/games/<game>/bots.py`` as a dict ``HOUSE_BOTS``
+(loaded through its :data:`referee.games.SHIPPED` entry)
 from name to a :class:`referee.core.bots.Policy` class or factory (called with ``seed=`` when it
 accepts it). A policy already has the SDK's ``choose`` signature, so it runs unchanged in the
 referee (in-process seats), in ``brawl play`` and through ``brawl bot run``:
@@ -8,7 +9,7 @@ referee (in-process seats), in ``brawl play`` and through ``brawl bot run``:
     brawl bot run referee.sdk.house:RandomBot --server HOST:PORT --token T
 
 A house bot's own randomness (the ``random`` bot's picks, a heuristic's tie-breaks) comes from a
-fresh :func:`referee.seeding.new_bot_seed` per instance, so what it plays reveals nothing about the
+fresh :func:`common.seeding.new_bot_seed` per instance, so what it plays reveals nothing about the
 match seed and cannot be predicted from the source. A caller may pass its own bot seed for a
 reproducible local experiment; it must then choose it apart from any match seed (``brawl play
 --bot-seed``). Replays never need it: the bots' choices are in the decision log.
@@ -16,14 +17,14 @@ reproducible local experiment; it must then choose it apart from any match seed 
 
 from __future__ import annotations
 
-import importlib
 import inspect
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from common.seeding import new_bot_seed
 from referee.core.bots import RandomPolicy
 from referee.core.contract import Decision, JSONDict, Option
-from referee.seeding import new_bot_seed
+from referee.games import SHIPPED
 
 
 class UnknownHouseBotError(LookupError):
@@ -35,7 +36,7 @@ class RandomBot:
 
     Args:
         seed: The bot's own seed, for a reproducible local experiment; by default a fresh one from
-            :func:`referee.seeding.new_bot_seed`. Never a match seed, nor derived from one.
+            :func:`common.seeding.new_bot_seed`. Never a match seed, nor derived from one.
     """
 
     def __init__(self, seed: int | None = None) -> None:
@@ -47,15 +48,9 @@ class RandomBot:
 
 
 def game_house_bots(game: str) -> dict[str, Any]:
-    """Returns the game's ``HOUSE_BOTS`` dict, or an empty dict when it has none."""
-    try:
-        module = importlib.import_module(f"referee.games.{game}.bots")
-    except ModuleNotFoundError as exc:
-        if exc.name and (exc.name == f"referee.games.{game}.bots" or exc.name == f"referee.games.{game}"):
-            return {}
-        raise
-    bots: dict[str, Any] = dict(getattr(module, "HOUSE_BOTS", {}))
-    return bots
+    """Returns the game's ``HOUSE_BOTS`` dict (:data:`referee.games.SHIPPED`), or an empty dict when it has none."""
+    shipped = SHIPPED.get(game)
+    return {} if shipped is None else dict(shipped.house_bots())
 
 
 def house_bot_names(game: str) -> list[str]:
@@ -70,7 +65,7 @@ def house_factory(game: str, name: str, seed: int | None = None) -> Callable[[],
         game: The game's name.
         name: The house bot's name (:func:`house_bot_names`).
         seed: Every instance's own seed, for a reproducible local experiment (chosen apart from any
-            match seed); by default each instance draws a fresh :func:`referee.seeding.new_bot_seed`.
+            match seed); by default each instance draws a fresh :func:`common.seeding.new_bot_seed`.
 
     Raises:
         UnknownHouseBotError: the game has no house bot of that name.

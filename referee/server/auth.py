@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from referee import settings
+from common import settings
 from referee.core import ids
 from referee.core.ids import BotId
 

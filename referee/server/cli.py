@@ -4,14 +4,14 @@
 A referee listens twice: ``--listen`` is the bot port (``BotService`` and health, TLS with
 ``--tls-cert``/``--tls-key``), ``--internal-listen`` the internal API (``RefereeService``, loopback
 by default), which needs the service credential (``BRAWL_INTERNAL_TOKEN``, or on embedded
-defaults the secret generated in ``$BRAWL_VAR_DIR/internal-token``; see ``referee.server.auth``).
+defaults the secret generated in ``$BRAWL_VAR_DIR/internal-token``; see ``common.credential``).
 
 One command, two modes, chosen by the options:
 
 - **ladder mode** (the default): bots authenticate with the tokens the web app issued, checked by
   the web tier's internal API at ``BRAWL_WEB_INTERNAL_URL`` (``referee.server.auth.WebTokenStore``
   calling ``webapp.internal`` with the service credential), and finished matches go to the workers
-  as a ``record_result`` message on the broker (``workers.refhost``). Needs the broker
+  as a ``record_result`` message on the broker (``service.refhost``, passed in as ``ladder``). Needs the broker
   (``REDIS_URL``, or the embedded one under ``BRAWL_VAR_DIR``), never database credentials.
 - **standalone mode** (``--tokens FILE`` and/or ``--replays DIR``): a referee with no database:
   tokens from a JSON file (``brawl referee token``), replays written to a directory (kept in
@@ -21,38 +21,41 @@ In both modes the Redis seat relay (``referee.server.relay``) lets a match on th
 bot connected to another referee. It is on with ``--redis URL``; in ladder mode also when
 ``REDIS_URL`` is set (every referee and worker of a deployment shares it), unless ``--no-relay``.
 
-This module parses options and picks the stores; the server itself is ``referee.server.service``,
-the ladder wiring ``workers.refhost`` (imported by name; neither imports Django).
+This module parses options and picks the stores; the server itself is ``referee.server.service``.
+The ladder mode's stores come from whoever builds the command line (``service.cli`` passes
+``service.refhost.ladder_stores``), so the referee imports nothing above it; neither imports Django.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import importlib
+import functools
 import json
 import logging
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from referee import settings as env_settings
+from common import settings as env_settings
+from common.credential import InternalTokenError, internal_token
 from referee.core.ids import BotId, IdKind, InvalidIdError, check_id
 from referee.core.registry import shipped_game_names
 from referee.server.auth import (
     BotIdentity,
-    InternalTokenError,
     JsonFileTokenStore,
     MemoryTokenStore,
     TokenStore,
-    internal_token,
 )
 from referee.server.hub import RefereeSettings
 from referee.server.metrics import serve_metrics
 from referee.server.service import TlsFiles, serve
 from referee.server.sinks import FileResultSink, MemoryResultSink, ResultSink
+
+LadderStores = Callable[[], tuple[TokenStore, ResultSink]]
+"""Builds the ladder mode's token store and result sink (the service's wiring, ``service.refhost``)."""
 
 DEFAULT_INTERNAL = "127.0.0.1:50052"
 """Where the internal API listens unless told: loopback, never the bot port."""
@@ -78,8 +81,14 @@ def _id_argument(kind: IdKind, *, house: bool = False, optional: bool = False) -
     return parse
 
 
-def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    """Registers ``brawl referee``."""
+def add_parser(subparsers: argparse._SubParsersAction, ladder: LadderStores | None = None) -> None:  # type: ignore[type-arg]
+    """Registers ``brawl referee``.
+
+    Args:
+        subparsers: The ``brawl`` command line's subcommands.
+        ladder: Builds the ladder mode's token store and result sink (``service.refhost.ladder_stores``);
+            this package imports nothing of the workers, so whoever assembles the command line passes it.
+    """
     parser = subparsers.add_parser(
         "referee",
         help="run a referee server that connected bots play on (ladder mode unless --tokens/--replays)",
@@ -125,7 +134,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
         help="serve Prometheus metrics over HTTP at http://HOST:PORT/metrics (default: off)",
     )
     parser.add_argument("-v", "--verbose", action="store_true")
-    parser.set_defaults(func=cmd_referee)
+    parser.set_defaults(func=functools.partial(cmd_referee, ladder=ladder))
     sub = parser.add_subparsers(dest="referee_command", metavar="ACTION")
     tok = sub.add_parser("token", help="issue a token for a bot into a JSON token file (local development)")
     tok.add_argument("--tokens", type=Path, required=True, metavar="FILE")
@@ -182,8 +191,17 @@ def relay_url(args: argparse.Namespace, environ: Mapping[str, str] | None = None
     return env_settings.redis_url(environ)
 
 
-def cmd_referee(args: argparse.Namespace) -> int:
-    """Runs the referee in the mode the options select until SIGINT/SIGTERM."""
+def cmd_referee(args: argparse.Namespace, ladder: LadderStores | None = None) -> int:
+    """Runs the referee in the mode the options select until SIGINT/SIGTERM.
+
+    Args:
+        args: The parsed options.
+        ladder: Builds the ladder mode's token store and result sink; ``None`` leaves the ladder
+            mode out (the standalone options are then required).
+    """
+    if ladder is None and not is_standalone(args):
+        print("error: this command line has no ladder mode; give --tokens and/or --replays", file=sys.stderr)
+        return 2
     settings = RefereeSettings(max_message_bytes=args.max_message_bytes)
     relay = relay_url(args)
     if args.reuse_port and not relay:
@@ -200,26 +218,17 @@ def cmd_referee(args: argparse.Namespace) -> int:
     if args.metrics:
         port = serve_metrics(args.metrics)
         log.info("metrics on %s (port %d)", args.metrics, port)
-    if not is_standalone(args):
+    if is_standalone(args):
+        tokens: TokenStore = JsonFileTokenStore(args.tokens) if args.tokens else MemoryTokenStore()
+        if not args.tokens:
+            print("warning: no --tokens file; no bot can connect (house bots only)", file=sys.stderr)
+        sink: ResultSink = FileResultSink(args.replays) if args.replays else MemoryResultSink()
+        kept = "replay files" if args.replays else "replays in memory"
+        log.info("standalone mode: token file, %s, relay %s", kept, "on" if relay else "off")
+    else:
+        assert ladder is not None  # checked above
+        tokens, sink = ladder()
         log.info("ladder mode: web tier checks tokens, results to the broker, relay %s", "on" if relay else "off")
-        # By name: this package imports nothing of the workers (import contracts).
-        refhost = importlib.import_module("workers.refhost")
-        refhost.serve_ladder_referee(
-            args.listen,
-            grace=args.grace,
-            max_message_bytes=args.max_message_bytes,
-            relay_url=relay,
-            internal_address=args.internal_listen,
-            tls=tls,
-            reuse_port=args.reuse_port,
-        )
-        return 0
-    tokens: TokenStore = JsonFileTokenStore(args.tokens) if args.tokens else MemoryTokenStore()
-    if not args.tokens:
-        print("warning: no --tokens file; no bot can connect (house bots only)", file=sys.stderr)
-    sink: ResultSink = FileResultSink(args.replays) if args.replays else MemoryResultSink()
-    kept = "replay files" if args.replays else "replays in memory"
-    log.info("standalone mode: token file, %s, relay %s", kept, "on" if relay else "off")
     asyncio.run(
         serve(
             args.listen,

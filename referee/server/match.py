@@ -39,7 +39,7 @@ from typing import Any
 from brawl.bot.v1 import bot_pb2
 from brawl.referee.v1 import referee_pb2
 
-from referee import logsetup
+from common import logsetup
 from referee.core.contract import Game, Outcome, Termination
 from referee.core.errors import EngineError
 from referee.core.ids import MatchId, Seat

@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import redis.asyncio as aioredis
 from brawl.bot.v1 import bot_pb2
 
-from referee import settings
+from common import settings
 from referee.core.ids import BotId, MatchId, Seat
 from referee.server.journal import RedisJournal, keys
 from referee.server.outgoing import Outgoing, as_bytes

@@ -4,7 +4,7 @@ Two listeners, two audiences. The **bot port** serves only ``BotService`` and he
 reflection listing just those): it is what the internet reaches, optionally over TLS. The
 **internal listener** (loopback by default) serves ``RefereeService`` to the workers and the web
 tier, and every call on it except health needs the service credential
-(``authorization: Bearer <secret>``, see :func:`referee.server.auth.internal_token`), checked by
+(``authorization: Bearer <secret>``, see :func:`common.credential.internal_token`), checked by
 :class:`InternalAuth` in constant time before any handler runs.
 
 Servicers are thin: they authenticate, validate, parse and convert messages, and call the
@@ -41,14 +41,14 @@ from google.protobuf.message import DecodeError
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from common.credential import credential_matches, internal_token
+from common.seeding import SEED_BITS, new_seed
 from referee.core import ids
-from referee.core.fairness import SEED_BITS
 from referee.core.ids import BotId, IdKind
 from referee.protocol import codec
 from referee.protocol.timecontrol import duration, seconds
-from referee.seeding import new_seed
 from referee.server import collector
-from referee.server.auth import TokenServiceError, TokenStore, credential_matches, internal_token
+from referee.server.auth import TokenServiceError, TokenStore
 from referee.server.hub import AlreadyExistsError, BotSession, Referee, RefereeSettings, StartError, commitment_of
 from referee.server.match import STATE_PROTO, MatchRunner, MatchState, SeatSpec, loop_time
 from referee.server.outgoing import MAX_BATCH, MAX_BATCH_BYTES, Outgoing, as_bytes, batch
@@ -699,7 +699,7 @@ def create_server(
         relay_prefix: Key prefix of the relay.
         internal_address: ``HOST:PORT`` of the internal listener (loopback by default).
         secret: The internal API's credential; ``None`` reads it with
-            :func:`referee.server.auth.internal_token`.
+            :func:`common.credential.internal_token`.
         tls: Serve the bot port over TLS with this certificate and key.
         reuse_port: Share the bot port with other referee processes (``SO_REUSEPORT``; the
             internal listener never is). Bots of one match may then land on different processes:

@@ -6,7 +6,7 @@ idempotent, so a retry after a crash between "written" and "acknowledged" stores
 - :class:`FileResultSink` writes ``<dir>/<match_id>.json.gz`` atomically (temporary file, fsync,
   rename): ``brawl referee --replays``. Every valid match id is a safe file name as it is.
 - :class:`HandOffResultSink` hands the encoded replay to a ``send`` callable: the ladder's
-  referee passes one that puts a ``record_result`` message on the broker (``workers.refhost``),
+  referee passes one that puts a ``record_result`` message on the broker (``service.refhost``),
   so the referee never writes the database; the workers record it, once.
 - :class:`MemoryResultSink` keeps replays in memory (tests, ``brawl play``).
 

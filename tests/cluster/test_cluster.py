@@ -312,7 +312,7 @@ def test_the_cluster_survives_a_worker_and_a_referee_killed_mid_match(cluster: S
     # the stored ratings equal a recomputation from the rated matches in order.
     assert_counted_once()
     check = subprocess.run(
-        [sys.executable, "-m", "referee.cli", "ratings", "verify", "--game", GAME],
+        [sys.executable, "-m", "service.cli", "ratings", "verify", "--game", GAME],
         env=cluster.env,
         capture_output=True,
         text=True,

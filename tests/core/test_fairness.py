@@ -6,8 +6,8 @@ import hashlib
 
 import pytest
 
-from referee.core.fairness import SEED_BITS, check_commitment, seed_commitment
-from referee.seeding import new_seed
+from common.seeding import SEED_BITS, new_seed
+from referee.core.fairness import check_commitment, seed_commitment
 
 
 def test_commitment_is_the_documented_hash() -> None:

@@ -2,7 +2,7 @@
 
 The contracts live in ``pyproject.toml`` (``[tool.importlinter]``) and ``scripts/lint.sh`` runs them,
 so ``make lint`` and ``make test`` both do. Here they run for real: once on the repository, then on a
-temporary copy of our four packages with one deliberately violating module added, one case per
+temporary copy of our six packages with one deliberately violating module added, one case per
 contract, and each must fail naming its contract.
 """
 
@@ -17,7 +17,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
-PACKAGES = ("referee", "ladder", "workers", "webapp")
+PACKAGES = ("service", "common", "referee", "ladder", "workers", "webapp")
 
 
 def _lint_imports(cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -74,8 +74,14 @@ def test_the_unchanged_copy_keeps_every_contract(copy: Path) -> None:
         # The web app sends tasks by name (webapp.tasks_out) and checks uploads itself: no workers code.
         ("webapp/matches/violation.py", "def late():\n    from workers.celery import app\n", "Services, top to bottom"),
         ("webapp/hosting/violation.py", "from workers.hosting import upload\n", "Services, top to bottom"),
+        # The front door is the top: nothing below it imports it, by name or otherwise.
+        ("workers/violation.py", "from service import cli\n", "Services, top to bottom"),
+        ("referee/server/violation.py", "def late():\n    from service import refhost\n", "Services, top to bottom"),
+        # What every process shares is the floor, and the engines read none of its environment.
+        ("common/violation.py", "from referee.core import ids\n", "What every process shares is the floor"),
+        ("referee/games/scrumbrawl/violation.py", "from common import settings\n", "Rules engines are libraries"),
         # The broker settings every process shares import no Celery (a ladder referee loads them).
-        ("referee/brokerconf.py", "\n\ndef violation():\n    import celery\n", "Referees and bots run without"),
+        ("common/brokerconf.py", "\n\ndef violation():\n    import celery\n", "Referees and bots run without"),
         # A migration is history: it uses the historical models, never the app's code (no exception for it).
         (
             "webapp/bots/migrations/0003_bot_stats.py",
@@ -131,7 +137,7 @@ def test_a_rule_module_importing_the_match_breaks_the_acyclic_contract(copy: Pat
 
 @pytest.mark.parametrize("target", ["django.db", "webapp.bots.token_store", "workers.celery"])
 def test_the_ladder_referee_importing_django_or_the_web_tier_breaks_its_contract(copy: Path, target: str) -> None:
-    refhost = copy / "workers" / "refhost.py"
+    refhost = copy / "service" / "refhost.py"
     original = refhost.read_text()
     refhost.write_text(original + f"\n\ndef violation():\n    import {target}\n")
     try:
@@ -140,4 +146,4 @@ def test_the_ladder_referee_importing_django_or_the_web_tier_breaks_its_contract
         refhost.write_text(original)
     assert result.returncode != 0, result.stdout
     broken = result.stdout[result.stdout.index("Broken contracts") :]
-    assert "The ladder referee's wiring needs no database" in broken and "workers.refhost" in broken, result.stdout
+    assert "The ladder referee's wiring needs no database" in broken and "service.refhost" in broken, result.stdout

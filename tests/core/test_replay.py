@@ -87,7 +87,7 @@ def test_brawl_replay_verify_command(tmp_path: Path) -> None:
     # The CLI resolves games through the registry, so the test game registers itself in a shim.
     shim = (
         "import sys; from referee.core import register; from tests.conformance.tinygame import TinyGame;"
-        "register(TinyGame()); from referee.cli import main; sys.exit(main(sys.argv[1:]))"
+        "register(TinyGame()); from service.cli import main; sys.exit(main(sys.argv[1:]))"
     )
     ok = subprocess.run(
         [sys.executable, "-c", shim, "replay", "verify", str(good)], capture_output=True, text=True, check=False

@@ -40,7 +40,7 @@ GENERATORS = {
 BOT_MAKERS = {"house_factory", "bot_factory", "RandomBot"}
 """Makers of bots beside every ``*Policy`` class; each takes a bot's own seed."""
 NOT_MATCH_SEEDS = {"new_seed", "new_bot_seed"}
-"""Fresh draws from the OS (``referee/seeding.py``): named after seeds, derived from none."""
+"""Fresh draws from the OS (``common/seeding.py``): named after seeds, derived from none."""
 
 ALLOWED = {
     ("referee/core/replay.py", "Recorder.__init__"): "the match's own chance stream, from its seed",

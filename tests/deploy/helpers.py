@@ -31,7 +31,7 @@ COMPOSE = DEPLOY / "compose.yaml"
 CADDYFILE = DEPLOY / "Caddyfile"
 DOCKERFILE = DEPLOY / "Dockerfile"
 
-CODE_DIRS = ("referee", "workers", "webapp", "ladder")
+CODE_DIRS = ("service", "common", "referee", "workers", "webapp", "ladder")
 """Packages whose environment reads are the settings a deployment may set."""
 
 EXTERNAL_ENV = {"DJANGO_SETTINGS_MODULE": "read by Django itself to find webapp.settings"}
@@ -92,7 +92,7 @@ def parse_brawl(argv: list[str]) -> argparse.Namespace:
     Raises:
         AssertionError: the parser rejects the command line (its message is included).
     """
-    from referee.cli import build_parser
+    from service.cli import build_parser
 
     err = io.StringIO()
     try:

@@ -23,7 +23,7 @@ from packaging.utils import canonicalize_name
 
 from tests.deploy.helpers import CODE_DIRS, DEPLOY, DOCKERFILE, REPO, compose, option, port_of
 
-OWN_PACKAGES = {"referee", "ladder", "workers", "webapp", "brawl", "tests"}
+OWN_PACKAGES = {"service", "common", "referee", "ladder", "workers", "webapp", "brawl", "tests"}
 DEVELOPMENT_ONLY = {"referee/protogen.py": "regenerates the protobuf code (grpc_tools); never run in the image"}
 """Modules of ours that only a developer runs, whose imports the image need not satisfy."""
 
@@ -82,7 +82,7 @@ def test_entry_point_is_the_brawl_script() -> None:
     runtime = stages()["runtime"]
     [entrypoint] = [json.loads(rest) for word, rest in runtime if word == "ENTRYPOINT"]
     assert entrypoint == ["brawl"]
-    assert pyproject()["project"]["scripts"] == {"brawl": "referee.cli:main"}
+    assert pyproject()["project"]["scripts"] == {"brawl": "service.cli:main"}
     assert any(word == "COPY" and rest == "--from=build /opt/brawl /opt/brawl" for word, rest in runtime)
 
 

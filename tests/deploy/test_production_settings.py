@@ -62,7 +62,7 @@ def test_production_refuses_to_start_with_a_clear_message(env: dict[str, str], m
     result = load_settings_in_subprocess({**env, "BRAWL_VAR_DIR": str(tmp_path)}, tmp_path)
     assert result.returncode != 0, f"settings loaded without complaint: {result.stdout}"
     last_line = result.stderr.strip().splitlines()[-1]
-    assert last_line.startswith("referee.settings.ConfigurationError: "), result.stderr[-1500:]
+    assert last_line.startswith("common.settings.ConfigurationError: "), result.stderr[-1500:]
     assert message in last_line
 
 

@@ -335,7 +335,7 @@ def test_k8s_mode_validates_and_runs_a_version_as_pods_and_deletes_them(tmp_path
 
 
 def test_brawl_host_mode_k8s_flags_make_a_pod_launcher(fake_api: FakeApi) -> None:
-    from referee.cli import build_parser
+    from service.cli import build_parser
     from workers.hosting.host import k8s_settings
     from workers.hosting.k8s import KubeError
 

@@ -107,7 +107,7 @@ def test_a_sigkilled_host_leaves_no_sandbox_behind(tmp_path: Path) -> None:
         await server.start()
         with log_path.open("wb") as out:
             host = subprocess.Popen(
-                [sys.executable, "-m", "referee.cli", "host", "--server", f"127.0.0.1:{server.port}", "--poll", "0.2"],
+                [sys.executable, "-m", "service.cli", "host", "--server", f"127.0.0.1:{server.port}", "--poll", "0.2"],
                 cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
             )  # fmt: skip
         try:

@@ -23,7 +23,7 @@ from tests.referee import harness  # noqa: F401 - registers tinygame, which the 
 
 ROOT = Path(__file__).resolve().parents[2]
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
-BRAWL = [sys.executable, "-m", "referee.cli"]
+BRAWL = [sys.executable, "-m", "service.cli"]
 
 
 def free_port() -> int:
@@ -54,7 +54,7 @@ def test_referee_and_bot_processes_play_and_stop_cleanly(tmp_path: Path) -> None
     wrapper = tmp_path / "referee_with_tinygame.py"
     wrapper.write_text(
         "import sys\nfrom referee.core import register\nfrom tests.conformance.tinygame import TinyGame\n"
-        "from referee.cli import main\nregister(TinyGame())\nsys.exit(main())\n"
+        "from service.cli import main\nregister(TinyGame())\nsys.exit(main())\n"
     )
     referee = subprocess.Popen(
         [
@@ -151,7 +151,7 @@ def test_referee_and_bot_processes_play_and_stop_cleanly(tmp_path: Path) -> None
 
 
 def parse(*argv: str) -> argparse.Namespace:
-    from referee.cli import build_parser
+    from service.cli import build_parser
 
     return build_parser().parse_args(["referee", *argv])
 

@@ -20,15 +20,15 @@ from brawl.referee.v1 import referee_pb2, referee_pb2_grpc
 from google.protobuf.internal.encoder import _VarintBytes  # type: ignore[attr-defined]
 from prometheus_client import REGISTRY, generate_latest
 
-from referee.cli import main as brawl
+from common.seeding import new_seed
 from referee.core import Decision, JSONDict, Option
 from referee.core.contract import EVERYONE
 from referee.core.fairness import seed_commitment
 from referee.core.ids import BotId
 from referee.core.replay import Replay, ReplayError, simulate, verify_commitment
-from referee.seeding import new_seed
 from referee.server.match import SeatSpec
 from referee.server.sinks import MemoryResultSink
+from service.cli import main as brawl
 from tests.referee.harness import FAST, referee_env
 
 State = referee_pb2.Match.State

@@ -317,7 +317,7 @@ def test_bot_process_crash_mid_match_forfeits_after_the_grace(game: str) -> None
             proc = await asyncio.create_subprocess_exec(
                 sys.executable,
                 "-m",
-                "referee.cli",
+                "service.cli",
                 "bot",
                 "run",
                 "tests.referee.bots:CrashBot",

@@ -3,7 +3,7 @@
 The referee's in-process house bots were seeded ``(match seed * 31 + seat) & 0xFFFFFFFF``: 16 of
 their picks gave the seed's low 32 bits, and with them every hand and deck order. The rule now
 (``referee/sdk/house.py``, ``docs/security.md``): a house bot's own randomness is a fresh
-``referee.seeding.new_bot_seed()`` per instance, or a bot seed the caller of a local experiment
+``common.seeding.new_bot_seed()`` per instance, or a bot seed the caller of a local experiment
 chose apart from the match seed; a replay never needs it.
 
 The position must be the same under two match seeds for "independent of the seed" to be seen in
@@ -208,7 +208,7 @@ def test_an_explicit_bot_seed_repeats_exactly() -> None:
     assert _picks(RandomBot(5)) == _picks(RandomBot(5))
 
 
-PLAY = [sys.executable, "-m", "referee.cli", "play", "--game", f"{__name__}:PickGame", "random", "random"]
+PLAY = [sys.executable, "-m", "service.cli", "play", "--game", f"{__name__}:PickGame", "random", "random"]
 
 
 def test_brawl_play_repeats_a_run_move_for_move_with_bot_seed_and_only_then(tmp_path: Path) -> None:

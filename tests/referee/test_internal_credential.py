@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.server.auth import InternalTokenError, credential_matches, internal_token
+from common.credential import InternalTokenError, credential_matches, internal_token
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -50,7 +50,7 @@ def test_production_without_a_secret_fails_at_start(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k != "BRAWL_INTERNAL_TOKEN"}
     env.update(PYTHONPATH=str(ROOT), BRAWL_ENV="production", BRAWL_VAR_DIR=str(tmp_path))
     proc = subprocess.run(
-        [sys.executable, "-m", "referee.cli", "referee", "--listen", "127.0.0.1:0", "--tokens", str(tmp_path / "t")],
+        [sys.executable, "-m", "service.cli", "referee", "--listen", "127.0.0.1:0", "--tokens", str(tmp_path / "t")],
         cwd=ROOT,
         env=env,
         capture_output=True,
@@ -60,7 +60,7 @@ def test_production_without_a_secret_fails_at_start(tmp_path: Path) -> None:
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert "BRAWL_INTERNAL_TOKEN is required in production" in proc.stderr
     worker = subprocess.run(
-        [sys.executable, "-m", "referee.cli", "worker", "--concurrency", "1"],
+        [sys.executable, "-m", "service.cli", "worker", "--concurrency", "1"],
         cwd=ROOT,
         env=env,
         capture_output=True,

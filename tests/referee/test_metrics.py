@@ -124,7 +124,7 @@ def test_metrics_move_when_a_match_is_played() -> None:
 def test_referee_process_serves_metrics_with_the_flag(tmp_path: Path) -> None:
     metrics_port = free_port()
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    argv = [sys.executable, "-m", "referee.cli", "referee", "--tokens", str(tmp_path / "tokens.json")]
+    argv = [sys.executable, "-m", "service.cli", "referee", "--tokens", str(tmp_path / "tokens.json")]
     argv += ["--listen", f"127.0.0.1:{free_port()}", "--internal-listen", f"127.0.0.1:{free_port()}"]
     argv += ["--metrics", f"127.0.0.1:{metrics_port}", "--grace", "0"]
     proc = subprocess.Popen(argv, env=env, cwd=tmp_path, stderr=subprocess.PIPE)

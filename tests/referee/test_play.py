@@ -39,7 +39,7 @@ def test_cli_writes_replays_and_prints_the_table(tmp_path: Path) -> None:
         [
             sys.executable,
             "-m",
-            "referee.cli",
+            "service.cli",
             "play",
             "--game",
             "tests.conformance.tinygame:TinyGame",
@@ -67,7 +67,7 @@ def test_cli_writes_replays_and_prints_the_table(tmp_path: Path) -> None:
 
 
 def test_cli_refuses_unknown_bots_and_wrong_counts() -> None:
-    base = [sys.executable, "-m", "referee.cli", "play", "--game", "tests.conformance.tinygame:TinyGame"]
+    base = [sys.executable, "-m", "service.cli", "play", "--game", "tests.conformance.tinygame:TinyGame"]
     unknown = subprocess.run([*base, "random", "nobody"], cwd=ROOT, capture_output=True, text=True, check=False)
     assert unknown.returncode == 2 and "no house bot 'nobody'" in unknown.stderr
     alone = subprocess.run([*base, "random"], cwd=ROOT, capture_output=True, text=True, check=False)

@@ -26,9 +26,9 @@ from referee.server.hub import RefereeSettings
 from referee.server.match import MatchState, SeatSpec
 from referee.server.service import create_server
 from referee.server.sinks import MemoryResultSink
+from service.supervise import referee_count
 from tests.referee.bots import FirstBot
 from tests.referee.harness import FAST
-from workers.supervise import referee_count
 
 REDIS = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
 

@@ -91,7 +91,7 @@ def test_brawl_bot_run_connects_with_tls_and_a_ca_file(certificate: TlsFiles) ->
             proc = await asyncio.create_subprocess_exec(
                 sys.executable,
                 "-m",
-                "referee.cli",
+                "service.cli",
                 *("bot", "run", "tests.referee.bots:FirstBot", "--server", env.address, "--token", token),
                 *("--games", "tinygame", "--matches", "1", "--tls", "--ca", str(certificate.cert)),
                 cwd=ROOT,
@@ -112,7 +112,7 @@ def test_brawl_bot_run_connects_with_tls_and_a_ca_file(certificate: TlsFiles) ->
             refused = await asyncio.create_subprocess_exec(
                 sys.executable,
                 "-m",
-                "referee.cli",
+                "service.cli",
                 *("bot", "run", "tests.referee.bots:FirstBot", "--token", token, "--ca", str(certificate.cert)),
                 cwd=ROOT,
                 env={**os.environ, "PYTHONPATH": str(ROOT)},

@@ -34,7 +34,7 @@ from webapp.bots import services as bot_services
 from webapp.bots.models import BotToken
 
 ROOT = Path(__file__).resolve().parents[2]
-BRAWL = [sys.executable, "-m", "referee.cli"]
+BRAWL = [sys.executable, "-m", "service.cli"]
 SECRET = "token-service-" + secrets.token_urlsafe(24)
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -31,7 +31,7 @@ QUEUE = "stress"
 def _connection(transport: str, folder: str) -> Any:
     from kombu import Connection
 
-    from referee import broker
+    from common import broker
 
     broker.register()
     base = Path(folder)

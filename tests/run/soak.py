@@ -83,8 +83,8 @@ def folder_bytes(folder: Path) -> int:
 def role(cmdline: str) -> str:
     """A stable name for a process across restarts: the ``brawl`` subcommand, plus its parent's role."""
     parts = cmdline.split()
-    if "referee.cli" in parts:
-        i = parts.index("referee.cli")
+    if "service.cli" in parts:
+        i = parts.index("service.cli")
         sub = parts[i + 1 : i + 3]
         if sub[:1] == ["bot"]:
             return "bot run"
@@ -172,7 +172,7 @@ def soak(minutes: float, workdir: Path, checkout: Path = ROOT) -> Report:
         DJANGO_SETTINGS_MODULE="webapp.settings",
     )
     env.pop("BRAWL_LOG_DIR", None)
-    brawl = [sys.executable, "-m", "referee.cli"]
+    brawl = [sys.executable, "-m", "service.cli"]
     console = workdir / "console.log"
     report = Report(minutes=minutes)
     run_log = console.open("w")

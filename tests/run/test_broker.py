@@ -1,4 +1,4 @@
-"""The embedded broker (``referee.broker``): every message delivered exactly once, none torn, none lost.
+"""The embedded broker (``common.broker``): every message delivered exactly once, none torn, none lost.
 
 The issue: under ``brawl run`` the Celery worker died with "Unrecoverable error: JSONDecodeError"
 because kombu's filesystem transport let it read a message file that was still empty
@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from kombu import Connection, Exchange, Producer, Queue
 
-from referee import broker
+from common import broker
 from tests.run.broker_stress import stress
 
 

@@ -40,7 +40,7 @@ def test_run_shows_a_hosted_house_bot_on_the_leaderboard(checkout: Path, tmp_pat
     log_path = tmp_path / "run.log"
     log = log_path.open("w")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "referee.cli", "run", "--var", str(var), "--web", f"127.0.0.1:{web}",
+        [sys.executable, "-m", "service.cli", "run", "--var", str(var), "--web", f"127.0.0.1:{web}",
          "--referee", f"127.0.0.1:{ref}", "--referee-internal", f"127.0.0.1:{internal}"],
         cwd=checkout, env=env, stdout=log, stderr=subprocess.STDOUT,
     )  # fmt: skip

@@ -1,4 +1,4 @@
-"""One logging set-up for every process (``referee.logsetup``).
+"""One logging set-up for every process (``common.logsetup``).
 
 The issue: records passed ``extra={"match_id": ...}`` lost the id under the default formatter, and
 the console carried every Celery task and beat tick at INFO. These tests log through the real
@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from referee import logsetup
-from referee.settings import ConfigurationError
+from common import logsetup
+from common.settings import ConfigurationError
 
 
 @pytest.fixture(autouse=True)
@@ -172,7 +172,7 @@ def test_the_bound_match_id_follows_the_result_hand_off_into_its_thread(monkeypa
     replay = random_playout(TinyGame(), 2, seed=1).finish()
 
     def send(match_id: str, data: bytes) -> str:
-        logging.getLogger("workers.refhost").info("result sent", extra={"replay_bytes": len(data)})
+        logging.getLogger("service.refhost").info("result sent", extra={"replay_bytes": len(data)})
         return f"sent:{match_id}"
 
     async def finish() -> str:

@@ -37,7 +37,7 @@ from referee.sdk import BotClient
 from tests.workers.stack import free_port, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
-BRAWL = [sys.executable, "-m", "referee.cli"]
+BRAWL = [sys.executable, "-m", "service.cli"]
 SECRET = "longpoll-" + secrets.token_urlsafe(24)
 LONG_POLLS = 50
 SLOTS = 2

@@ -56,7 +56,7 @@ def test_each_killed_child_of_brawl_run_is_restarted_and_works_again(tmp_path: P
     log = tmp_path / "run.log"
     out = log.open("w")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "referee.cli", "run", "--var", str(var), "--web", f"127.0.0.1:{web}",
+        [sys.executable, "-m", "service.cli", "run", "--var", str(var), "--web", f"127.0.0.1:{web}",
          "--referee", f"127.0.0.1:{ref}", "--referee-internal", f"127.0.0.1:{internal}"],
         cwd=tmp_path, env=env, stdout=out, stderr=subprocess.STDOUT,
     )  # fmt: skip

@@ -112,7 +112,7 @@ def test_run_plays_the_ladder_and_stops_cleanly(checkout: Path, tmp_path: Path, 
     env.update(PYTHONPATH=f"{checkout}:{checkout / 'proto'}", BRAWL_VAR_DIR=str(var), BRAWL_LADDER_INTERVAL="2")
     log = (tmp_path / "run.log").open("w")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "referee.cli", "run", "--var", str(var), "--web", f"127.0.0.1:{web}",
+        [sys.executable, "-m", "service.cli", "run", "--var", str(var), "--web", f"127.0.0.1:{web}",
          "--referee", f"127.0.0.1:{ref}", "--referee-internal", f"127.0.0.1:{internal}"],
         cwd=checkout, env=env, stdout=log, stderr=subprocess.STDOUT,
     )  # fmt: skip

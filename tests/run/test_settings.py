@@ -1,4 +1,4 @@
-"""One typed settings module for every process (``referee.settings``), and a scan that keeps it the only one."""
+"""One typed settings module for every process (``common.settings``), and a scan that keeps it the only one."""
 
 from __future__ import annotations
 
@@ -11,18 +11,18 @@ from pathlib import Path
 
 import pytest
 
-from referee import settings
-from referee.settings import ConfigurationError
+from common import settings
+from common.settings import ConfigurationError
 
 REPO = Path(__file__).resolve().parents[2]
 
 DIRECT_READS_ALLOWED = {
-    "referee/settings.py": "the settings module itself",
+    "common/settings.py": "the settings module itself",
     "referee/sdk/cli.py": "a bot's command-line defaults (BRAWL_TOKEN, BRAWL_API...), run without the server",
     "workers/hosting/host.py": "BRAWL_HOST_REFEREE as a command-line default of `brawl host`",
 }
 """Files that may still read the environment directly, each with why. Everything else goes through
-``referee.settings`` (``env``, ``current``, ``var_dir``)."""
+``common.settings`` (``env``, ``current``, ``var_dir``)."""
 
 
 def _environment_names(tree: ast.AST) -> tuple[set[str], set[str]]:
@@ -117,13 +117,13 @@ def _direct_reads(source: str) -> list[str]:
 
 def test_only_the_settings_module_reads_the_environment() -> None:
     offenders = {}
-    for folder in ("referee", "workers", "webapp", "ladder"):
+    for folder in ("service", "common", "referee", "workers", "webapp", "ladder"):
         for path in sorted((REPO / folder).rglob("*.py")):
             name = str(path.relative_to(REPO))
             reads = _direct_reads(path.read_text(encoding="utf-8"))
             if reads and name not in DIRECT_READS_ALLOWED:
                 offenders[name] = reads
-    assert not offenders, f"read these through referee.settings (env, current, var_dir): {offenders}"
+    assert not offenders, f"read these through common.settings (env, current, var_dir): {offenders}"
 
 
 def test_the_scan_sees_a_direct_read() -> None:
@@ -156,8 +156,8 @@ def test_the_scan_sees_a_read_through_an_alias() -> None:
 
 
 def test_the_referee_reads_its_credential_and_relay_url_through_the_settings() -> None:
-    """``auth.internal_token`` and ``cli.relay_url`` read through ``referee.settings``, not an alias of their own."""
-    for name in ("referee/server/auth.py", "referee/server/cli.py"):
+    """``credential.internal_token`` and ``cli.relay_url`` read through ``common.settings``, no alias of their own."""
+    for name in ("common/credential.py", "referee/server/auth.py", "referee/server/cli.py"):
         assert _direct_reads((REPO / name).read_text(encoding="utf-8")) == [], name
 
 
@@ -271,7 +271,7 @@ def test_no_web_setting_turns_a_falsy_value_into_its_default() -> None:
     assert _falsy_fallbacks('x = env("N", int, 10) or 10\ny = env("S", str, required=True) or ""\n') == [1, 2]
     assert _falsy_fallbacks('z = env("A", str, None) or env("B", str, "b")\nw = env("C", int, 3)\n') == []
     offenders = {}
-    for name in ("webapp/settings.py", "referee/settings.py"):
+    for name in ("webapp/settings.py", "common/settings.py"):
         if lines := _falsy_fallbacks((REPO / name).read_text(encoding="utf-8")):
             offenders[name] = lines
     assert offenders == {}
@@ -297,7 +297,7 @@ def _falsy_fallbacks(source: str) -> list[int]:
 
 def test_the_internal_credential_refuses_a_deployment_it_cannot_name(tmp_path: Path) -> None:
     """A ``BRAWL_ENV`` that names no deployment is refused by name, not read as "not production"."""
-    from referee.server.auth import InternalTokenError, internal_token
+    from common.credential import InternalTokenError, internal_token
 
     with pytest.raises(InternalTokenError, match="environment variable BRAWL_ENV='prod' is malformed: must be one of"):
         internal_token({"BRAWL_ENV": "prod", "BRAWL_VAR_DIR": str(tmp_path)})

@@ -40,7 +40,7 @@ from tests.run.soak import Report, soak
 PATIENCE = MatchmakingConfig().rematch_patience.total_seconds()
 """Seconds after which the rematch limit gives way for a waiting bot."""
 LOG_MAX_BYTES = 10_000_000
-"""``referee.logsetup``'s default rotation size."""
+"""``common.logsetup``'s default rotation size."""
 
 
 def _check(report: Report) -> None:

@@ -1,4 +1,4 @@
-"""The supervisor of ``brawl run`` (``workers.supervise.Supervisor``) on real child processes.
+"""The supervisor of ``brawl run`` (``service.supervise.Supervisor``) on real child processes.
 
 A child that exits is restarted and the restart logged; only a crash loop (``max_crashes`` exits in
 the crash window) stops everything, with a message naming the child and its last output lines;
@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from workers.supervise import Service, Supervisor
+from service.supervise import Service, Supervisor
 
 
 def _until(condition: Callable[[], bool], what: str, limit: float = 30.0) -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.cli import main
+from service.cli import main
 from webapp.bots.models import Bot, BotToken
 from webapp.bots.services import hash_token
 from webapp.config import ConfigurationError, env, parse_bool, parse_database_url
@@ -122,7 +122,7 @@ def test_brawl_web_migrates_and_serves(tmp_path, server) -> None:
         [
             sys.executable,
             "-m",
-            "referee.cli",
+            "service.cli",
             "web",
             "--addr",
             f"127.0.0.1:{port}",

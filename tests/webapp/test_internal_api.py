@@ -16,7 +16,7 @@ from django.contrib.auth.models import User
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 
-from referee.server.auth import internal_token
+from common.credential import internal_token
 from webapp.bots import services as bot_services
 from webapp.bots.models import BotToken
 

@@ -1,6 +1,6 @@
 """The ladder's processes for tests and the benchmark: referees, bot farms, Celery workers.
 
-Every component is a real subprocess started with ``python -m referee.cli ...`` (the ``brawl``
+Every component is a real subprocess started with ``python -m service.cli ...`` (the ``brawl``
 command) in its own process group, logging to a file under the stack's directory, so a test can
 SIGKILL one and read what it did. The caller supplies the environment (``DATABASE_URL`` of a
 database it created, ``REDIS_URL`` of a Redis database it owns).
@@ -102,7 +102,7 @@ class Stack:
 
     def brawl(self, name: str, *args: str, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
         """Starts a ``brawl`` subcommand as process ``name``."""
-        return self.spawn(name, [sys.executable, "-m", "referee.cli", *args], env)
+        return self.spawn(name, [sys.executable, "-m", "service.cli", *args], env)
 
     def serve_web_internal(self) -> str:
         """Serves the web app from a thread of this process (its Django, its test database); returns its URL.

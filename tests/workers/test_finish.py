@@ -114,7 +114,7 @@ def test_one_encode_and_one_decode_per_finished_match(
 
     monkeypatch.setattr(Replay, "encode", counted_encode)
     monkeypatch.setattr(Replay, "decode", classmethod(counted_decode))
-    data = replay.encode()  # the referee's hand-off (workers.refhost.send_result)
+    data = replay.encode()  # the referee's hand-off (service.refhost.send_result)
     assert record_result(str(match.pk), data) == "recorded"
     assert calls == {"encode": 1, "decode": 1}
     match.refresh_from_db()

@@ -24,10 +24,10 @@ from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from common.seeding import new_seed
 from referee.core.errors import ConfigError
 from referee.core.registry import get_game
 from referee.core.replay import STRIKE_KINDS, IncidentKind, Replay
-from referee.seeding import new_seed
 from webapp.api import DomainError, InvalidInput, LimitReached
 from webapp.bots.models import Bot, BotVersion
 from webapp.matches import dispatch
@@ -123,7 +123,7 @@ def do_queue_match(
 ) -> Match:
     """Creates a queued match with one seat per version, in order, and hands it to the workers.
 
-    The one creation path of matches: it draws the seed (``referee.seeding.new_seed``) unless
+    The one creation path of matches: it draws the seed (``common.seeding.new_seed``) unless
     the caller brings one (the matchmaker's, shared by a mirrored set), and publishes the seed's
     commitment on the row in the same transaction, before any worker can start the match.
     With a ``request_id`` already used, returns the existing match instead (idempotent).

@@ -38,7 +38,7 @@ from django.core.cache.utils import make_template_fragment_key
 from django.db.models import Subquery
 from django.template.loader import render_to_string
 
-from referee.brokerconf import FOLLOWUPS
+from common.brokerconf import FOLLOWUPS
 from webapp import tasks_out
 from webapp.bots.models import Bot
 from webapp.cache import (

@@ -7,8 +7,9 @@ What is enforced, and where (see docs/hosted-bots.md):
   ``/run/brawl/referee.sock``.
 - **Read-only root of only what a bot needs**: a fresh tmpfs root holding read-only binds of
   ``/usr`` (with the ``/bin``, ``/lib`` links), the Python runtime, the installed libraries, the
-  SDK (``referee/``, ``brawl`` protos) and the bot's own folder at ``/bot``. The service's
-  database, its ``var/`` folder, its settings and other bots' folders are not in the sandbox at all.
+  SDK (``referee/`` with the ``common/`` it imports, ``brawl`` protos) and the bot's own folder
+  at ``/bot``. The service's database, its ``var/`` folder, its settings and other bots' folders
+  are not in the sandbox at all.
 - **Private /tmp**: a tmpfs of ``Limits.tmp_bytes`` (``--size``), writable by the bot (mode 1777;
   it is also ``HOME``), in the sandbox's own mount namespace, so it is gone with the process.
 - **No environment**: ``--clearenv``; the bot gets only ``HOME``, ``PYTHONPATH``, ``BRAWL_SERVER``
@@ -139,7 +140,11 @@ def _python_paths() -> list[tuple[str, str]]:
     platlib = sysconfig.get_paths()["platlib"]
     if platlib != site:
         binds.append((platlib, "/opt/platsite"))
-    for package, inside in (("referee", "/opt/brawl/referee"), ("brawl", "/opt/brawl/brawl")):
+    for package, inside in (
+        ("common", "/opt/brawl/common"),
+        ("referee", "/opt/brawl/referee"),
+        ("brawl", "/opt/brawl/brawl"),
+    ):
         spec = importlib.util.find_spec(package)
         if spec is None or not spec.submodule_search_locations:
             raise SandboxUnavailable(f"cannot find the {package} package to bind into the sandbox")

@@ -18,10 +18,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from common.seeding import new_seed
 from referee.core.contract import Termination
 from referee.core.ids import BotId
 from referee.protocol.timecontrol import TimeSettings
-from referee.seeding import new_seed
 from referee.server.auth import BotIdentity, MemoryTokenStore
 from referee.server.hub import RefereeSettings
 from referee.server.match import MatchState, SeatSpec

@@ -20,10 +20,10 @@ from brawl.bot.v1 import bot_pb2
 from brawl.referee.v1 import referee_pb2
 from google.protobuf.struct_pb2 import Struct
 
+from common.seeding import new_seed
 from referee.core import Decision, JSONDict, Option
 from referee.core.registry import game_names
 from referee.protocol.timecontrol import TimeSettings
-from referee.seeding import new_seed
 from referee.server.hub import RefereeSettings
 from referee.server.match import MatchRunner, MatchState
 from referee.server.service import MAX_PRE_HELLO_ERRORS

@@ -5,14 +5,16 @@ counter, a generator seeded from a task id) would let a bot know its opponent's 
 randomness is the other half: a house bot whose generator were seeded from the match seed would
 spell the seed out in its moves, and one seeded from a constant would play moves an opponent can
 predict. So neither is derived from anything: both are drawn here. This module is outside
-``referee.core`` because the engines and the core may not touch any randomness of their own.
+``referee.core`` because the engines and the core may not touch any randomness of their own; the
+core reads only :data:`SEED_BITS` from it, to check a seed's range.
 """
 
 from __future__ import annotations
 
 import secrets
 
-from referee.core.fairness import SEED_BITS
+SEED_BITS = 63
+"""Seeds are non-negative 63-bit integers, so they fit a signed 64-bit database column."""
 
 BOT_SEED_BITS = 64
 """Bits of a house bot's own seed (the bot's :class:`referee.core.chance.SeededChance` takes 64)."""

@@ -3,9 +3,9 @@
 Three kinds of process put tasks on the broker and none of them imports another's code for it: the
 workers (``workers.celery`` builds their app from :func:`broker_settings` and :data:`QUEUES`), the web
 app (``webapp.tasks_out`` queues a match or a webhook sweep by task name) and a ladder referee
-(``workers.refhost`` publishes results). The last two build a publish-only Celery app from
+(``service.refhost`` publishes results). The last two build a publish-only Celery app from
 :func:`publisher_settings`, so they import no task module, and the referee no Django. ``REDIS_URL``
-selects Redis; otherwise the embedded filesystem transport (:mod:`referee.broker`).
+selects Redis; otherwise the embedded filesystem transport (:mod:`common.broker`).
 
 This module imports no Celery (the referee's contracts forbid it); it returns the settings a Celery
 app is configured with.
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from kombu.entity import Exchange, Queue
 
-from referee import settings
+from common import settings
 
 SCHEDULING = "scheduling"
 """Queue of ladder rounds, match starts, tournament progress and the reaper."""
@@ -26,7 +26,7 @@ FOLLOWUPS = "followups"
 
 
 def broker_settings() -> dict[str, object]:
-    """Returns the broker URL and transport options from the environment (``referee.settings``)."""
+    """Returns the broker URL and transport options from the environment (``common.settings``)."""
     conf = settings.current()
     redis_url = conf.redis_url
     if redis_url:
@@ -43,7 +43,7 @@ def broker_settings() -> dict[str, object]:
                 "priority_steps": [0],
             },
         }
-    from referee import broker
+    from common import broker
 
     broker.register()
     folder = conf.var_dir / "broker"

@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from referee import settings
+from common import settings
 
 Probe = Callable[[], bool]
 
@@ -402,7 +402,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     # It has a listener of its own (webapp.internal_server), so a busy site never delays a bot's connect.
     web_internal = args.web_internal or f"127.0.0.1:{_free_loopback_port()}"
     os.environ.setdefault("BRAWL_WEB_INTERNAL_URL", f"http://{web_internal}")
-    # Every service also logs to a rotated file (referee.logsetup), so an unattended run keeps its
+    # Every service also logs to a rotated file (common.logsetup), so an unattended run keeps its
     # recent history on disk within a bounded size.
     os.environ.setdefault("BRAWL_LOG_DIR", str(var / "logs"))
     # Four house bots per game meet each other 4 times a day within a minute or two; past that a bot
@@ -417,7 +417,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     spec_path = var / "house-bots.json"
     spec_path.write_text(json.dumps(demo.farm, indent=1))
     spec_path.chmod(0o600)
-    brawl = [sys.executable, "-m", "referee.cli"]
+    brawl = [sys.executable, "-m", "service.cli"]
     ref_host, ref_port = args.referee.rsplit(":", 1)
     web_host, web_port = args.web.rsplit(":", 1)
     referee_cmd = [*brawl, "referee", "--listen", args.referee, "--grace", "5"]

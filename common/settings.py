@@ -207,7 +207,7 @@ class ReaperLimits:
 
 @dataclass(frozen=True)
 class LogSettings:
-    """How a process logs (``referee.logsetup``); read alone by :func:`log_settings` (bots read only these)."""
+    """How a process logs (``common.logsetup``); read alone by :func:`log_settings` (bots read only these)."""
 
     format: str = "text"
     """``BRAWL_LOG_FORMAT``: ``text`` or ``json``."""
@@ -323,7 +323,7 @@ def current(environ: Mapping[str, str] | None = None) -> Settings:
 
 
 def log_settings(environ: Mapping[str, str] | None = None) -> LogSettings:
-    """Returns the logging settings alone (what ``referee.logsetup`` needs, in every process and bot).
+    """Returns the logging settings alone (what ``common.logsetup`` needs, in every process and bot).
 
     Raises:
         ConfigurationError: a ``BRAWL_LOG_*`` variable is malformed.

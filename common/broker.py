@@ -26,7 +26,7 @@ Limits (measured in ``docs/deploy.md``): one machine and one local filesystem (`
 atomic, so not NFS); every consumer polls the folder (Celery's 1 s poll interval by default), so a
 message waits up to that long; a folder listing per poll makes a deep backlog slow.
 
-Used when ``REDIS_URL`` is unset (``referee.brokerconf.broker_settings``); registered with kombu as the
+Used when ``REDIS_URL`` is unset (``common.brokerconf.broker_settings``); registered with kombu as the
 ``brawlfs`` transport.
 """
 

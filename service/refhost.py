@@ -1,10 +1,11 @@
 """The referee's ladder mode: the web tier checks bot tokens, results go to the workers.
 
-``brawl referee`` without ``--tokens``/``--replays`` runs :func:`serve_ladder_referee`: the
-ordinary referee server (``referee.server.service.serve``) with
+``brawl referee`` without ``--tokens``/``--replays`` serves the ordinary referee server
+(``referee.server.service.serve``) with the stores :func:`ladder_stores` returns:
 :class:`~referee.server.auth.WebTokenStore` (the web tier's internal API at
-``BRAWL_WEB_INTERNAL_URL``, called with the internal service credential) and :func:`ladder_sink` as its result sink,
-and the Redis seat relay when a URL is given (``referee.server.cli`` decides). The sink only
+``BRAWL_WEB_INTERNAL_URL``, called with the internal service credential) and :func:`ladder_sink` as its
+result sink; ``service.cli`` hands :func:`ladder_stores` to ``referee.server.cli``, which decides the
+rest (the Redis seat relay among it). The sink only
 publishes: it puts ``record_result(match_id, replay)`` on the broker's ``recording`` queue, and a
 worker stages and records it (``workers.recording.record_result``), the one write path for
 finished matches. The referee holds no database credentials and never sets Django up: the web
@@ -20,14 +21,16 @@ This module is not the referee (``referee/server``) nor the recording logic.
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import logging
 from typing import Any
 
-from referee.brokerconf import RECORDING
+from common import settings as env_settings
+from common.brokerconf import RECORDING
+from common.credential import internal_token
 from referee.core.ids import MatchId
-from referee.server.sinks import HandOffResultSink
+from referee.server.auth import TokenStore, WebTokenStore
+from referee.server.sinks import HandOffResultSink, ResultSink
 
 log = logging.getLogger(__name__)
 
@@ -49,7 +52,7 @@ def publisher() -> Any:
     if _publisher is None:
         from celery import Celery
 
-        from referee.brokerconf import publisher_settings
+        from common.brokerconf import publisher_settings
 
         app = Celery("brawl-referee", set_as_current=False)
         app.conf.update(**publisher_settings())
@@ -79,48 +82,20 @@ def ladder_sink() -> HandOffResultSink:
     return HandOffResultSink(send_result)
 
 
-def serve_ladder_referee(
-    listen: str,
-    *,
-    grace: float = 30.0,
-    max_message_bytes: int | None = None,
-    relay_url: str | None = None,
-    internal_address: str = "127.0.0.1:50052",
-    tls: Any = None,
-    reuse_port: bool = False,
-) -> None:
-    """Runs a ladder-mode referee on ``listen`` until SIGTERM.
+def ladder_stores() -> tuple[TokenStore, ResultSink]:
+    """Returns the ladder referee's token store and result sink, for ``referee.server.cli`` to serve with.
 
-    Args:
-        listen: ``HOST:PORT`` of the bot port.
-        grace: Seconds running matches get on shutdown.
-        max_message_bytes: The gRPC message limit (the referee's default when ``None``).
-        relay_url: Redis URL of the seat relay between referees; ``None`` turns it off.
-        internal_address: ``HOST:PORT`` of the internal API (what ``BRAWL_REFEREES`` lists).
-        tls: ``referee.server.service.TlsFiles`` to serve bots over TLS, or ``None``.
-        reuse_port: Share the bot port with the other referee processes of this machine.
+    The tokens are the web tier's (:class:`~referee.server.auth.WebTokenStore` at
+    ``BRAWL_WEB_INTERNAL_URL``, called with the internal service credential): no database here, the
+    web tier checks the bot tokens (``webapp.internal``) and records their use. The sink is
+    :func:`ladder_sink`.
+
+    Raises:
+        SystemExit: ``BRAWL_WEB_INTERNAL_URL`` is malformed (the message says so, with no traceback).
+        common.credential.InternalTokenError: no internal service credential.
     """
-    from referee import settings as env_settings
-    from referee.server.auth import WebTokenStore, internal_token
-    from referee.server.hub import RefereeSettings
-    from referee.server.service import serve
-
-    # No database here: the web tier checks the bot tokens (webapp.internal) and records their use.
     try:
         tokens = WebTokenStore(env_settings.current().web_internal_url, internal_token())
-    except ValueError as exc:  # a malformed BRAWL_WEB_INTERNAL_URL: say so, no traceback
+    except ValueError as exc:
         raise SystemExit(f"error: BRAWL_WEB_INTERNAL_URL: {exc}") from exc
-    settings = RefereeSettings() if max_message_bytes is None else RefereeSettings(max_message_bytes=max_message_bytes)
-    asyncio.run(
-        serve(
-            listen,
-            tokens=tokens,
-            sink=ladder_sink(),
-            settings=settings,
-            grace=grace,
-            relay_url=relay_url,
-            internal_address=internal_address,
-            tls=tls,
-            reuse_port=reuse_port,
-        )
-    )
+    return tokens, ladder_sink()

@@ -16,7 +16,7 @@ One call, :func:`configure`, at each process's entry point sets the root logger 
   whoever logs it (the services, Django, the referee client), without each call passing them.
   Fields are passed as ``extra=`` (never formatted into the message), so the JSON format has them
   as keys: one style for every process.
-- **Settings**: the variables above are read through ``referee.settings`` (``log_settings``), the
+- **Settings**: the variables above are read through ``common.settings`` (``log_settings``), the
   one typed settings module; a malformed one is a ``ConfigurationError`` naming it.
 
 Standard library only, so the bot SDK can use it without the server's dependencies.
@@ -36,7 +36,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from referee import settings
+from common import settings
 
 FORMAT_ENV = "BRAWL_LOG_FORMAT"
 LEVEL_ENV = "BRAWL_LOG_LEVEL"
