@@ -64,6 +64,8 @@ _db_url = env("DATABASE_URL", str, required=_production)
 DATABASES = {"default": (parse_database_url(_db_url) if _db_url else default_sqlite(VAR_DIR.parent)).as_django()}
 if not _db_url:
     DATABASES["default"]["NAME"] = str(VAR_DIR / "brawl.sqlite3")
+    # A test run on the embedded default gets its own file beside it (pytest-django suffixes it per worker).
+    DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / "test-brawl.sqlite3")}
     VAR_DIR.mkdir(parents=True, exist_ok=True)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
