@@ -17,8 +17,9 @@ error, and the ladder's conventions fixed in one place.
 - **Display.** The conservative rating is ``mu - 3 sigma`` (:meth:`Skill.conservative`): a bot
   climbs by being both good and known.
 - **Chances.** :func:`win_chance` is the chance that one bot finishes ahead of another,
-  :func:`first_chances` the chance of each seat (or team) to finish first at a table (the library's
-  ``predict_win``).
+  :func:`first_chances` the chance of each seat (or team) to finish first at a table: the model's
+  own Plackett-Luce likelihood, not the library's ``predict_win``, which the prediction bench found
+  overconfident (see :func:`win_chance`).
 
 Pure: no clock, no random, no I/O. Bad numbers (NaN, infinity, non-positive deviations) are
 refused with :class:`ladder.errors.InvalidResultError`, and an update the floats cannot hold
@@ -225,16 +226,34 @@ def rate(
     return tuple(s for s in out if s is not None)
 
 
+def _side_sums(skills: Sequence[Skill], groups: list[list[int]], beta: float) -> tuple[list[float], float]:
+    """Each side's summed mu, and the model's scale ``c = sqrt(sum over sides of (sigma² + beta²))``."""
+    mus = [sum(skills[i].mu for i in group) for group in groups]
+    variance = sum(sum(skills[i].sigma ** 2 for i in group) for group in groups)
+    return mus, math.sqrt(variance + len(groups) * beta * beta)
+
+
+def _chances(mus: list[float], c: float) -> list[float]:
+    """Plackett-Luce first-place chances ``exp(mu_i / c) / sum_j exp(mu_j / c)``, computed without overflow."""
+    top = max(mus)
+    weights = [math.exp((mu - top) / c) for mu in mus]
+    total = sum(weights)
+    return [w / total for w in weights]
+
+
 def win_chance(skill: Skill, opponent: Skill, config: SkillConfig = SkillConfig()) -> float:
     """The chance that ``skill`` finishes ahead of ``opponent`` (in a duel, or between two pod seats).
 
-    ``Phi((mu_a - mu_b) / sqrt(2 beta² + sigma_a² + sigma_b²))``, the library's two-team prediction.
+    The model's own likelihood of that order, with the uncertainty folded into its scale:
+    ``1 / (1 + exp(-(mu_a - mu_b) / c))``, ``c = sqrt(sigma_a² + sigma_b² + 2 beta²)``, the ``c`` of
+    the update. (The library's ``predict_win`` puts a normal curve on the same scale, which is
+    steeper than the model's logistic one: ``bench.bench_prediction`` measured it overconfident,
+    with a log-loss of 0.58 in duels where this gives 0.51; docs/ladder.md.)
 
     Raises:
         InvalidResultError: if either is not a :class:`Skill`.
     """
-    _check_table([skill, opponent], None, ())
-    return model(config).predict_win(_library_teams([skill, opponent], [[0], [1]]))[0]
+    return first_chances([skill, opponent], (), config)[0]
 
 
 def first_chances(
@@ -242,15 +261,17 @@ def first_chances(
 ) -> tuple[float, ...]:
     """Each seat's chance to finish first at this table (a team's chance, given to each member).
 
-    For two sides this is :func:`win_chance`; for more, the library's ``predict_win``: each side's
-    mean pairwise chance against the others, normalised to sum to 1.
+    The Plackett-Luce chance of coming first, ``exp(mu_i / c) / sum_j exp(mu_j / c)``, with a
+    team's mu the sum of its members' and ``c`` as in :func:`rate` (see :func:`win_chance`).
+    The chances of the sides sum to 1.
 
     Raises:
         InvalidResultError: if the table is malformed (see :func:`rate`).
     """
     _check_table(skills, None, teams)
     groups = _groups(len(skills), teams)
-    chances = model(config).predict_win(_library_teams(skills, groups))
+    mus, c = _side_sums(skills, groups, config.beta)
+    chances = _chances(mus, c)
     out = [0.0] * len(skills)
     for group, chance in zip(groups, chances, strict=True):
         for seat in group:
