@@ -26,6 +26,11 @@ How a call works (``docs/ladder.md`` has the reasons):
    ``rematch_window`` (a mirrored set is one meeting) does not meet again unless one of the two
    has waited ``rematch_patience`` - then partners inside the limit are still tried first; and
    a pair seated together in this call is not seated together again in a later pass.
+   With ``preference="information"`` the closeness-and-uncertainty weight is replaced by the
+   game's expected information (:func:`information`, Glicko-2's variance reduction for both
+   players), and unsettled versions get ``information_weight`` more urgency. Two candidates of
+   one author (``Candidate.owner``) never share a table of more than two seats
+   (``separate_authors``, on by default).
 4. **Seats.** With ``mirrored`` the table is played in every seat rotation with one seed, so seat
    order and dice luck cancel (two matches for a duel, three or four for a pod). Otherwise one
    match is made and seats are balanced from the recent history: whoever sat further back so far
@@ -35,7 +40,8 @@ No stall: whenever some legal table exists among the candidates, the first desce
 seats at least one. No starvation: a candidate held back by the rematch limit becomes free of it
 after ``rematch_patience``; from then on it is left over only when the pool does not divide into
 tables or for more urgent candidates, whose urgency is bounded by
-``B = 2 + uncertainty_weight + 0.01`` units plus their own wait, so with calls every ``i`` it is
+``B = max_bonus(config)`` units (``2 + uncertainty_weight + 0.01``, plus ``information_weight``
+with the information preference) plus their own wait, so with calls every ``i`` it is
 seated within ``1 + (B·target_wait + rematch_patience)/i`` calls of a legal table existing
 (derived in docs/ladder.md and checked by the week-long simulation in
 ``tests/ladder/test_matchmaking_week.py``).
