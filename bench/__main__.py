@@ -9,7 +9,14 @@ from __future__ import annotations
 import subprocess
 import sys
 
-SELF_CONTAINED = ["bench_scrumbrawl", "bench_superfantasybrawl", "bench_referee", "bench_ratings", "mirrored_pairs"]
+SELF_CONTAINED = [
+    "bench_scrumbrawl",
+    "bench_superfantasybrawl",
+    "bench_referee",
+    "bench_ratings",
+    "bench_prediction",
+    "mirrored_pairs",
+]
 
 
 def main() -> int:

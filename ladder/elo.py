@@ -35,7 +35,14 @@ def expected_score(rating: float, opponent: float, scale: float = SCALE) -> floa
 
     >>> round(expected_score(1700, 1500), 4)
     0.7597
+
+    Raises:
+        InvalidResultError: naming the value, if a rating is not finite or the scale not a
+            finite number above 0 (a NaN would otherwise come back as a NaN "chance").
     """
+    require_number("rating", rating)
+    require_number("opponent rating", opponent)
+    require_number("scale", scale, minimum=0.0, exclusive=True)
     exponent = (opponent - rating) / scale
     if exponent > 300.0:
         # 10**exponent would overflow (an OverflowError, not a float); the score is 0 to double precision.

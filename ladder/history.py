@@ -12,6 +12,11 @@ Glicko rating with its deviation widened to at least ``RatingConfig.new_version_
 its game count reset, so it plays with provisional K and is favoured by matchmaking until it
 settles. A version without a parent starts at 1500 Elo, Glicko 1500/350/0.06.
 
+Beside them every version carries an OpenSkill Plackett-Luce skill (:mod:`ladder.plackett_luce`):
+no drift between games (tau = 0, so no idle growth either), a new version starting from its
+parent's skill with sigma widened (:func:`ladder.plackett_luce.new_version_prior`), a first one
+from 25 / 8.33. It is part of the fold like the rest: replay reproduces it exactly.
+
 What "match order" means is the caller's decision (the order matches were created, as on
 Battlecode, so that the published list never reshuffles); ``played_at`` only drives deviation
 growth, and a game that appears to predate the previous one grows nothing.
@@ -25,6 +30,7 @@ from datetime import datetime
 from typing import Any
 
 from ladder import elo, glicko2
+from ladder import plackett_luce as pl
 from ladder.errors import InvalidResultError, require_number
 from ladder.ids import BotVersionId, GameName, MatchId
 from ladder.results import GameResult, pairwise_score
@@ -49,6 +55,8 @@ class RatingConfig:
     """A new version inherits its parent's deviation widened to at least this much."""
     provisional_deviation: float = 110.0
     """A version is shown as provisional while its deviation is above this (lichess's threshold)."""
+    skill: pl.SkillConfig = field(default_factory=pl.SkillConfig)
+    """The OpenSkill (Plackett-Luce) constants of the skill kept beside Elo and Glicko-2."""
 
     def __post_init__(self) -> None:
         require_number("RatingConfig.initial_elo", self.initial_elo)
@@ -80,6 +88,8 @@ class VersionRating:
     """When its last rated game was played; ``None`` before the first."""
     inherited_from: BotVersionId | None = None
     """The parent version whose rating was the prior, if any."""
+    skill: pl.Skill = field(default_factory=pl.Skill)
+    """The OpenSkill (Plackett-Luce) skill: mean and deviation, no drift between games."""
 
     def __post_init__(self) -> None:
         require_number(f"Elo of {self.version!r}", self.elo)
@@ -114,11 +124,16 @@ class VersionRating:
             "volatility": self.glicko.volatility,
             "last_played_at": None if self.last_played_at is None else self.last_played_at.isoformat(),
             "inherited_from": self.inherited_from,
+            "skill": self.skill.to_json(),
         }
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> VersionRating:
-        """Builds a rating from :meth:`to_json` data."""
+        """Builds a rating from :meth:`to_json` data.
+
+        Data written before the OpenSkill skill was kept has no ``"skill"``: it reads as the first
+        version prior, and ``replay`` from the results gives the real one.
+        """
         last = data.get("last_played_at")
         parent = data.get("inherited_from")
         return cls(
@@ -131,6 +146,7 @@ class VersionRating:
             ),
             last_played_at=None if last is None else datetime.fromisoformat(str(last)),
             inherited_from=None if parent is None else BotVersionId(str(parent)),
+            skill=pl.Skill.from_json(data["skill"]) if "skill" in data else pl.Skill(),
         )
 
 
@@ -170,6 +186,10 @@ class HistoryEntry:
     """Glicko-2 state after the game."""
     inherited_from: BotVersionId | None = None
     """On a version's first game, the parent whose rating was the prior."""
+    skill_before: pl.Skill = field(default_factory=pl.Skill)
+    """OpenSkill skill before the game (the prior, on a version's first game)."""
+    skill_after: pl.Skill = field(default_factory=pl.Skill)
+    """OpenSkill skill after the game."""
 
     def __post_init__(self) -> None:
         where = f"{self.version!r} in match {self.match_id!r}"
@@ -203,6 +223,8 @@ class HistoryEntry:
             "glicko_before": _glicko_json(self.glicko_before),
             "glicko_after": _glicko_json(self.glicko_after),
             "inherited_from": self.inherited_from,
+            "skill_before": self.skill_before.to_json(),
+            "skill_after": self.skill_after.to_json(),
         }
 
     @classmethod
@@ -224,6 +246,8 @@ class HistoryEntry:
             glicko_before=_glicko_from_json(data["glicko_before"]),
             glicko_after=_glicko_from_json(data["glicko_after"]),
             inherited_from=None if parent is None else BotVersionId(str(parent)),
+            skill_before=pl.Skill.from_json(data["skill_before"]) if "skill_before" in data else pl.Skill(),
+            skill_after=pl.Skill.from_json(data["skill_after"]) if "skill_after" in data else pl.Skill(),
         )
 
 
@@ -271,12 +295,15 @@ def prior(
                 max(base.glicko.deviation, config.new_version_deviation),
                 base.glicko.volatility,
             )
-            return VersionRating(version, game, base.elo, 0, widened, None, parent)
+            skill = pl.new_version_prior(base.skill, config.skill)
+            return VersionRating(version, game, base.elo, 0, widened, None, parent, skill)
         if parent in seen:
             raise InvalidResultError(f"the parent chain of {version!r} loops at {parent!r}")
         seen.add(parent)
         parent = parents.get(parent)
-    return VersionRating(version, game, config.initial_elo, 0, glicko2.Glicko2Rating(), None, None)
+    return VersionRating(
+        version, game, config.initial_elo, 0, glicko2.Glicko2Rating(), None, None, pl.initial(config.skill)
+    )
 
 
 def rate_game(
@@ -320,6 +347,8 @@ def rate_game(
     grown = [_grown(r, result.played_at, config) for r in before]
     scores = _scores(result)
     new_glicko = [glicko2.rate(grown[i], _opponents(result, grown, i), config.glicko) for i in range(len(before))]
+    # No idle growth: a version's skill does not drift between its games (tau = 0).
+    new_skill = pl.rate([r.skill for r in before], result.ranks, result.teams, config.skill)
 
     ratings = []
     entries = []
@@ -332,6 +361,7 @@ def rate_game(
             glicko=new_glicko[seat],
             last_played_at=result.played_at,
             inherited_from=old.inherited_from,
+            skill=new_skill[seat],
         )
         ratings.append(new)
         entries.append(
@@ -350,6 +380,8 @@ def rate_game(
                 glicko_before=old.glicko,
                 glicko_after=new.glicko,
                 inherited_from=old.inherited_from if old.games == 0 else None,
+                skill_before=old.skill,
+                skill_after=new.skill,
             )
         )
     return RatedGame(tuple(ratings), tuple(entries))
@@ -448,5 +480,6 @@ def ratings_from_history(entries: Iterable[HistoryEntry]) -> dict[BotVersionId, 
             glicko=entry.glicko_after,
             last_played_at=entry.played_at,
             inherited_from=entry.inherited_from if previous is None else previous.inherited_from,
+            skill=entry.skill_after,
         )
     return ratings

@@ -26,6 +26,11 @@ How a call works (``docs/ladder.md`` has the reasons):
    ``rematch_window`` (a mirrored set is one meeting) does not meet again unless one of the two
    has waited ``rematch_patience`` - then partners inside the limit are still tried first; and
    a pair seated together in this call is not seated together again in a later pass.
+   With ``preference="information"`` the closeness-and-uncertainty weight is replaced by the
+   game's expected information (:func:`information`, Glicko-2's variance reduction for both
+   players), and unsettled versions get ``information_weight`` more urgency. Two candidates of
+   one author (``Candidate.owner``) never share a table of more than two seats
+   (``separate_authors``, on by default).
 4. **Seats.** With ``mirrored`` the table is played in every seat rotation with one seed, so seat
    order and dice luck cancel (two matches for a duel, three or four for a pod). Otherwise one
    match is made and seats are balanced from the recent history: whoever sat further back so far
@@ -35,7 +40,8 @@ No stall: whenever some legal table exists among the candidates, the first desce
 seats at least one. No starvation: a candidate held back by the rematch limit becomes free of it
 after ``rematch_patience``; from then on it is left over only when the pool does not divide into
 tables or for more urgent candidates, whose urgency is bounded by
-``B = 2 + uncertainty_weight + 0.01`` units plus their own wait, so with calls every ``i`` it is
+``B = max_bonus(config)`` units (``2 + uncertainty_weight + 0.01``, plus ``information_weight``
+with the information preference) plus their own wait, so with calls every ``i`` it is
 seated within ``1 + (B·target_wait + rematch_patience)/i`` calls of a legal table existing
 (derived in docs/ladder.md and checked by the week-long simulation in
 ``tests/ladder/test_matchmaking_week.py``).
@@ -77,6 +83,9 @@ class Candidate:
     """How many tables it may join in this call (free match slots; 0 when busy)."""
     waiting_since: datetime
     """When it last finished a match or came online, whichever is later."""
+    owner: str | None = None
+    """Its author, if known: by default two bots of one author never share a pod or a 2v2 table
+    (``MatchmakingConfig.separate_authors``). ``None`` is nobody's."""
 
 
 def candidate_from_rating(
@@ -86,6 +95,7 @@ def candidate_from_rating(
     waiting_since: datetime,
     now: datetime,
     config: RatingConfig | None = None,
+    owner: str | None = None,
 ) -> Candidate:
     """Builds a candidate from a stored rating, with the deviation grown for idle time until ``now``."""
     config = config or RatingConfig()
@@ -97,6 +107,7 @@ def candidate_from_rating(
         games=rating.games,
         capacity=capacity,
         waiting_since=waiting_since,
+        owner=owner,
     )
 
 
@@ -144,6 +155,15 @@ class MatchmakingConfig:
     passes: int = 1
     """How many times a candidate with enough capacity may be seated in one call (a pair meets at
     most once per call: later passes seat it with other partners or not at all)."""
+    separate_authors: bool = True
+    """Two bots of one author (``Candidate.owner``) never share a table of more than two seats
+    (pods, 2v2): no kingmaking or feeding between one author's bots. Duels are not concerned."""
+    preference: str = "closeness"
+    """How seats are drawn: ``"closeness"`` (rating closeness times uncertainty, the first scheduler)
+    or ``"information"`` (the expected information of the game, see :func:`information`)."""
+    information_weight: float = 3.0
+    """With ``"information"``: the urgency bonus of an unsettled version, ``weight x min(1, RD/350)``,
+    on top of ``uncertainty_weight``'s (so new and unsettled versions play first)."""
 
     def __post_init__(self) -> None:
         if not self.table_sizes or min(self.table_sizes) < 2:
@@ -156,6 +176,12 @@ class MatchmakingConfig:
         if not (0.0 <= self.uncertainty_weight < math.inf):
             raise InvalidResultError(
                 f"uncertainty_weight must be finite, not negative, got {self.uncertainty_weight!r}"
+            )
+        if self.preference not in ("closeness", "information"):
+            raise InvalidResultError(f"preference must be 'closeness' or 'information', got {self.preference!r}")
+        if not (0.0 <= self.information_weight < math.inf):
+            raise InvalidResultError(
+                f"information_weight must be finite, not negative, got {self.information_weight!r}"
             )
         if self.passes < 1 or self.max_rematches < 1 or self.new_games < 0:
             raise InvalidResultError(f"matchmaking counts out of range: {self!r}")
@@ -243,19 +269,48 @@ rematch limit, none patient) come near it, and only there could a legal table be
 
 def max_bonus(config: MatchmakingConfig) -> float:
     """The largest urgency a candidate can have without waiting (new, unsettled, jitter)."""
-    return 2.0 + config.uncertainty_weight + JITTER
+    return 2.0 + config.uncertainty_weight + _information_bonus_weight(config) + JITTER
+
+
+def _information_bonus_weight(config: MatchmakingConfig) -> float:
+    return config.information_weight if config.preference == "information" else 0.0
+
+
+GLICKO_SCALE = 173.7178
+"""Elo points per Glicko-2 unit (as ``ladder.glicko2``)."""
+
+
+def information(a: Candidate, b: Candidate) -> float:
+    """The expected information of a game between two candidates: how much it shrinks their variances.
+
+    Glicko-2's own update, in its units: a game against ``b`` shrinks ``a``'s variance from
+    ``phi_a²`` to ``1 / (1 / phi_a² + g(phi_b)² E (1 - E))``, E the expected score. The sum over
+    both players is large for uncertain versions (new versions start at RD 200 or more) and for
+    close pairs (E near 1/2), and small for a settled favourite against a settled outsider.
+    """
+    total = 0.0
+    for me, other in ((a, b), (b, a)):
+        phi = max(me.deviation, 1.0) / GLICKO_SCALE
+        phi_other = other.deviation / GLICKO_SCALE
+        g = 1.0 / math.sqrt(1.0 + 3.0 * phi_other * phi_other / (math.pi * math.pi))
+        exponent = -g * (me.rating - other.rating) / GLICKO_SCALE
+        e = 0.0 if exponent > 700.0 else 1.0 / (1.0 + math.exp(exponent))
+        total += phi * phi - 1.0 / (1.0 / (phi * phi) + g * g * e * (1.0 - e))
+    return total
 
 
 def urgency(candidate: Candidate, now: datetime, config: MatchmakingConfig) -> float:
     """How much a candidate needs a match now: wait in ``target_wait`` units plus bounded bonuses."""
     wait = max(0.0, (now - candidate.waiting_since) / config.target_wait)
     new = 1.0 + (config.new_games - candidate.games) / config.new_games if candidate.games < config.new_games else 0.0
-    unsettled = config.uncertainty_weight * min(1.0, candidate.deviation / MAX_DEVIATION)
+    unsettled = (config.uncertainty_weight + _information_bonus_weight(config)) * min(
+        1.0, candidate.deviation / MAX_DEVIATION
+    )
     return wait + new + unsettled
 
 
 def can_meet(a: Candidate, b: Candidate, meetings: int, now: datetime, config: MatchmakingConfig) -> bool:
-    """Whether two candidates may share a table now: the same-bot rule and the rematch limit.
+    """Whether two candidates may share a table now: the same-bot and same-author rules, the rematch limit.
 
     Args:
         a: one candidate.
@@ -265,6 +320,8 @@ def can_meet(a: Candidate, b: Candidate, meetings: int, now: datetime, config: M
         config: the game's options.
     """
     if a.bot == b.bot:
+        return False
+    if config.separate_authors and max(config.table_sizes) > 2 and a.owner is not None and a.owner == b.owner:
         return False
     if meetings < config.max_rematches:
         return True
@@ -492,7 +549,11 @@ def _seat_order(
         met = [history.met(c.version, m.version) for m in table]
         over = max(met) >= config.max_rematches
         log_weight = 0.0
-        if not explore:
+        if not explore and config.preference == "information":
+            gain = sum(information(c, m) for m in table)
+            log_weight = math.log(gain) if gain > 0.0 else -745.0
+            log_weight -= sum(met) * math.log(2.0)
+        elif not explore:
             width = math.sqrt(config.rating_window**2 + spread**2 + c.deviation**2)
             closeness = -0.5 * ((c.rating - centre) / width) ** 2
             unsettled = math.log1p(config.uncertainty_weight * min(1.0, c.deviation / MAX_DEVIATION))

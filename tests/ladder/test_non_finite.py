@@ -14,6 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ladder import elo, glicko2
+from ladder import plackett_luce as pl
 from ladder.errors import InvalidResultError, LadderError
 from ladder.glicko2 import Glicko2Config, Glicko2Rating
 from ladder.history import HistoryEntry, RatingConfig, VersionRating, rate_game, replay
@@ -132,3 +133,88 @@ def test_finite_inputs_give_finite_ratings(elos: list[float], ranks: list[int], 
             entry.glicko_after.volatility,
         ]
         assert all(math.isfinite(x) for x in numbers)
+
+
+# Issue 27: the same for Elo's expected score and the OpenSkill (Plackett-Luce) path.
+
+
+@pytest.mark.parametrize("bad", BAD, ids=repr)
+def test_expected_score_refuses_non_finite_ratings_and_scale(bad: float) -> None:
+    with pytest.raises(InvalidResultError, match=f"rating must be a finite number, got {bad!r}"):
+        elo.expected_score(bad, 1500.0)
+    with pytest.raises(InvalidResultError, match="opponent rating"):
+        elo.expected_score(1500.0, bad)
+    with pytest.raises(InvalidResultError, match="scale"):
+        elo.expected_score(1500.0, 1500.0, bad)
+    for scale in (0.0, -400.0):
+        with pytest.raises(InvalidResultError, match=re.escape("scale must be above 0.0")):
+            elo.expected_score(1500.0, 1500.0, scale)
+
+
+@pytest.mark.parametrize("field", ["mu", "sigma", "beta", "kappa", "new_version_widening", "z"])
+@pytest.mark.parametrize("bad", BAD, ids=repr)
+def test_skill_config_refuses_non_finite_parameters(field: str, bad: float) -> None:
+    with pytest.raises(InvalidResultError, match=f"SkillConfig.{field}.*{bad!r}"):
+        pl.SkillConfig(**{field: bad})  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"sigma": 0.0},
+        {"sigma": -1.0},
+        {"beta": 0.0},
+        {"kappa": 0.0},
+        {"kappa": 1.0},
+        {"new_version_widening": -1.0},
+        {"z": -3.0},
+    ],
+    ids=str,
+)
+def test_skill_config_refuses_out_of_range_parameters(kwargs: dict[str, float]) -> None:
+    with pytest.raises(InvalidResultError, match=f"SkillConfig.{next(iter(kwargs))}"):
+        pl.SkillConfig(**kwargs)  # type: ignore[arg-type]
+    with pytest.raises(InvalidResultError, match=r"RatingConfig|SkillConfig"):
+        RatingConfig(skill=pl.SkillConfig(**kwargs))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("bad", BAD, ids=repr)
+def test_a_non_finite_skill_is_refused_where_it_enters(bad: float) -> None:
+    with pytest.raises(InvalidResultError, match="OpenSkill mu"):
+        pl.Skill(bad, 8.0)
+    with pytest.raises(InvalidResultError, match="OpenSkill sigma"):
+        pl.Skill(25.0, bad)
+    with pytest.raises(InvalidResultError, match="OpenSkill"):
+        VersionRating.from_json(rated("a").to_json() | {"skill": {"mu": bad, "sigma": 8.0}})
+    row = rate_game(GameResult(MatchId("m1"), G, (BotVersionId("a"), BotVersionId("b")), (1, 2), T0), {}).entries[0]
+    with pytest.raises(InvalidResultError, match="OpenSkill sigma"):
+        HistoryEntry.from_json(row.to_json() | {"skill_after": {"mu": 25.0, "sigma": bad}})
+    with pytest.raises(InvalidResultError, match="malformed OpenSkill data"):
+        pl.Skill.from_json({"mu": 25.0})
+
+
+def test_skill_sigma_zero_a_string_and_bad_z_are_refused() -> None:
+    with pytest.raises(InvalidResultError, match="OpenSkill mu must be a number, got '25'"):
+        pl.Skill("25", 8.0)  # type: ignore[arg-type]
+    with pytest.raises(InvalidResultError, match=re.escape("OpenSkill sigma must be above 0.0, got 0.0")):
+        pl.Skill(25.0, 0.0)
+    for z in (NAN, INF, -1.0):
+        with pytest.raises(InvalidResultError, match="z"):
+            pl.Skill().conservative(z)
+
+
+def test_skills_too_far_apart_are_refused_not_returned_as_infinity() -> None:
+    # exp(mu / c) overflows once a skill is ~4,000 above 0 with the default constants: refused and named.
+    with pytest.raises(InvalidResultError, match="OpenSkill cannot rate"):
+        pl.rate([pl.Skill(1e6, 1.0), pl.Skill(0.0, 1.0)], [2, 1])
+    with pytest.raises(InvalidResultError, match=r"cannot rate|non-finite"):
+        pl.rate([pl.Skill(1e300, 1.0), pl.Skill(-1e300, 1.0), pl.Skill()], [3, 2, 1])
+
+
+@given(
+    st.lists(st.tuples(st.floats(-100.0, 150.0), st.floats(0.01, 20.0)), min_size=2, max_size=4),
+    st.lists(st.integers(1, 4), min_size=4, max_size=4),
+)
+def test_finite_skills_in_range_give_finite_skills(skills: list[tuple[float, float]], ranks: list[int]) -> None:
+    out = pl.rate([pl.Skill(mu, sigma) for mu, sigma in skills], ranks[: len(skills)])
+    assert all(math.isfinite(s.mu) and math.isfinite(s.sigma) and s.sigma > 0 for s in out)
