@@ -247,6 +247,8 @@ def schedule_round(game: str, tick: str, *, now: datetime | None = None) -> Roun
                     games=rating.games,
                     capacity=max(0, capacity),
                     waiting_since=rating.last_played_at or version.created,
+                    # The house's bots are one organizer's sparring partners, not an author's team.
+                    owner=None if bot.is_house else str(bot.owner_id),
                 )
             )
         config = MatchmakingConfig(
