@@ -14,6 +14,7 @@ a seeded ladder.
 from __future__ import annotations
 
 import argparse
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
@@ -269,3 +270,43 @@ def test_current_ratings_give_a_new_version_its_prior(
     assert got[a3.pk].elo == now[a2].elo and got[a3.pk].inherited_from == a2 and got[a3.pk].games == 0
     assert got[a3.pk].deviation == max(now[a2].deviation, rankings.CONFIG.new_version_deviation)
     assert (got[fresh.pk].elo, got[fresh.pk].deviation, got[fresh.pk].inherited_from) == (1500.0, 350.0, None)
+
+
+def test_verify_reads_one_snapshot_while_matches_are_recorded(
+    transactional_db: Any, season: Ladder, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``brawl ratings verify`` on a live service: a rated match recorded between its read of the
+    matches and its read of the stored history is not reported as corruption (it once was: the
+    history then held rows the recomputation had no match for). The match is recorded through the
+    services on another connection, committed, in the middle of the check."""
+    from django.db import connection as main_connection
+    from django.db import connections
+
+    from webapp.rankings import audit
+
+    assert main_connection.vendor == "postgresql", "the snapshot under test is PostgreSQL's"
+    versions = [b.latest_version for b in Bot.objects.order_by("pk")[:2]]
+    original = audit.recompute
+    played: list[Match] = []
+
+    def recompute_then_a_result_lands(game: str) -> Any:
+        done = original(game)
+
+        def record() -> None:
+            try:
+                played.append(season.play(versions, (1, 2), timedelta(days=42)))
+            finally:
+                connections.close_all()
+
+        worker = threading.Thread(target=record)
+        worker.start()
+        worker.join(60)
+        return done
+
+    monkeypatch.setattr(audit, "recompute", recompute_then_a_result_lands)
+    assert run_cli("verify", "--game", GAME) == 0, capsys.readouterr().err
+    assert "ok, 8 rated matches" in capsys.readouterr().out  # the snapshot's, without the one recorded during it
+    assert played and RatingHistory.objects.filter(match_id=played[0].pk).count() == 2
+    monkeypatch.setattr(audit, "recompute", original)
+    assert run_cli("verify", "--game", GAME) == 0  # and the next check sees it, consistently
+    assert "ok, 9 rated matches" in capsys.readouterr().out

@@ -15,11 +15,13 @@ would need re-rating later games whenever an earlier match finishes late.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from django.db import connection, transaction
 from django.db.models import Min
 
 from ladder.errors import InvalidResultError
@@ -122,6 +124,7 @@ def expected_rows(recomputed: Recomputed) -> tuple[list[RatingHistory], dict[int
             entry.glicko_after,
             entry.played_at,
             entry.inherited_from if entry.games_before == 0 else running[entry.version].inherited_from,
+            entry.skill_after,
         )
         apply_entry(row, running[entry.version], entry, by_match[entry.match_id])
     return history, ratings
@@ -137,6 +140,27 @@ def first_difference(game: str) -> tuple[str | None, Recomputed]:
     Raises:
         DomainError: the matches cannot be replayed.
     """
+    with snapshot():
+        return _first_difference(game)
+
+
+@contextmanager
+def snapshot() -> Iterator[None]:
+    """Runs the block's reads on one consistent state of the database, however many results land meanwhile.
+
+    On PostgreSQL a read-only REPEATABLE READ transaction: every query sees the database as of the
+    first one. SQLite's transaction gives the same from its first read (a reader holds its snapshot,
+    in WAL mode as in rollback mode, until it ends). Nothing is written inside.
+    """
+    outermost = not connection.in_atomic_block  # inside a caller's transaction, its isolation holds
+    with transaction.atomic():
+        if outermost and connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        yield
+
+
+def _first_difference(game: str) -> tuple[str | None, Recomputed]:
     recomputed = recompute(game)
     history, ratings = expected_rows(recomputed)
     stored_history = list(RatingHistory.objects.filter(game=game).order_by("id"))

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
+from ladder import plackett_luce as pl
 from ladder.errors import InvalidResultError
 from ladder.glicko2 import Glicko2Rating
 from ladder.history import HistoryEntry, RatingConfig, VersionRating
@@ -41,6 +42,8 @@ RATING_FIELDS = [
     "glicko_rating",
     "glicko_rd",
     "glicko_volatility",
+    "skill_mu",
+    "skill_sigma",
     "games",
     "wins",
     "losses",
@@ -124,6 +127,7 @@ def version_rating(row: Rating) -> VersionRating:
             glicko=Glicko2Rating(row.glicko_rating, row.glicko_rd, row.glicko_volatility),
             last_played_at=row.last_played,
             inherited_from=_version_id(row.inherited_from_id),
+            skill=pl.Skill(row.skill_mu, row.skill_sigma),
         )
     except InvalidResultError as exc:
         raise CorruptRating(
@@ -165,6 +169,8 @@ def _history_entry(row: RatingHistory, played_at: datetime) -> HistoryEntry:
         glicko_before=Glicko2Rating(row.glicko_before, row.rd_before, row.volatility_before),
         glicko_after=Glicko2Rating(row.glicko_after, row.rd_after, row.volatility_after),
         inherited_from=_version_id(row.inherited_from_id),
+        skill_before=pl.Skill(row.skill_mu_before, row.skill_sigma_before),
+        skill_after=pl.Skill(row.skill_mu_after, row.skill_sigma_after),
     )
 
 
@@ -189,6 +195,10 @@ def history_row(entry: HistoryEntry) -> RatingHistory:
         volatility_before=entry.glicko_before.volatility,
         volatility_after=entry.glicko_after.volatility,
         inherited_from_id=None if entry.inherited_from is None else int(entry.inherited_from),
+        skill_mu_before=entry.skill_before.mu,
+        skill_sigma_before=entry.skill_before.sigma,
+        skill_mu_after=entry.skill_after.mu,
+        skill_sigma_after=entry.skill_after.sigma,
     )
 
 
@@ -223,6 +233,7 @@ def apply_entry(row: Rating, rating: VersionRating, entry: HistoryEntry, result:
     row.glicko_rating = rating.glicko.rating
     row.glicko_rd = rating.glicko.deviation
     row.glicko_volatility = rating.glicko.volatility
+    row.skill_mu, row.skill_sigma = rating.skill.mu, rating.skill.sigma
     row.games = rating.games
     row.last_played = rating.last_played_at
     row.inherited_from_id = None if rating.inherited_from is None else int(rating.inherited_from)
@@ -239,6 +250,7 @@ def reset_row(row: Rating) -> None:
     """Puts a ``Rating`` row of a version that has not played back at the defaults."""
     row.elo = row.peak_elo = INITIAL_ELO
     row.glicko_rating, row.glicko_rd, row.glicko_volatility = INITIAL_GLICKO, INITIAL_RD, INITIAL_VOLATILITY
+    row.skill_mu, row.skill_sigma = pl.DEFAULT_MU, pl.DEFAULT_SIGMA
     row.games = row.wins = row.losses = row.draws = 0
     row.last_played = None
     row.inherited_from_id = None

@@ -25,6 +25,10 @@ INITIAL_RD = 350.0
 """Glicko-2 rating deviation of a version that has not played."""
 INITIAL_VOLATILITY = 0.06
 """Glicko-2 volatility of a version that has not played."""
+INITIAL_SKILL_MU = 25.0
+"""OpenSkill mean of a first version (``ladder.plackett_luce.DEFAULT_MU``)."""
+INITIAL_SKILL_SIGMA = 25.0 / 3.0
+"""OpenSkill deviation of a first version (``ladder.plackett_luce.DEFAULT_SIGMA``)."""
 
 
 class Rating(models.Model):
@@ -42,6 +46,10 @@ class Rating(models.Model):
     """Glicko-2 rating deviation: the uncertainty shown as ±."""
     glicko_volatility = models.FloatField(default=INITIAL_VOLATILITY)
     """Glicko-2 volatility."""
+    skill_mu = models.FloatField(default=INITIAL_SKILL_MU)
+    """OpenSkill (Plackett-Luce) skill mean (``ladder.plackett_luce``)."""
+    skill_sigma = models.FloatField(default=INITIAL_SKILL_SIGMA)
+    """OpenSkill skill deviation; the conservative rating is ``skill_mu - 3 skill_sigma``."""
     games = models.PositiveIntegerField(default=0)
     """Rated matches played."""
     wins = models.PositiveIntegerField(default=0)
@@ -105,6 +113,14 @@ class RatingHistory(models.Model):
     """Glicko-2 volatility before the match."""
     volatility_after = models.FloatField(default=INITIAL_VOLATILITY)
     """Glicko-2 volatility after the match."""
+    skill_mu_before = models.FloatField(default=INITIAL_SKILL_MU)
+    """OpenSkill skill mean before the match (the prior, on a version's first)."""
+    skill_sigma_before = models.FloatField(default=INITIAL_SKILL_SIGMA)
+    """OpenSkill skill deviation before the match."""
+    skill_mu_after = models.FloatField(default=INITIAL_SKILL_MU)
+    """OpenSkill skill mean after the match."""
+    skill_sigma_after = models.FloatField(default=INITIAL_SKILL_SIGMA)
+    """OpenSkill skill deviation after the match."""
     inherited_from = models.ForeignKey(
         refs.BOT_VERSION, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
