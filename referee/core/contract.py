@@ -37,6 +37,7 @@ from typing import Any, ClassVar, TypeAlias
 from referee.core.chance import Chance, ChanceOutcome, chance_outcomes
 from referee.core.errors import ConfigError
 from referee.core.ids import Seat
+from referee.core.view import BoardView, Targets, spelled_out
 
 JSON: TypeAlias = "bool | int | float | str | list[JSON] | dict[str, JSON] | None"
 """Plain data that serialises to JSON as it is."""
@@ -505,3 +506,31 @@ class Game(abc.ABC):
     def default_config(self, seats: int) -> JSONDict:
         """Returns the config with every default, for ``seats`` seats."""
         return self.parse_config({}, seats)
+
+    # The generic view (referee.core.view): what a viewer that knows no game draws and offers.
+
+    def board_view(self, observation: Mapping[str, Any], viewer: Seat | None) -> BoardView:
+        """Returns the board as ``viewer`` (``None``: a spectator) sees it, built from that viewer's observation.
+
+        Built from :meth:`Match.observe` of the same viewer and nothing else, so it cannot show what the
+        viewer may not see; the referee's live stream carries observations, so a live view is the same.
+        The default is an empty view (a game without a board); a game with one overrides it.
+        """
+        return BoardView(viewer=None if viewer is None else int(viewer))
+
+    def event_text(self, event: Event, viewer: Seat | None, names: Mapping[str, str] | None = None) -> str:
+        """Returns ``event`` as one English sentence for ``viewer``, who may see it.
+
+        ``names`` maps piece ids to names as the viewer knows them (the pieces of its board views so
+        far, :meth:`~referee.core.view.BoardView.names`). The default spells the kind and the data out.
+        """
+        return spelled_out(event.kind, event.data, names)
+
+    def option_targets(self, option: Option, board: BoardView) -> Targets:
+        """Returns the cells, pieces and cards of ``board`` that ``option`` acts on.
+
+        ``board`` is the deciding seat's :meth:`board_view`; every id returned names one of its cells,
+        pieces or cards (of that seat's areas or the shared ones). A board offers the option on a
+        click of one of them; an option with none (the default) is a button.
+        """
+        return Targets()

@@ -526,6 +526,8 @@ class Step:
     """The events the decision caused (all of them, hidden ones included)."""
     match: Match
     """The match, now at this position (the same object at every step: read it before the next)."""
+    option: Option | None = None
+    """The applied option (only when :func:`steps` was asked for labels; else ``None``)."""
 
 
 def steps(replay: Replay, game: Game | None = None, *, labels: bool = False) -> Iterator[Step]:
@@ -549,11 +551,11 @@ def steps(replay: Replay, game: Game | None = None, *, labels: bool = False) -> 
         if decision.seat != d.seat:
             raise ReplayError(f"decision {n} is recorded for seat {d.seat} but seat {decision.seat} was to move")
         try:
-            label = match.option(d.option_id).label if labels else ""
+            option = match.option(d.option_id) if labels else None
             events = match.apply(d.option_id)
         except EngineError as exc:
             raise ReplayError(f"decision {n}: {exc}") from exc
-        yield Step(n + 1, d, label, events, match)
+        yield Step(n + 1, d, option.label if option else "", events, match, option)
 
 
 def simulate(replay: Replay, game: Game | None = None) -> Match:

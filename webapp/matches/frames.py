@@ -3,9 +3,12 @@
 The replay stores only (config, seed, decisions); the viewer needs to see the board after each
 decision. :func:`spectator_frames` re-simulates the replay with the engine through
 ``referee.core.replay.steps`` (the loop ``simulate`` and ``verify`` use), and after each decision
-takes the spectator's observation (``observe(None)``) and the public events the decision caused.
-Hidden information never appears, because only the spectator view is taken. This module does not
-verify digests; ``verify`` does.
+takes the spectator's observation (``observe(None)``), the game's generic board view of it
+(``Game.board_view``, :mod:`referee.core.view`) and the public events the decision caused, each
+with its sentence (``Game.event_text``); the decision carries the cells, pieces and cards its option
+acted on (``Game.option_targets``). The viewer draws only the view and the sentences, so it knows no
+game. Hidden information never appears, because only the spectator's observation is taken and the
+view is built from it. This module does not verify digests; ``verify`` does.
 """
 
 from __future__ import annotations
@@ -15,9 +18,38 @@ import json
 from itertools import islice
 from typing import Any
 
-from referee.core.contract import Game
+from referee.core.contract import Event, Game
+from referee.core.registry import get_game
 from referee.core.replay import Replay, steps
+from referee.core.view import BoardView, Targets
 from webapp.matches.boards import board_layout
+
+FRAMES_VERSION = 2
+"""The form of the frames: 1 had observations only; 2 adds each frame's ``view``, the top-level ``cells``,
+each event's ``text`` and each decision's ``targets``. Stored frames of another version are recomputed."""
+
+
+def frame_view(view: BoardView, cells: list[Any] | None) -> dict[str, Any]:
+    """A frame's ``view``: the board view's JSON without its cells when they are the frames' ``cells``."""
+    data = view.to_json()
+    if cells is not None and data["cells"] == cells:
+        del data["cells"]
+    return data
+
+
+def event_json(game: Game, event: Event, names: dict[str, str]) -> dict[str, Any]:
+    """An event as a frame carries it: its JSON and its spectator sentence (``text``)."""
+    return {**event.to_json(), "text": game.event_text(event, None, names)}
+
+
+def spectator_targets(game: Game, step_option: Any, view: BoardView | None) -> dict[str, Any] | None:
+    """What a decision's option acted on, in the spectator's ``view`` before it (hidden cards left out)."""
+    if step_option is None or view is None:
+        return None
+    targets = game.option_targets(step_option, view)
+    cards = view.card_ids()
+    shown = Targets.of(targets.cells, targets.pieces, [c for c in targets.cards if c in cards])
+    return shown.to_json() if shown else None
 
 
 def spectator_frames(
@@ -28,8 +60,9 @@ def spectator_frames(
     Frame 0 is the position before any decision; frame ``n`` follows decision ``n - 1``.
 
     Returns:
-        ``{"total": n_frames, "start": start, "frames": [{"index", "decision", "observation",
-        "events", "to_move"}...]}``.
+        ``{"total": n_frames, "start": start, "cells", "frames_version", "frames": [{"index", "decision",
+        "observation", "view", "events", "to_move"}...]}``: ``cells`` are the board's cells (of the first
+        frame returned), which each frame's ``view`` leaves out unless its own differ.
 
     Raises:
         ReplayError: the replay's rules version differs from the engine's or a decision is illegal.
@@ -39,13 +72,24 @@ def spectator_frames(
     frames: list[dict[str, Any]] = []
     seen = 0
     match = None
+    engine = game or get_game(replay.game)
+    cells: list[Any] | None = None
+    names: dict[str, str] = {}
+    before: BoardView | None = None
     # The one replay loop (``referee.core.replay.steps``); this module only shapes its frames.
-    for step in islice(steps(replay, game, labels=True), max(end, 1)):
+    for step in islice(steps(replay, engine, labels=True), max(end, 1)):
         match = step.match
         events = match.events(seen, None)
         seen = max([seen, *[e.index + 1 for e in events]])
+        observation = match.observe(None)
+        view = engine.board_view(observation, None)
+        names.update(view.names())
+        targets = spectator_targets(engine, step.option, before)
+        before = view
         if not start <= step.index < end:
             continue  # skipped frames still consume their events, so the first one returned shows only its own
+        if cells is None:
+            cells = [c.to_json() for c in view.cells]
         info: dict[str, Any] | None = None
         d = step.decision
         if d is not None:
@@ -60,13 +104,16 @@ def spectator_frames(
                 info["note"] = d.note
             if d.think_ms is not None:
                 info["think_ms"] = d.think_ms
+            if targets is not None:
+                info["targets"] = targets
         pending = match.to_move()
         frames.append(
             {
                 "index": step.index,
                 "decision": info,
-                "observation": match.observe(None),
-                "events": [e.to_json() for e in events],
+                "observation": observation,
+                "view": frame_view(view, cells),
+                "events": [event_json(engine, e, names) for e in events],
                 "to_move": pending.to_json() if pending else None,
             }
         )
@@ -81,6 +128,8 @@ def spectator_frames(
         "outcome": outcome.to_json() if outcome else (replay.outcome.to_json() if replay.outcome else None),
         "incidents": [i.to_json() for i in replay.incidents],
         "board": board_layout(replay.game),
+        "cells": cells or [],
+        "frames_version": FRAMES_VERSION,
     }
 
 
@@ -94,8 +143,9 @@ def replay_head(replay: Replay, game: Game | None = None) -> dict[str, Any]:
     return spectator_frames(replay, game, limit=1)
 
 
-PATCH_VERSION = 2
-"""The form of :func:`observation_patch`'s operations: 1 had sets and removes only, 2 adds list rebuilds."""
+PATCH_VERSION = 3
+"""The form of :func:`observation_patch`'s operations: 1 had sets and removes only, 2 adds list rebuilds,
+3 patches each frame's ``view`` as well (``view_patch``)."""
 
 
 def _item_key(item: Any) -> Any:
@@ -221,18 +271,24 @@ def _rebuild(old: list[Any], spec: list[Any]) -> list[Any]:
 def patch_frames(data: dict[str, Any]) -> dict[str, Any]:
     """Turns whole frames (:func:`spectator_frames`) into the patch form, in place, and returns them.
 
-    Frame 0 keeps its ``observation``; each later frame keeps ``patch``, the operations of
-    :func:`observation_patch` from the observation before, instead. ``form`` is ``"patch"`` and
-    ``patch_version`` is :data:`PATCH_VERSION`.
+    Frame 0 keeps its ``observation`` and ``view``; each later frame keeps ``patch`` and ``view_patch``,
+    the operations of :func:`observation_patch` from the observation and the view before, instead.
+    ``form`` is ``"patch"`` and ``patch_version`` is :data:`PATCH_VERSION`.
     """
     before: Any = None
+    before_view: Any = None
     for n, frame in enumerate(data["frames"]):
         obs = frame.pop("observation")
+        view = frame.pop("view", None)
         if n == 0:
             frame["observation"] = obs
+            if view is not None:
+                frame["view"] = view
         else:
             frame["patch"] = observation_patch(before, obs)
-        before = obs
+            if view is not None:
+                frame["view_patch"] = observation_patch(before_view, view)
+        before, before_view = obs, view
     data["form"] = "patch"
     data["patch_version"] = PATCH_VERSION
     return data

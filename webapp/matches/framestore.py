@@ -22,7 +22,7 @@ from django.core.cache import cache
 from referee.core.errors import EngineError
 from referee.core.registry import UnknownGameError
 from referee.core.replay import Replay, ReplayError
-from webapp.matches.frames import PATCH_VERSION, patch_frames, spectator_frames
+from webapp.matches.frames import FRAMES_VERSION, PATCH_VERSION, patch_frames, spectator_frames
 from webapp.matches.models import Match, MatchFrames
 
 log = logging.getLogger(__name__)
@@ -36,8 +36,13 @@ LOCK_POLLS = 150
 
 
 def replay_digest(raw: bytes) -> str:
-    """The SHA-256 of a replay's JSON bytes, which names the frames computed from it."""
-    return hashlib.sha256(raw).hexdigest()
+    """The SHA-256 of a replay's JSON bytes and the frames' form, which names the frames computed from it.
+
+    The form (:data:`~webapp.matches.frames.FRAMES_VERSION`) is part of it, so frames stored (or cached)
+    in another form never match and are recomputed on first request: old rows stay readable, and are
+    regenerated instead of served without the fields the viewer draws.
+    """
+    return hashlib.sha256(b"frames-v%d\n" % FRAMES_VERSION + raw).hexdigest()
 
 
 def _stored(match_id: int, digest: str) -> bytes | None:

@@ -25,8 +25,11 @@ from typing import Any
 import grpc
 
 from referee import client as referee_client
+from referee.core.contract import Event
+from referee.core.registry import get_game
 from referee.protocol import codec
 from webapp.matches.boards import board_layout
+from webapp.matches.frames import FRAMES_VERSION, frame_view
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +59,10 @@ class LiveWatch:
         self.address = address
         self.game = game
         self.frames: list[dict[str, Any]] = []
+        self.cells: list[Any] | None = None
+        """The board's cells, from the first view (each frame's ``view`` leaves them out while the same)."""
+        self.names: dict[str, str] = {}
+        """Every piece's name seen so far, for the events' sentences."""
         self.state = "connecting"
         self.outcome: dict[str, Any] | None = None
         self.error = ""
@@ -93,8 +100,20 @@ class LiveWatch:
 
     def _add(self, msg: Any) -> None:
         index = int(msg.decision_count)
-        events = [sparse_event(codec.event_from(e).to_json()) for e in msg.events]
         observation = codec.payload_data(msg.observation)
+        # The game's generic view of the spectator's observation, and each event's sentence: the
+        # same as a stored replay's frames (webapp.matches.frames), from what the stream carries.
+        game = get_game(self.game)
+        view = game.board_view(observation, None)
+        self.names.update(view.names())
+        if self.cells is None:
+            self.cells = [c.to_json() for c in view.cells]
+        events = []
+        for e in msg.events:
+            event = sparse_event(codec.event_from(e).to_json())
+            sentence = game.event_text(Event(event["i"], event["kind"], event["data"]), None, self.names)
+            events.append({**event, "text": sentence})
+        shown = frame_view(view, self.cells)
         with self.cond:
             self.state = _STATE_NAMES.get(int(msg.state), "unknown")
             if msg.HasField("outcome"):
@@ -103,10 +122,18 @@ class LiveWatch:
                 # The final message repeats the last decision's count: fold it into that frame.
                 last = self.frames[-1]
                 last["observation"] = observation
+                last["view"] = shown
                 last["events"].extend(events)
             else:
                 self.frames.append(
-                    {"index": index, "decision": None, "observation": observation, "events": events, "to_move": None}
+                    {
+                        "index": index,
+                        "decision": None,
+                        "observation": observation,
+                        "view": shown,
+                        "events": events,
+                        "to_move": None,
+                    }
                 )
             self.cond.notify_all()
 
@@ -138,6 +165,8 @@ class LiveWatch:
                 "outcome": self.outcome,
                 "last": last,
                 "frames": frames,
+                "cells": self.cells or [],
+                "frames_version": FRAMES_VERSION,
             }
 
 
@@ -178,7 +207,8 @@ def live_frames(match_id: int, address: str, game: str, *, since: int = -1, wait
     """Returns the live frames of a running match after index ``since``, long-polling up to ``wait`` s.
 
     Returns:
-        ``{"game", "board", "referee_state", "ended", "error", "outcome", "last", "frames"}``:
+        ``{"game", "board", "cells", "frames_version", "referee_state", "ended", "error", "outcome", "last",
+        "frames"}`` (each frame with its ``view`` and each event with its ``text``, as stored frames):
         ``last`` is the index of the newest frame known (-1 before the first), ``ended`` says the
         stream is over (the match ended, or the referee could not be read: see ``error``).
     """

@@ -13,8 +13,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from referee.core.chance import Chance
-from referee.core.contract import Game, JSONDict, Option
+from referee.core.contract import Event, Game, JSONDict, Option
 from referee.core.errors import ConfigError
+from referee.core.ids import Seat
+from referee.core.view import BoardView, Targets
 from referee.games.scrumbrawl import (  # noqa: F401 (they register their steps, hooks and the observation)
     abilities,
     cards,
@@ -103,6 +105,24 @@ class ScrumBrawl(Game):
         setup(m)
         m.run()
         return m
+
+    def board_view(self, obs: Mapping[str, Any], viewer: Seat | None) -> BoardView:
+        """The arena, creatures, orbs, portals and card areas ``viewer`` sees (:mod:`.view`)."""
+        from referee.games.scrumbrawl import view
+
+        return view.board_view(INFO.board or {}, obs, viewer)
+
+    def event_text(self, event: Event, viewer: Seat | None, names: Mapping[str, str] | None = None) -> str:
+        """The event's sentence, creatures by name (:mod:`.view`)."""
+        from referee.games.scrumbrawl import view
+
+        return view.event_text(event, names)
+
+    def option_targets(self, option: Option, board: BoardView) -> Targets:
+        """The squares, pieces and cards of ``board`` that ``option`` acts on (:mod:`.view`)."""
+        from referee.games.scrumbrawl import view
+
+        return view.option_targets(option, board)
 
 
 def deck_names(cfg: Mapping[str, Any]) -> list[str]:

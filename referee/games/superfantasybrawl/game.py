@@ -17,9 +17,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from referee.core.chance import Chance
-from referee.core.contract import Game, JSONDict
+from referee.core.contract import Event, Game, JSONDict, Option
 from referee.core.errors import ConfigError
+from referee.core.ids import Seat
 from referee.core.steps import Frame
+from referee.core.view import BoardView, Targets
+from referee.games.superfantasybrawl import view
 from referee.games.superfantasybrawl.content import Content, load_default
 from referee.games.superfantasybrawl.match import INFO, BrawlMatch
 from referee.games.superfantasybrawl.phases import SETUP
@@ -109,3 +112,15 @@ class SuperFantasyBrawl(Game):
         match.push_all([Frame(name) for name in SETUP])
         match.run()
         return match
+
+    def board_view(self, observation: Mapping[str, Any], viewer: Seat | None) -> BoardView:
+        """The arena, champions, traps and card areas ``viewer`` sees (:mod:`.view`)."""
+        return view.board_view(self.content, observation, viewer)
+
+    def event_text(self, event: Event, viewer: Seat | None, names: Mapping[str, str] | None = None) -> str:
+        """The event's sentence, champions and cards by name (:mod:`.view`)."""
+        return view.event_text(self.content, event, names)
+
+    def option_targets(self, option: Option, board: BoardView) -> Targets:
+        """The hexes, champions and cards of ``board`` that ``option`` acts on (:mod:`.view`)."""
+        return view.option_targets(self.content, option, board)
