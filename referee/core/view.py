@@ -337,13 +337,21 @@ def spelled_out(kind: str, data: Mapping[str, Any], names: Mapping[str, str] | N
     return f"{head}: {'; '.join(bits)}" if bits else head
 
 
+def _words(value: Any) -> str:
+    """A value in words: an engine identifier (``killer_orb``) reads ``killer orb``."""
+    return str(value).replace("_", " ")
+
+
 class Phrases(string.Formatter):
     """Event sentences from templates: ``"{champion:ch} moves to {hex:hex}{source:ch? (pushed by @)}"``.
 
     A field's format spec is ``[filter][=argument][?text]``: the filter (one of ``filters``, or
-    ``n``: a count with its noun, ``"{count:n=card}"`` gives ``"2 cards"``) turns the value into words;
+    ``n``: a count with its noun, ``"{count:n=card}"`` gives ``"2 cards"``; none: the value with
+    underscores as spaces) turns the value into words;
     ``?text`` writes ``text`` with ``@`` for those words, and nothing at all when the value is
-    missing, empty or zero. A missing field is empty. Lists are joined with commas (each item filtered).
+    missing, empty or zero. A missing field is empty. A list is joined with commas, each item
+    filtered (empty items left out), unless the filter is marked ``*`` (``{ranks:*ranks}``): then it
+    gets the whole list.
     """
 
     def __init__(self, filters: Mapping[str, Callable[[Any], str]], templates: Mapping[str, str]) -> None:
@@ -359,12 +367,17 @@ class Phrases(string.Formatter):
         if _ and value in (None, "", 0, [], {}, False):
             return ""
         name, _eq, arg = spec.partition("=")
+        whole = name.startswith("*")
+        name = name.lstrip("*")
         if name == "n":
             count = value if isinstance(value, int) else 1
             words = f"{count} {arg}" + ("" if count == 1 else "s")
         else:
-            say = self.filters.get(name, str) if name else str
-            words = ", ".join(say(v) for v in value) if isinstance(value, list) else say(value)
+            say = self.filters.get(name, _words) if name else _words
+            if isinstance(value, list) and not whole:
+                words = ", ".join(say(v) for v in value if v not in (None, ""))
+            else:
+                words = say(value)
         return text.replace("@", words) if _ else words
 
     def say(self, kind: str, data: Mapping[str, Any], names: Mapping[str, str] | None = None) -> str:

@@ -37,8 +37,13 @@ from referee.core.view import (
 
 GAMES = [(name, n) for name in shipped_game_names() for n in sorted(get_game(name).info.seat_counts)]
 SEEDS = (1, 2, 3)
+VIEW_SEEDS = (1, 2)
+"""Seeds of the view and option checks, which stop after :data:`VIEW_DECISIONS` decisions."""
+VIEW_DECISIONS = 700
 SAMPLE_EVERY = 25
 """Views of every viewer are checked at every 25th decision (every option's targets at every decision)."""
+VALIDATE_EVERY = 400
+"""The schema (about 0.1 s of CPU for a 400-cell board) is checked at every 400th decision and at the end."""
 
 
 def playout(game: Game, seats: int, seed: int, limit: int = 4000) -> Any:
@@ -68,9 +73,9 @@ def sentence_kinds(name: str) -> set[str]:
 @pytest.mark.parametrize(("name", "seats"), GAMES)
 def test_views_follow_the_schema_and_options_name_what_they_act_on(name: str, seats: int) -> None:
     game = get_game(name)
-    checked_views = checked_options = targeted = 0
-    for seed in SEEDS:
-        for n, match, decision in playout(game, seats, seed):
+    checked_views = checked_options = targeted = validated = 0
+    for seed in VIEW_SEEDS:
+        for n, match, decision in playout(game, seats, seed, VIEW_DECISIONS):
             if decision is not None:
                 own = game.board_view(match.observe(decision.seat), decision.seat)
                 for option in match.legal_options():
@@ -82,11 +87,15 @@ def test_views_follow_the_schema_and_options_name_what_they_act_on(name: str, se
             if n % SAMPLE_EVERY == 0 or decision is None:
                 for viewer in [None, *[Seat(s) for s in range(seats)]]:
                     view = game.board_view(match.observe(viewer), viewer)
-                    validate_view(view.to_json())
+                    if n % VALIDATE_EVERY == 0 or decision is None:
+                        validate_view(view.to_json())
+                        validated += 1
+                    for piece in view.pieces:
+                        assert not piece.cell or piece.cell in view.cell_ids(), piece
                     assert view.viewer == viewer
                     assert view.cells
                     checked_views += 1
-    assert checked_views > 30 and checked_options > 500
+    assert checked_views > 30 and checked_options > 500 and validated >= 2 * len(VIEW_SEEDS)
     # Most options act on something of the board: the game says what, so a board can offer them on a click.
     assert targeted > checked_options // 2, (targeted, checked_options)
 
@@ -123,7 +132,7 @@ def test_pieces_are_named_in_sentences() -> None:
 def test_a_seats_view_shows_no_other_seats_hidden_cards(name: str, seats: int) -> None:
     game = get_game(name)
     compared = 0
-    for n, match, decision in playout(game, seats, 5):
+    for n, match, decision in playout(game, seats, 5, VIEW_DECISIONS):
         if n % SAMPLE_EVERY:
             continue
         for s in range(seats):

@@ -194,7 +194,7 @@ def option_targets(option: Option, view: BoardView) -> Targets:
 
 
 TEMPLATES = {
-    "ability": "{creature:cr} uses {detail}",
+    "ability": "{who} uses {detail}",
     "alter": "{seat:seat} plays {name}{purpose:? to @}{dice:? (dice now @)}",
     "attack": "{creature:cr} attacks {target:cr}{detail:? (@)}",
     "catch_roll": "{target:cr} tries to catch from {creature:cr}: rolls {dice}, total {total:int}, {result}",
@@ -202,8 +202,8 @@ TEMPLATES = {
     "chip_lost": "{seat:seat} loses a last-man-standing chip",
     "creature_moved": "{creature:cr} is moved from ({from_row}, {from_col}) to ({row}, {col})",
     "creature_placed": "{seat:seat} places {name} on ({row}, {col})",
-    "crushed": "{name} is crushed on ({row}, {col})",
-    "destroyed": "{name} is destroyed on ({row}, {col}){target:cr? by @}{detail:? (@)}",
+    "crushed": "{who} is crushed on ({row}, {col})",
+    "destroyed": "{who} is destroyed on ({row}, {col}){target:cr? by @}{detail:? (@)}",
     "discard": "{seat:seat} discards {name}",
     "discard_hand": "{seat:seat} discards the hand",
     "dispel": "{seat:seat} dispels {detail}",
@@ -212,22 +212,22 @@ TEMPLATES = {
     "drafted": "{seat:seat} takes {name}",
     "draw": "{seat:seat} draws {count:n=card}",
     "drew": "{seat:seat} draws {name}",
-    "effect": "{detail} takes effect",
+    "effect": "{detail:words} takes effect",
     "eliminated": "{seat:seat} is eliminated",
     "enchanted": "{creature:cr} is enchanted with {name}",
     "enchantment_lost": "{name} is lost{detail:? (@)}",
     "enchantment_moved": "an enchantment moves from {creature:cr} to {target:cr}",
     "end": "game over{detail:?: @}",
     "event": "{seat:seat} plays the event {name}",
-    "event_cancelled": "the event {name} is cancelled",
+    "event_cancelled": "the event {name:words} is cancelled",
     "event_discarded": "{seat:seat} discards the event {name}",
-    "event_option": "the event resolves as {name}{dice:? (dice @)}",
+    "event_option": "the event resolves as {name:words}{dice:? (dice @)}",
     "fissure": "a fissure opens on ({row}, {col})",
     "fumble": "{creature:cr} fumbles the {orb}",
     "goal": "the {orb} goes through portal {portal}",
     "handoff": "{creature:cr} hands the orb off to {target:cr}",
     "lightning": "lightning strikes ({row}, {col})",
-    "magic": "{creature:cr} casts its magic{target:cr? on @}",
+    "magic": "{who} casts its magic{target:cr? on @}",
     "move": "{creature:cr} moves from ({from_row}, {from_col}) to ({row}, {col})",
     "orb_drawn": "the {orb} is drawn",
     "orb_loose": "the {orb} bounces from ({from_row}, {from_col}) to ({row}, {col})",
@@ -240,7 +240,7 @@ TEMPLATES = {
     "portal_placed": "portal {portal} is placed on ({row}, {col})",
     "redraw": "{seat:seat} reveals the hand and draws anew",
     "released": "{seat:seat} releases {name}",
-    "removed": "{name} is removed{detail:? (@)}",
+    "removed": "{who} is removed{detail:? (@)}",
     "reroll": "reroll{detail:?: @}",
     "reshuffle": "the deck is reshuffled",
     "roll": "{seat:seat} rolls {dice}{purpose:? to @}",
@@ -268,11 +268,19 @@ def phrases(names: Mapping[str, str]) -> Phrases:
             "cr": lambda cid: names.get(str(cid)) or str(cid),
             "int": lambda v: str(v or 0),
             "seat": lambda s: f"seat {s or 0}",
+            "words": lambda v: str(v).replace("_", " "),
         },
         TEMPLATES,
     )
 
 
 def event_text(event: Event, names: Mapping[str, str] | None = None) -> str:
-    """The sentence of ``event``; a kind without one is spelled out."""
-    return phrases(names or {}).say(event.kind, event.data, names)
+    """The sentence of ``event``; a kind without one is spelled out.
+
+    ``who`` is the piece an event is about: its ``name`` when the event says it, else the creature's name.
+    """
+    names = names or {}
+    data = event.data
+    creature = str(data.get("creature", ""))
+    who = data.get("name") or names.get(creature) or creature
+    return phrases(names).say(event.kind, {**data, "who": who}, names)
