@@ -94,7 +94,9 @@ def test_leaderboard_renders_with_chart(live_server, page: Page, make_bot, autho
     docs_shot(page, "bot-page.png")
 
 
-@pytest.mark.parametrize(("game", "piece"), [("superfantasybrawl", "circle.champion"), ("scrumbrawl", "rect.creature")])
+@pytest.mark.parametrize(
+    ("game", "piece"), [("superfantasybrawl", ".piece-champion"), ("scrumbrawl", ".piece-creature")]
+)
 def test_replay_viewer_steps_through_a_real_match(
     live_server, page: Page, make_bot, author, other, game, piece
 ) -> None:

@@ -10,14 +10,17 @@ from __future__ import annotations
 
 import copy
 import gzip
+import hashlib
 import json
 
 import pytest
 from rest_framework.test import APIClient
 
 from tests.webapp.test_browser import real_match
-from webapp.matches.frames import PATCH_VERSION, apply_patch, observation_patch
+from webapp.matches.frames import FRAMES_VERSION, PATCH_VERSION, apply_patch, observation_patch
+from webapp.matches.framestore import replay_digest
 from webapp.matches.models import MatchFrames
+from webapp.matches.views import public_replay_bytes
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -66,12 +69,14 @@ def test_the_patch_form_rebuilds_every_frame(make_bot, author, other, game: str)
     whole, compact = json.loads(gzip.decompress(full.content)), json.loads(gzip.decompress(patched.content))
     assert compact["form"] == "patch" and compact["patch_version"] == PATCH_VERSION
     assert len(compact["frames"]) == len(whole["frames"]) > 10
-    obs = None
+    obs = view = None
     for f_whole, f_patch in zip(whole["frames"], compact["frames"], strict=True):
         obs = copy.deepcopy(f_patch["observation"]) if "observation" in f_patch else apply_patch(obs, f_patch["patch"])
         assert obs == f_whole["observation"], f_whole["index"]
-        rest = {k: v for k, v in f_patch.items() if k not in ("observation", "patch")}
-        assert rest == {k: v for k, v in f_whole.items() if k != "observation"}
+        view = copy.deepcopy(f_patch["view"]) if "view" in f_patch else apply_patch(view, f_patch["view_patch"])
+        assert view == f_whole["view"], f_whole["index"]
+        rest = {k: v for k, v in f_patch.items() if k not in ("observation", "patch", "view", "view_patch")}
+        assert rest == {k: v for k, v in f_whole.items() if k not in ("observation", "view")}
     # The stored bytes are served gzipped with a strong ETag per encoding; a revalidation is a 304.
     etag = patched["ETag"]
     assert etag.startswith('"') and patched["Cache-Control"] == "private, no-cache"
@@ -81,7 +86,7 @@ def test_the_patch_form_rebuilds_every_frame(make_bot, author, other, game: str)
     assert again.status_code == 304 and not again.content
     plain = client.get(f"/api/v1/matches/{match.pk}/frames/", {"form": "patch"}, HTTP_IF_NONE_MATCH=etag)
     assert plain.status_code == 200 and plain["ETag"] != etag and json.loads(plain.content) == compact
-    for key in ("total", "seats", "game", "outcome", "incidents", "board"):
+    for key in ("total", "seats", "game", "outcome", "incidents", "board", "cells", "frames_version"):
         assert compact[key] == whole[key]
     size_whole, size_patch = len(json.dumps(whole)), len(gzip.decompress(patched.content))
     print(
@@ -89,3 +94,19 @@ def test_the_patch_form_rebuilds_every_frame(make_bot, author, other, game: str)
         f" ({len(patched.content)} gzipped)"
     )
     assert size_patch < size_whole / 4
+
+
+def test_frames_stored_in_an_older_form_are_recomputed(make_bot, author, other) -> None:
+    """A row stored before the frames carried the board view (form 1) is never served: it is recomputed."""
+    match = real_match("superfantasybrawl", 4, make_bot, author, other)
+    raw = public_replay_bytes(match)
+    old = {"total": 1, "frames": [{"index": 0, "observation": {}, "events": [], "decision": None, "to_move": None}]}
+    MatchFrames.objects.filter(match=match).update(
+        replay_digest=hashlib.sha256(raw).hexdigest(), frames_gz=gzip.compress(json.dumps(old).encode())
+    )
+    body = APIClient().get(f"/api/v1/matches/{match.pk}/frames/").json()
+    assert body["frames_version"] == FRAMES_VERSION and len(body["frames"]) > 10
+    assert all("view" in f for f in body["frames"]) and body["cells"]
+    assert all("text" in e for f in body["frames"] for e in f["events"])
+    stored = MatchFrames.objects.get(match=match)
+    assert stored.replay_digest == replay_digest(raw) != hashlib.sha256(raw).hexdigest()

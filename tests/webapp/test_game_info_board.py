@@ -1,5 +1,5 @@
 """What a game says of itself reaches the site: the games API carries the new ``GameInfo`` fields, and
-the replay viewer picks its board renderer by the layout's ``kind``, not by the game's name.
+the replay viewer draws each game's board from the generic view the frames carry, never by its name.
 
 Partitions: every registered game with a board (each kind: ``hex``, ``square``) in real Chromium
 (Debian's, never a downloaded one) on a real recorded match; every registered game in the API,
@@ -37,13 +37,15 @@ def test_the_viewer_draws_the_layout_kinds_board(live_server, page: Page, make_b
     page.wait_for_selector("#viewer[data-loaded='1']")
     if layout["kind"] == "hex":
         radius = int(layout["radius"])
-        # Every hex of the arena from the layout (the fallback renderer draws only the hexes it sees).
-        assert page.locator("#board polygon.hex[data-hex]").count() == 3 * radius * (radius + 1) + 1
-        assert page.locator("#board rect.statue").count() == len(layout["statues"])
+        # Every hex of the arena, as the game's view gives it, with its statues as markers.
+        assert page.locator("#board polygon.cell-hex[data-cell]").count() == 3 * radius * (radius + 1) + 1
+        assert page.locator("#board .marker-statue").count() == len(layout["statues"])
     else:
         size = int(layout["size"])
-        assert page.locator("#board rect.cell").count() == size * size
-        assert page.get_attribute("#board svg", "viewBox") == f"0 0 {size * 24} {size * 24}"
+        assert page.locator("#board polygon.cell-square[data-cell]").count() == size * size
+        # The drawing fits the board: its width is the board's (in cells) and a small margin.
+        width = float((page.get_attribute("#board svg", "viewBox") or "").split()[2])
+        assert size <= width <= size + 1
 
 
 @pytest.mark.django_db

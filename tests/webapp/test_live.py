@@ -260,7 +260,10 @@ def test_live_frames_follow_a_running_match(
     private = private_views(replay)
     leaked_possible = 0
     for f in received:
-        assert set(f) == {"index", "decision", "observation", "events", "to_move"}
+        assert set(f) == {"index", "decision", "observation", "view", "events", "to_move"}
+        # The board view is the spectator's, as the stored frames have it (the cells sent once, beside them).
+        assert f["view"] == normal(expected[f["index"]]["view"]), f["index"]
+        assert all(not a["cards"] for a in f["view"]["areas"] if a["id"].startswith("hand:")), f["index"]
         spectator = expected[f["index"]]["observation"]
         assert f["observation"] == normal(spectator), f["index"]
         assert all(h == [] for h in hands(f["observation"])), f["index"]
@@ -330,7 +333,7 @@ def test_browser_follows_a_running_match_then_loads_its_replay(
     page.goto(f"{live_server.url}/matches/{m.pk}/")
     page.wait_for_selector("#viewer-message:has-text('Live')")
     start_on(referee, m)
-    page.wait_for_selector("#viewer[data-live='1'] #board rect.creature", timeout=10_000)
+    page.wait_for_selector("#viewer[data-live='1'] #board .piece-creature", timeout=10_000)
     # Read together: the board may be redrawn between two separate reads, and then the wait below
     # could end at once on the board already read.
     first, board = page.evaluate(

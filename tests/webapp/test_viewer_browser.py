@@ -5,7 +5,7 @@ matches of both games played by random bots and recorded through the services (t
 computed when the result is recorded). Issue 15, finding 3: the log reads in plain words with the
 pieces' names under the decision that caused them, the counter counts decisions, the page never
 scrolls by itself, a result banner ends the replay, keys, buttons and swipes step, the board keeps
-its size on a phone, and the Super Fantasy Brawl "On gate:" caption overlaps no label. The
+its size on a phone, and the caption of the pieces off the board overlaps no label. The
 screenshots in docs/screenshots/ are refreshed by these tests under ``make screenshots``.
 """
 
@@ -112,7 +112,7 @@ def swipe(page: Page, dx: int) -> None:
 
 
 def gate_caption_overlaps(page: Page) -> tuple[int, int]:
-    """Steps through every frame; returns (frames with an "On gate:" caption, frames where it overlaps a label)."""
+    """Steps through every frame; returns (frames with an "Off the board:" caption, frames it overlaps a label in)."""
     return tuple(
         page.evaluate(
             """() => {
@@ -120,11 +120,11 @@ def gate_caption_overlaps(page: Page) -> tuple[int, int]:
               let shown = 0, overlaps = 0;
               for (let i = 0; i <= last; i++) {
                 seek.value = String(i); seek.dispatchEvent(new Event('input'));
-                const cap = document.querySelector('#board text.gate-caption');
+                const cap = document.querySelector('#board text.offboard-caption');
                 if (!cap) continue;
                 shown++;
                 const a = cap.getBoundingClientRect();
-                for (const t of document.querySelectorAll('#board text:not(.gate-caption)')) {
+                for (const t of document.querySelectorAll('#board text:not(.offboard-caption)')) {
                   const b = t.getBoundingClientRect();
                   const apart = a.right <= b.left || b.right <= a.left || a.bottom <= b.top || b.bottom <= a.top;
                   if (b.width && !apart) { overlaps++; break; }
@@ -252,7 +252,7 @@ def test_spectator_steps_a_replay_to_its_result_banner(
 
     if game == "superfantasybrawl" and kind == "desktop":
         shown, overlaps = gate_caption_overlaps(page)
-        print(f"On gate caption shown in {shown} frames, overlapping a label in {overlaps}")
+        print(f"Off-the-board caption shown in {shown} frames, overlapping a label in {overlaps}")
         assert overlaps == 0
 
 
