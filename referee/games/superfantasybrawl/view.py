@@ -231,8 +231,8 @@ def phrases(content: Content, names: Mapping[str, str]) -> Phrases:
         return found.name if found is not None else str(k)
 
     def verb(mode: Any) -> str:
-        mode = str(mode or "move").replace("_", " ")
-        return mode + ("es" if mode.endswith(("sh", "ch")) else "s")
+        text = str(mode or "move").replace("_", " ")
+        return text + ("es" if text.endswith(("sh", "ch")) else "s")
 
     return Phrases(
         {
