@@ -250,17 +250,19 @@ class BoardView:
     facts: tuple[tuple[str, str], ...] = ()
     """Public facts in words, ``("Round", "3 of 15")``, in the order they are shown."""
 
-    def to_json(self) -> dict[str, Any]:
-        """Returns the view as plain data (the schema's form)."""
+    def to_json(self, *, cells: bool = True) -> dict[str, Any]:
+        """Returns the view as plain data (the schema's form); without ``cells`` when asked (sent once elsewhere)."""
         out: dict[str, Any] = {
             "viewer": -1 if self.viewer is None else self.viewer,
-            "cells": [c.to_json() for c in self.cells],
+            "cells": [c.to_json() for c in self.cells] if cells else [],
             "pieces": [p.to_json() for p in self.pieces],
             "markers": [m.to_json() for m in self.markers],
             "areas": [a.to_json() for a in self.areas],
             "scores": list(self.scores),
             "facts": [[k, v] for k, v in self.facts],
         }
+        if not cells:
+            del out["cells"]
         return out
 
     def cell_ids(self) -> set[str]:
@@ -356,8 +358,8 @@ class Phrases(string.Formatter):
 
     def __init__(self, filters: Mapping[str, Callable[[Any], str]], templates: Mapping[str, str]) -> None:
         super().__init__()
-        self.filters = dict(filters)
-        self.templates = dict(templates)
+        self.filters = filters
+        self.templates = templates
 
     def get_value(self, key: int | str, args: Sequence[Any], kwargs: Mapping[str, Any]) -> Any:
         return kwargs.get(str(key), "")

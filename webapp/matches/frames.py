@@ -21,7 +21,7 @@ from typing import Any
 from referee.core.contract import Event, Game
 from referee.core.registry import get_game
 from referee.core.replay import Replay, steps
-from referee.core.view import BoardView, Targets
+from referee.core.view import BoardView, Cell, Targets
 from webapp.matches.boards import board_layout
 
 FRAMES_VERSION = 2
@@ -29,12 +29,11 @@ FRAMES_VERSION = 2
 each event's ``text`` and each decision's ``targets``. Stored frames of another version are recomputed."""
 
 
-def frame_view(view: BoardView, cells: list[Any] | None) -> dict[str, Any]:
+def frame_view(view: BoardView, cells: tuple[Cell, ...] | None) -> dict[str, Any]:
     """A frame's ``view``: the board view's JSON without its cells when they are the frames' ``cells``."""
-    data = view.to_json()
-    if cells is not None and data["cells"] == cells:
-        del data["cells"]
-    return data
+    if cells is not None and (view.cells is cells or view.cells == cells):
+        return view.to_json(cells=False)
+    return view.to_json()
 
 
 def event_json(game: Game, event: Event, names: dict[str, str]) -> dict[str, Any]:
@@ -73,7 +72,7 @@ def spectator_frames(
     seen = 0
     match = None
     engine = game or get_game(replay.game)
-    cells: list[Any] | None = None
+    cells: tuple[Cell, ...] | None = None
     names: dict[str, str] = {}
     before: BoardView | None = None
     # The one replay loop (``referee.core.replay.steps``); this module only shapes its frames.
@@ -89,7 +88,7 @@ def spectator_frames(
         if not start <= step.index < end:
             continue  # skipped frames still consume their events, so the first one returned shows only its own
         if cells is None:
-            cells = [c.to_json() for c in view.cells]
+            cells = view.cells
         info: dict[str, Any] | None = None
         d = step.decision
         if d is not None:
@@ -128,7 +127,7 @@ def spectator_frames(
         "outcome": outcome.to_json() if outcome else (replay.outcome.to_json() if replay.outcome else None),
         "incidents": [i.to_json() for i in replay.incidents],
         "board": board_layout(replay.game),
-        "cells": cells or [],
+        "cells": [c.to_json() for c in cells or ()],
         "frames_version": FRAMES_VERSION,
     }
 

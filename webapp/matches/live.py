@@ -27,6 +27,7 @@ import grpc
 from referee import client as referee_client
 from referee.core.contract import Event
 from referee.core.registry import get_game
+from referee.core.view import Cell
 from referee.protocol import codec
 from webapp.matches.boards import board_layout
 from webapp.matches.frames import FRAMES_VERSION, frame_view
@@ -59,8 +60,9 @@ class LiveWatch:
         self.address = address
         self.game = game
         self.frames: list[dict[str, Any]] = []
-        self.cells: list[Any] | None = None
+        self.cells: tuple[Cell, ...] | None = None
         """The board's cells, from the first view (each frame's ``view`` leaves them out while the same)."""
+        self.cells_json: list[Any] = []
         self.names: dict[str, str] = {}
         """Every piece's name seen so far, for the events' sentences."""
         self.state = "connecting"
@@ -107,7 +109,8 @@ class LiveWatch:
         view = game.board_view(observation, None)
         self.names.update(view.names())
         if self.cells is None:
-            self.cells = [c.to_json() for c in view.cells]
+            self.cells = view.cells
+            self.cells_json = [c.to_json() for c in view.cells]
         events = []
         for e in msg.events:
             event = sparse_event(codec.event_from(e).to_json())
@@ -165,7 +168,7 @@ class LiveWatch:
                 "outcome": self.outcome,
                 "last": last,
                 "frames": frames,
-                "cells": self.cells or [],
+                "cells": self.cells_json,
                 "frames_version": FRAMES_VERSION,
             }
 

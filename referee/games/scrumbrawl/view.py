@@ -54,6 +54,20 @@ def _card(c: Mapping[str, Any]) -> Card:
     return Card(str(c.get("card", "")), str(c.get("name", "")), str(c.get("type", "")).replace("_", " "))
 
 
+_SHOWN: dict[str, tuple[Any, tuple[Card, ...]]] = {}
+"""The cards of the last list seen under each name, with that list: the observation hands out the same
+list object while it is unchanged, so the cards are built once per change (one slot per name)."""
+
+
+def _cards(slot: str, entries: Any) -> tuple[Card, ...]:
+    last = _SHOWN.get(slot)
+    if last is not None and last[0] is entries:
+        return last[1]
+    cards = tuple(_card(c) for c in entries or ())
+    _SHOWN[slot] = (entries, cards)
+    return cards
+
+
 def board_view(layout: Mapping[str, Any], observation: Mapping[str, Any], viewer: Seat | None) -> BoardView:
     """Returns the arena ``viewer`` sees, from its observation (see the module docstring)."""
     size, origin = int(layout.get("size", 20)), int(layout.get("origin", 1))
@@ -128,21 +142,21 @@ def board_view(layout: Mapping[str, Any], observation: Mapping[str, Any], viewer
     for p in players:
         s = int(p.get("seat") or 0)
         if s == me:
-            areas.append(Area(f"hand:{s}", "Hand", s, tuple(_card(c) for c in observation.get("hand") or [])))
-            deck = tuple(_card(c) for c in observation.get("creature_deck") or [])
+            areas.append(Area(f"hand:{s}", "Hand", s, _cards(f"hand:{s}", observation.get("hand"))))
+            deck = _cards(f"creatures:{s}", observation.get("creature_deck"))
             if deck:
                 areas.append(Area(f"creatures:{s}", "Creature deck", s, deck))
         else:
             areas.append(Area(f"hand:{s}", "Hand", s, (), int(p.get("hand_size") or 0)))
             if p.get("creature_deck_size"):
                 areas.append(Area(f"creatures:{s}", "Creature deck", s, (), int(p["creature_deck_size"])))
-        team = tuple(_card(c) for c in p.get("team_enchantments") or [])
+        team = _cards(f"team:{s}", p.get("team_enchantments"))
         if team:
             areas.append(Area(f"team:{s}", "Team enchantments", s, team))
     if enchantments:
         areas.append(Area("enchantments", "Enchantments in play", None, tuple(enchantments)))
     areas.append(Area("deck", "Deck", None, (), int(observation.get("deck_size") or 0)))
-    areas.append(Area("discard", "Discard", None, tuple(_card(c) for c in observation.get("discard") or [])))
+    areas.append(Area("discard", "Discard", None, _cards("discard", observation.get("discard"))))
     for i, pile in enumerate(observation.get("draft_piles") or []):
         areas.append(Area(f"pile:{i}", f"Draft pile {i + 1}", None, tuple(_card(c) for c in pile.get("cards") or [])))
     scores = tuple(
