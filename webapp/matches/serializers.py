@@ -131,6 +131,15 @@ class FramesSerializer(serializers.Serializer[dict[str, Any]]):
     outcome = serializers.DictField(allow_null=True)
     incidents = serializers.ListField(child=serializers.DictField())
     board = serializers.DictField(allow_null=True, help_text="Fixed board layout (arena, statues, zones) or null.")
+    cells = serializers.ListField(
+        child=serializers.DictField(),
+        help_text="The board's cells (id, shape, center, points...), which each frame's ``view`` leaves out while "
+        "they are the same (referee/core/data/schema/board_view.schema.json).",
+    )
+    frames_version = serializers.IntegerField(
+        help_text="2: each frame has the game's board ``view``, each event its ``text``, each decision its "
+        "``targets`` (docs/web.md)."
+    )
 
 
 LIST_FIELDS = (

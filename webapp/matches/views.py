@@ -258,9 +258,9 @@ class MatchViewSet(viewsets.ReadOnlyModelViewSet[Match]):
                 "form",
                 str,
                 enum=["patch"],
-                description="``patch`` (whole replay only): frame 0 has the observation, each later frame a "
-                '``patch`` of the one before ([path, value] sets, [path] removes, [path, "L", spec] list '
-                "rebuilds; docs/replay.md) - what the viewer loads.",
+                description="``patch`` (whole replay only): frame 0 has the observation and the view, each "
+                "later frame a ``patch`` and a ``view_patch`` of the ones before ([path, value] sets, [path] "
+                'removes, [path, "L", spec] list rebuilds; docs/web.md) - what the viewer loads.',
             ),
         ],
         responses=FramesSerializer,
