@@ -28,6 +28,7 @@ from referee.sdk import BotClient
 from referee.server.auth import BotIdentity
 from tests.games.triboard import TriBoard
 from tests.games.triboard.game import cells
+from tests.webapp.test_browser import shot
 from tests.webapp.test_live import LoopbackReferee, SlowBot
 from tests.webapp.test_viewer_browser import VIEWPORTS
 from webapp import results
@@ -151,6 +152,7 @@ def test_a_new_board_shape_plays_through_the_referee_and_draws(
 
     board = page.locator("#board svg").bounding_box()
     assert board is not None
+    shot(page, f"replay-triboard-{kind}.png")
     if kind == "phone":
         assert board["width"] >= 340
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
