@@ -1,10 +1,9 @@
-"""Static board layouts for the replay viewer: what never changes during a match.
+"""Static board layouts, as each game says of itself (``GameInfo.board``), sent with the frames.
 
-A spectator observation carries what moves (champions, creatures, orbs, traps); the fixed arena
-(hex radius, statues, coloured zones, deployment rows; the size of a square arena) is part of what
-each game says of itself (``GameInfo.board``), so the viewer can draw it. This module names no game:
-an unknown game, one whose engine cannot load, or one without a board has no layout, and the viewer
-falls back to its generic renderer.
+The viewer draws the game's generic board view (``Game.board_view``, which every frame carries);
+the layout (hex radius, statues, coloured zones, deployment rows; the size of a square arena) is
+plain data for API clients and the games API's ``board_kind``. This module names no game: an
+unknown game, one whose engine cannot load, or one without a board has no layout.
 """
 
 from __future__ import annotations
