@@ -6,6 +6,8 @@ any ladder match, and opened in Debian's Chromium, on a desktop and on a 390 px 
 the viewer, the web tier or any package outside ``referee/games`` and the tests knows the game: the
 board is drawn from the frames' generic view (its triangles' outlines, the pawns, the claim
 markers), the log from the sentences the game wrote, and the decision's target is highlighted.
+A second match is followed live while it runs (the views built from the referee's stream), then
+as its stored replay.
 """
 
 from __future__ import annotations
@@ -158,3 +160,59 @@ def test_a_new_board_shape_plays_through_the_referee_and_draws(
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
     else:
         assert board["width"] >= 600
+
+
+class ThinkingBot(SlowBot):
+    """Thinks long enough (0.1 s a decision) for the browser to follow a few seconds of live play."""
+
+    think = 0.1
+
+
+@pytest.fixture
+def slow_referee() -> Iterator[TriReferee]:
+    ref = TriReferee()
+    try:
+        ref.connect("a", ThinkingBot)
+        ref.connect("b", ThinkingBot)
+        yield ref
+    finally:
+        live.stop_all()
+        ref.close()
+
+
+def test_the_new_board_draws_live_then_as_a_replay(
+    live_server: Any, page: Page, slow_referee: TriReferee, make_bot: Any, author: User, other: User
+) -> None:
+    """While the match runs the viewer draws the live frames' views (built from the referee's stream)."""
+    ref = slow_referee
+    a, b = make_bot(author, "triA", game=GAME), make_bot(other, "triB", game=GAME)
+    config = {"side": 6, "max_turns": 60}
+    m = match_services.do_queue_match(GAME, [a.latest_version, b.latest_version], rated=False, config=config, seed=8)
+    match_services.do_start_match(m.pk, ref.internal)
+    page.goto(f"{live_server.url}/matches/{m.pk}/")
+    page.wait_for_selector("#viewer-message:has-text('Live')")
+    ref.wait_connected(2)
+    referee_client.start_match(
+        ref.internal,
+        request_id=f"tri-live-{m.pk}",
+        match_id=str(m.pk),
+        game=GAME,
+        bot_ids=["a", "b"],
+        names=["triA", "triB"],
+        config=m.config,
+        seed=8,
+        join_timeout=5.0,
+        labels={},
+    )
+    page.wait_for_selector("#viewer[data-live='1'] #board polygon.cell-triangle", timeout=15_000)
+    assert page.locator("#board polygon.cell-triangle").count() == 36
+    first = int(page.evaluate("Number(document.getElementById('viewer').dataset.decision ?? -1)"))
+    page.wait_for_function(f"Number(document.getElementById('viewer').dataset.decision) >= {first + 4}", timeout=20_000)
+    assert page.get_attribute("#viewer", "data-live") == "1"
+    assert page.locator("#board .piece-pawn").count() == 2
+    assert "claims t" in page.inner_text("#event-log")
+    replay = ref.replay(m.pk, timeout=60)
+    results.do_finish_match(m.pk, replay, referee_id=ref.internal)
+    page.wait_for_selector("#viewer[data-loaded='1']", timeout=15_000)
+    assert page.get_attribute("#viewer", "data-frame") == str(len(replay.decisions))
+    assert page.locator("#board polygon.cell-triangle").count() == 36
