@@ -100,6 +100,7 @@ class DatasetListView(APIView):
     permission_classes = [permissions.AllowAny]
 
     @extend_schema(
+        operation_id="datasets_list",
         parameters=[OpenApiParameter("game", str, description="Only this game's datasets.")],
         responses={(200, "application/json"): OpenApiTypes.OBJECT},
     )
@@ -118,7 +119,7 @@ class DatasetDetailView(APIView):
 
     permission_classes = [permissions.AllowAny]
 
-    @extend_schema(responses={(200, "application/json"): OpenApiTypes.OBJECT})
+    @extend_schema(operation_id="datasets_retrieve", responses={(200, "application/json"): OpenApiTypes.OBJECT})
     def get(self, request: Request, game: str, month: str) -> Response:
         """Returns the manifest (counts, files, sizes, SHA-256) with download links."""
         return Response(with_links(request, manifest_or_404(game, month)))
@@ -130,7 +131,7 @@ class DatasetFileView(APIView):
     permission_classes = [permissions.AllowAny]
     throttle_classes = [DatasetThrottle]
 
-    @extend_schema(responses={(200, "application/octet-stream"): OpenApiTypes.BINARY})
+    @extend_schema(operation_id="datasets_file", responses={(200, "application/octet-stream"): OpenApiTypes.BINARY})
     def get(
         self, request: Request, game: str, month: str, table: str, form: str
     ) -> HttpResponse | StreamingHttpResponse:
