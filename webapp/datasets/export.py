@@ -22,6 +22,7 @@ import json
 import logging
 import os
 import re
+import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -161,7 +162,9 @@ class _TableWriter:
 
     def __init__(self, folder: Path, table: str) -> None:
         self.table = table
-        self.paths = {fmt: folder / f".{table}{suffix}.tmp" for fmt, suffix in FORMATS.items()}
+        # A name of its own per writer: two exports of one month at once never share a file.
+        tag = uuid.uuid4().hex[:12]
+        self.paths = {fmt: folder / f".{table}{suffix}.{tag}.tmp" for fmt, suffix in FORMATS.items()}
         self.parquet = pq.ParquetWriter(self.paths["parquet"], build.SCHEMAS[table], compression="zstd")
         self._raw = open(self.paths["jsonl"], "wb")  # noqa: SIM115  (closed in close())
         self.jsonl = gzip.GzipFile(fileobj=self._raw, mode="wb", mtime=0)
@@ -264,7 +267,7 @@ def write_dataset(game: str, month: str) -> dict[str, Any]:
         "skipped": skipped,
         "files": files,
     }
-    tmp = target / ".manifest.json.tmp"
+    tmp = target / f".manifest.json.{uuid.uuid4().hex[:12]}.tmp"
     tmp.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
     os.replace(tmp, target / "manifest.json")
     log.info("dataset %s %s: %d matches, %d decisions", game, month, len(done), manifest["decisions"])
