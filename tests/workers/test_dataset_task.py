@@ -3,13 +3,12 @@
 Two Super Fantasy Brawl matches are played to their end in this process with the real engine and
 recorded through ``webapp.results`` (the recorder's write path); the sweep
 ``workers.dataset.export_datasets`` goes through Redis to a real ``brawl worker`` process, which
-sends ``export_dataset`` for the month and writes the files under the shared ``BRAWL_VAR_DIR``.
+sends ``export_dataset`` for the month and writes the files under the stack's ``BRAWL_VAR_DIR``.
 The test reads them back with pyarrow; a second sweep finds nothing stale.
 """
 
 from __future__ import annotations
 
-import shutil
 from typing import Any
 
 import pyarrow.parquet as pq
@@ -58,7 +57,7 @@ def test_a_real_worker_writes_the_stale_month(stack: Stack, settings: Any) -> No
         recorded.append(results.do_finish_match(m.pk, played(m), referee_id="ref-test"))
     assert recorded[0].finished_at is not None
     month = export.month_of(recorded[0].finished_at)
-    shutil.rmtree(export.folder(GAME, month), ignore_errors=True)  # the var folder outlives a test
+    settings.VAR_DIR = stack.directory  # the stack's processes run with it as their BRAWL_VAR_DIR
     assert export.stale_months(GAME) == [month]
 
     stack.start_worker("worker", concurrency=1)
