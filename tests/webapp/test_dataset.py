@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from django.contrib.auth.models import User
@@ -273,3 +274,34 @@ def test_brawl_dataset_fetches_checks_and_reads(
     assert f"{GAME} {when}: 4 matches" in capsys.readouterr().out
     with pytest.raises(SystemExit, match="there is no game named 'nosuchgame'"):
         brawl_cli.main(["dataset", "fetch", "nosuchgame", when, "--api", live_server.url, "--out", str(out)])
+
+
+def test_docs_describe_every_column_of_both_tables() -> None:
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "dataset.md").read_text()
+    for table, schema in build.SCHEMAS.items():
+        section = doc.split(f"### `{table}`", 1)[1].split("\n### ", 1)[0]
+        described = {
+            name.strip("` ")
+            for row in section.splitlines()
+            if row.startswith("| `")
+            for name in row.split("|")[1].split(",")
+        }
+        assert set(schema.names) <= described, (table, sorted(set(schema.names) - described))
+
+
+def test_bad_input_to_brawl_dataset_is_a_sentence_and_writes_nothing(
+    tmp_path: Path, var_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert brawl_cli.main(["dataset", "export", "--game", GAME, "--month", "2026-13"]) == 2
+    assert "'2026-13' is not a month; write it as YYYY-MM" in capsys.readouterr().err
+    assert brawl_cli.main(["dataset", "export", "--game", "nosuchgame"]) == 2
+    assert "there is no game named 'nosuchgame'" in capsys.readouterr().err
+    assert not (var_dir / "datasets").exists()
+    junk = tmp_path / "junk.jsonl"
+    junk.write_text('{"match_id": 1}\nnot json\n')
+    assert brawl_cli.main(["dataset", "read", str(junk)]) == 1
+    assert "line 2 is not JSON" in capsys.readouterr().err
+    other = tmp_path / "other.parquet"
+    pq.write_table(pa.table({"x": [1]}), other)
+    assert brawl_cli.main(["dataset", "read", str(other)]) == 1
+    assert "is not a table of the dataset" in capsys.readouterr().err
