@@ -305,3 +305,17 @@ def test_bad_input_to_brawl_dataset_is_a_sentence_and_writes_nothing(
     pq.write_table(pa.table({"x": [1]}), other)
     assert brawl_cli.main(["dataset", "read", str(other)]) == 1
     assert "is not a table of the dataset" in capsys.readouterr().err
+
+
+def test_a_replay_that_does_not_replay_is_left_out_and_named(ladder: list[Match]) -> None:
+    broken = ladder[1]
+    replay = Replay.decode(broken.replay_stored() or b"")
+    replay.rules_version = "0.0.1"
+    Match.objects.filter(pk=broken.pk).update(replay_gz=replay.encode())
+    manifest = export.write_dataset(GAME, month(ladder[0]))
+    assert manifest["matches"] == len(ladder) - 1
+    assert [s["match_id"] for s in manifest["skipped"]] == [broken.pk]
+    assert "'0.0.1'" in manifest["skipped"][0]["reason"]
+    ids = set(pq.read_table(export.folder(GAME, month(ladder[0])) / "decisions.parquet").column("match_id").to_pylist())
+    assert ids == {m.pk for m in ladder} - {broken.pk}
+    assert export.stale_months(GAME) == []  # the skipped match counts as considered: no rewrite every sweep
