@@ -19,6 +19,7 @@ from referee.sdk import cli as sdk_cli
 from referee.server import cli as referee_cli
 from service import refhost, supervise
 from webapp import cli as web_cli
+from webapp.datasets import cli as dataset_cli
 from webapp.rankings import cli as rankings_cli
 from workers import cli as worker_cli
 from workers import housebots
@@ -54,6 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_parser(subparsers)
     web_cli.add_parser(subparsers)
     rankings_cli.add_parser(subparsers)
+    dataset_cli.add_parser(subparsers)
     worker_cli.add_parser(subparsers)
     _add_ladder_referee(subparsers)
     housebots.add_parser(subparsers)
