@@ -31,7 +31,7 @@ from referee.core.contract import Game
 from referee.core.registry import UnknownGameError, get_game, register
 from referee.core.replay import Replay
 from referee.protocol.timecontrol import TimeSettings, defaults_for
-from referee.sdk.client import load_object
+from referee.sdk.client import load_spec
 from referee.sdk.house import UnknownHouseBotError, house_factory
 from referee.server.auth import MemoryTokenStore
 from referee.server.hub import Referee, StartError
@@ -69,7 +69,7 @@ def resolve_game(spec: str) -> Game:
         UnknownGameError: no such game.
     """
     if ":" in spec:
-        game: Game = load_object(spec)()
+        game: Game = load_spec(spec, what="game")()
         register(game)
         return game
     return get_game(spec)
@@ -83,10 +83,10 @@ def bot_factory(game: str, spec: str, seed: int | None = None) -> tuple[Callable
 
     Raises:
         UnknownHouseBotError: no house bot of that name.
-        ImportError: the module cannot be imported.
+        BotSpecError: the ``module:Class`` cannot be loaded (one line saying why).
     """
     if ":" in spec:
-        return load_object(spec), True
+        return load_spec(spec), True
     return house_factory(game, spec, seed), False
 
 
@@ -228,6 +228,12 @@ def cmd_play(args: argparse.Namespace) -> int:
         )
     if len(args.bots) not in game.info.seat_counts:
         print(f"error: {game.info.name} takes {game.info.seats_text()} bots, got {len(args.bots)}", file=sys.stderr)
+        return 2
+    try:
+        for spec in args.bots:  # every bot named loads before the first match: one clear line, no half-run series
+            bot_factory(game.info.name, spec)
+    except (UnknownHouseBotError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
         return 2
     tune_gc()
     try:
