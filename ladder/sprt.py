@@ -45,7 +45,7 @@ PAIR_SCORES = (0.0, 0.5, 1.0, 1.5, 2.0)
 def logistic_score(elo: float) -> float:
     """The expected score fraction of an Elo difference: ``1 / (1 + 10 ** (-elo / 400))``."""
     require_number("elo", elo)
-    return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
+    return 1.0 / (1.0 + math.pow(10.0, -elo / 400.0))
 
 
 def logistic_elo(score: float) -> float:
