@@ -12,10 +12,12 @@ from referee.sdk.client import BotConnectionError, load_spec, run_bot
 from referee.sdk.house import UnknownHouseBotError, house_factory
 
 
-def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    """Registers ``brawl bot``."""
+def add_parser(subparsers: argparse._SubParsersAction) -> argparse._SubParsersAction:  # type: ignore[type-arg]
+    """Registers ``brawl bot``; returns its actions, where the command line adds ``brawl bot gauntlet``."""
     parser = subparsers.add_parser("bot", help="run a bot written with the Python SDK")
-    sub = parser.add_subparsers(dest="bot_command", metavar="ACTION", required=True)
+    sub: argparse._SubParsersAction = parser.add_subparsers(  # type: ignore[type-arg]
+        dest="bot_command", metavar="ACTION", required=True
+    )
     run = sub.add_parser("run", help="connect a bot class to a referee and play")
     run.add_argument(
         "bot",
@@ -58,6 +60,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
         "--api-token", default=os.environ.get("BRAWL_API_TOKEN", ""), help="your API token (or BRAWL_API_TOKEN)"
     )
     up.set_defaults(func=cmd_upload)
+    return sub
 
 
 def bot_factory(spec: str, games: Sequence[str]) -> Callable[[], Any]:
