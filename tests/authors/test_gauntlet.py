@@ -52,7 +52,7 @@ def test_two_copies_of_one_bot_are_inconclusive() -> None:
 def test_twins_never_run_at_the_same_time() -> None:
     bots.EVENTS.clear()
     spec = "tests.authors.bots:Logged"
-    asyncio.run(run_gauntlet("scrumbrawl", spec, "random", budget=8, config=WIDE, seed=0, parallel=4))
+    asyncio.run(run_gauntlet("superfantasybrawl", spec, "random", budget=8, config=WIDE, seed=0, parallel=4))
     order = bots.EVENTS
     for k in range(4):
         a, b = f"gauntlet-0-{k}-a", f"gauntlet-0-{k}-b"
@@ -82,11 +82,11 @@ def test_a_request_that_cannot_run_is_refused_with_the_reason(
 
 
 def test_the_command_prints_the_verdict(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    argv = ["bot", "gauntlet", "house:heuristic", "--against", "house:random", "--game", "scrumbrawl"]
+    argv = ["bot", "gauntlet", "house:heuristic", "--against", "house:random", "--game", "superfantasybrawl"]
     argv += ["--budget", "30", "--elo0", "-100", "--elo1", "100", "--seed", "7", "--out", str(tmp_path)]
     assert main(argv) == 0
     out = capsys.readouterr().out
-    assert "gauntlet house:heuristic against house:random (scrumbrawl): better" in out
+    assert "gauntlet house:heuristic against house:random (superfantasybrawl): better" in out
     assert "pentanomial [" in out and f"replays in {tmp_path}" in out
 
 
