@@ -9,7 +9,9 @@ watched one could otherwise play the other knowing the deal). After each pair th
 :mod:`ladder.sprt` (pentanomial scoring, fishtest's method) is updated, in pair order whatever
 order the pairs end in; the run stops at the first pair that crosses a bound (better, worse) or
 when the budget of matches is spent (inconclusive). Pairs still running when the test decides are
-finished but not counted, so a run's verdict does not depend on which match ended first.
+finished but not counted, so a run's verdict does not depend on which match ended first. Match
+ids are opaque (``gauntlet-`` and random hex): a bot learns neither the seed nor which twin it
+plays; :class:`Pair` keeps which replay is which.
 
 Matches are played in-process by the referee hub, as ``brawl play`` does (same clocks, strikes and
 replays). A bot is a house-bot name (``random``, ``heuristic``, or ``house:NAME``) or
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import secrets
 import sys
 import time
 from collections.abc import Callable
@@ -146,7 +149,7 @@ async def run_gauntlet(
         for first in (0, 1):  # the twins, one after the other
             order = [0, 1] if first == 0 else [1, 0]  # spec index per seat
             own = None if bot_seed is None else [bot_seed + k * 7919 + s for s in (0, 1)]
-            match_id = f"gauntlet-{seed}-{k}-{'ab'[first]}"
+            match_id = f"gauntlet-{secrets.token_hex(8)}"  # opaque: no seed, pair or twin a bot could read
             replay = await run_match(
                 referee,
                 game_name,

@@ -52,11 +52,16 @@ def test_two_copies_of_one_bot_are_inconclusive() -> None:
 def test_twins_never_run_at_the_same_time() -> None:
     bots.EVENTS.clear()
     spec = "tests.authors.bots:Logged"
-    asyncio.run(run_gauntlet("superfantasybrawl", spec, "random", budget=8, config=WIDE, seed=0, parallel=4))
+    result = asyncio.run(
+        run_gauntlet("superfantasybrawl", spec, "random", budget=8, config=WIDE, seed=987654321, parallel=4)
+    )
     order = bots.EVENTS
-    for k in range(4):
-        a, b = f"gauntlet-0-{k}-a", f"gauntlet-0-{k}-b"
+    assert len(result.pairs) == 4
+    for pair in result.pairs:
+        a, b = pair.match_ids
         assert order.index(("end", a)) < order.index(("start", b)), order
+    ids = [m for pair in result.pairs for m in pair.match_ids]
+    assert len(set(ids)) == 8 and not any(str(pair.seed) in m for pair in result.pairs for m in ids)
 
 
 @pytest.mark.parametrize(
