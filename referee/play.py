@@ -135,7 +135,7 @@ async def run_match(
     return await runner.wait()
 
 
-def _progress(out: TextIO, done: int, total: int, started: float) -> None:
+def progress_bar(out: TextIO, done: int, total: int, started: float) -> None:
     width = 30
     filled = width * done // max(1, total)
     rate = done / max(1e-9, time.monotonic() - started)
@@ -211,7 +211,7 @@ async def play_series(
                 t.incidents[inc.kind] = t.incidents.get(inc.kind, 0) + 1
         done += 1
         if progress is not None:
-            _progress(progress, done, games, started)
+            progress_bar(progress, done, games, started)
 
     await asyncio.gather(*(one(n) for n in range(games)))
     replays.sort(key=lambda r: str(r.meta.get("match_id", "")))
