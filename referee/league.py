@@ -404,13 +404,14 @@ def table_text(league: League) -> str:
             )
         order = [s.name for s in league.tables[g]]
         lines.append("  head to head (row's points / games against column):")
-        lines.append(f"  {'':<{width}} " + " ".join(f"{c[:9]:>9}" for c in order))
+        col = max(9, *(len(c) for c in order))
+        lines.append(f"  {'':<{width}} " + " ".join(f"{c:>{col}}" for c in order))
         h2h = league.head_to_head[g]
         for r in order:
             cells = []
             for c in order:
                 v = h2h.get((r, c))
-                cells.append(f"{'-' if r == c or v is None else f'{v[0]:g}/{v[1]:g}':>9}")
+                cells.append(f"{'-' if r == c or v is None else f'{v[0]:g}/{v[1]:g}':>{col}}")
             lines.append(f"  {r:<{width}} " + " ".join(cells))
         lines.append("")
     lines.append(f"{len(league.matches)} matches in {league.seconds:.1f} s")
