@@ -450,7 +450,8 @@ def cmd_league(args: argparse.Namespace) -> int:
             game = resolve_game(g)
             if 2 not in game.info.seat_counts:
                 raise LeagueError(f"{game.info.name} has no one-on-one matches")
-            games.append(game.info.name)
+            if game.info.name not in games:  # a game named twice is played once
+                games.append(game.info.name)
     except (LeagueError, UnknownGameError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
