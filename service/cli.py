@@ -14,7 +14,7 @@ import argparse
 import sys
 
 from common import logsetup
-from referee import play, replay_cli
+from referee import gauntlet, league, play, replay_cli
 from referee.sdk import cli as sdk_cli
 from referee.server import cli as referee_cli
 from service import refhost, supervise
@@ -51,8 +51,9 @@ def build_parser() -> argparse.ArgumentParser:
     supervise.add_parser(subparsers)
     replay_cli.add_parser(subparsers)
     referee_cli.add_parser(subparsers, ladder=refhost.ladder_stores)
-    sdk_cli.add_parser(subparsers)
+    gauntlet.add_parser(sdk_cli.add_parser(subparsers))
     play.add_parser(subparsers)
+    league.add_parser(subparsers)
     web_cli.add_parser(subparsers)
     rankings_cli.add_parser(subparsers)
     dataset_cli.add_parser(subparsers)
