@@ -1,0 +1,281 @@
+"""Nothing a seat or a spectator receives depends on another seat being privately asked (issue 24,
+findings 1 and 7).
+
+Two worlds that differ in one hidden card only, played through a real referee on loopback by real
+SDK clients with the same deterministic bots: in one the defender holds a Super Fantasy Brawl
+reaction (so a private reaction window opens, and it passes), in the other it holds an attack card
+(no window). The attacker's requests and a ``WatchMatch`` spectator's messages must be the same in
+both, field for field: decision ids and numbers, event numbering, observations, options, the
+number and content of the spectator's messages and its decision counts. The card itself is
+revealed when the defender's hand is discarded at the end of its turn (a rule), so the worlds are
+compared with that card's id written alike.
+
+Then, over whole matches of both product games (and the test game) played to the end by SDK bots,
+every private event kind is seen and numbered away: each viewer's events are numbered densely from
+0 over what it may see, each seat's decisions are counted per seat with ids naming only that count,
+a spectator is updated at public moments only and joins at the last one, and a seat cannot probe
+another seat's decision ids.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import threading
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+import pytest
+from brawl.referee.v1 import referee_pb2, referee_pb2_grpc
+
+from referee.core import EVERYONE, Game, JSONDict, SeededChance, get_game, register
+from referee.core.chance import Chance
+from referee.core.contract import Match
+from referee.core.replay import simulate, verify
+from referee.games.superfantasybrawl.match import INFO as SFB_INFO
+from referee.games.superfantasybrawl.scenario import build
+from referee.protocol import codec
+from referee.protocol.timecontrol import TimeSettings
+from referee.sdk.host import Turn
+from referee.server.hub import RefereeSettings
+from referee.server.match import decision_id
+from tests.referee.harness import referee_env, wait_connected
+
+CALM = TimeSettings(decision_time=10, bank_time=60, max_overrun=5, max_strikes=3, reconnect_grace=20)
+"""Long clocks: these tests compare what was sent, never how fast."""
+
+PRIVATE_EVENTS = {
+    "superfantasybrawl": {"drew", "planned_card", "reaction_passed", "trap_token"},
+    "scrumbrawl": {"drew"},
+}
+"""Every private event kind each engine emits (``emit(..., to)`` in referee/games)."""
+
+
+class Recorder:
+    """What each SDK bot was asked, per bot id (class-wide, thread-safe)."""
+
+    turns: ClassVar[dict[str, list[Turn]]] = {}
+    lock = threading.Lock()
+
+    @classmethod
+    def add(cls, who: str, turn: Turn) -> None:
+        with cls.lock:
+            cls.turns.setdefault(who, []).append(turn)
+
+
+class FirstRecording:
+    """Plays the first option (a function of its own view only) and records every request."""
+
+    name = "first"
+
+    def choose_turn(self, turn: Turn) -> str:
+        Recorder.add(self.name, turn)
+        return turn.options[0].id
+
+
+class DefaultRecording(FirstRecording):
+    """Plays each decision's default option: never a card, so its hidden hand never shows in play."""
+
+    name = "default"
+
+    def choose_turn(self, turn: Turn) -> str:
+        Recorder.add(self.name, turn)
+        return turn.decision.default_option_id
+
+
+class LastRecording(FirstRecording):
+    """Plays the last option (a reaction window's last option is "pass")."""
+
+    name = "last"
+
+    def choose_turn(self, turn: Turn) -> str:
+        Recorder.add(self.name, turn)
+        return turn.options[-1].id
+
+
+# ----- the two worlds ---------------------------------------------------------------------
+
+
+class ReactionWorld(Game):
+    """Super Fantasy Brawl from one position: Brannoc (seat 0, to act, holding two attacks) next to
+    Greta (seat 1, with Korrin on its Gate), who holds Iron Hide (``gre6``), a reaction with its blue core ready
+    (``holds_reaction``), or in its place ``kor1``, an attack card that sorts where Iron Hide does (so
+    the discard pile, once the hand is discarded, is reshuffled in the same order). Everything else,
+    the dice included, is the same."""
+
+    info = dataclasses.replace(SFB_INFO, name="sfb-reaction-world", title="Super Fantasy Brawl, two worlds")
+
+    def parse_config(self, raw: Mapping[str, Any], seats: int) -> JSONDict:
+        return {"holds_reaction": bool(raw.get("holds_reaction", False))}
+
+    def new_match(self, config: Mapping[str, Any], seats: int, chance: Chance) -> Match:
+        return build(
+            {
+                "brannoc": {"seat": 0, "hex": (0, -1)},
+                "greta": {"seat": 1, "hex": (1, -1)},
+                "korrin": {"seat": 1, "hex": None},
+            },
+            hands=[["bra4", "bra1"], ["gre6" if config["holds_reaction"] else "kor1"]],
+            decks=[["bra2", "bra3", "bra5", "bra6"], ["gre2", "gre3", "gre4", "gre5"]],
+            chance=chance,
+            config={"round_cap": 4},
+        )
+
+
+register(ReactionWorld())
+
+
+def alike(data: Any, card: str, as_card: str) -> Any:
+    """``data`` with the card id ``card`` written ``as_card`` (the one hidden difference of two worlds)."""
+    return json.loads(json.dumps(data).replace(f'"{card}"', f'"{as_card}"'))
+
+
+def seat_stream(turns: list[Turn], match_id: str) -> list[Any]:
+    """Everything a seat's requests carried that is not a clock reading."""
+    return [
+        {
+            "id": t.decision_id.removeprefix(match_id),
+            "number": t.decision_number,
+            "seat": int(t.seat),
+            "kind": t.decision.kind,
+            "default": t.decision.default_option_id,
+            "observation": t.observation,
+            "options": [o.to_json() for o in t.options],
+            "events": [e.to_json() for e in t.events],
+        }
+        for t in turns
+    ]
+
+
+def spectator_stream(messages: list[referee_pb2.WatchMatchResponse]) -> list[Any]:
+    """Everything a spectator's messages carried."""
+    return [
+        {
+            "state": m.state,
+            "decisions": m.decision_count,
+            "observation": codec.payload_data(m.observation),
+            "events": [[e.index, e.kind, codec.payload_data(e)] for e in m.events],
+            "outcome": codec.outcome_from(m.outcome).to_json() if m.HasField("outcome") else None,
+        }
+        for m in messages
+    ]
+
+
+async def play_watched(
+    game: str, bots: list[tuple[str, type[FirstRecording], tuple[str, ...]]], config: Mapping[str, Any], seed: int
+) -> tuple[Any, list[referee_pb2.WatchMatchResponse], str]:
+    """Starts a match, watches it through ``WatchMatch`` from before its first decision, then connects
+    the bots (id, class, auto-pass kinds); returns its replay, the spectator's messages and its id."""
+    Recorder.turns = {}
+    match_id = f"{game}-{seed}-{abs(hash(json.dumps(config, sort_keys=True))) % 10_000}"
+    async with referee_env(RefereeSettings(ping_interval=0.2)) as env, env.api_channel() as channel:
+        api = referee_pb2_grpc.RefereeServiceStub(channel)
+        runner = env.start(game, [b for b, _, _ in bots], seed=seed, time=CALM, config=dict(config), match_id=match_id)
+        messages: list[referee_pb2.WatchMatchResponse] = []
+        first = asyncio.Event()
+
+        async def watch() -> None:
+            async for msg in api.WatchMatch(referee_pb2.WatchMatchRequest(match_id=match_id)):
+                messages.append(msg)
+                first.set()
+
+        watcher = asyncio.create_task(watch())
+        await asyncio.wait_for(first.wait(), 20)
+        for bot_id, factory, auto in bots:
+            cls = type(f"{factory.__name__}_{bot_id}", (factory,), {"name": bot_id, "auto_pass_kinds": auto})
+            env.connect(cls, bot_id, games=[game])
+        await wait_connected(env, *(b for b, _, _ in bots))
+        replay = await asyncio.wait_for(runner.wait(), 300)
+        await asyncio.wait_for(watcher, 20)
+        assert replay is not None, runner.error
+        assert not replay.incidents, replay.incidents
+        return replay, messages, match_id
+
+
+def test_an_sfb_attacker_and_a_spectator_cannot_tell_the_defender_was_privately_asked() -> None:
+    """Finding 1: the defender's private reaction window took a number in the match's one event
+    sequence (a gap in ``GameEvent.index`` after the attack) and in the decision count (the
+    attacker's next ``decision_number`` jumped by 2), and spectators were updated at its answer.
+    Now the attacker's requests and the spectator's messages are the same with and without it."""
+
+    def world(holds: bool) -> tuple[Any, list[Any], list[Any]]:
+        bots = [("att", FirstRecording, ()), ("def", DefaultRecording, ())]
+        replay, messages, match_id = asyncio.run(
+            play_watched("sfb-reaction-world", bots, {"holds_reaction": holds}, seed=3)
+        )
+        verify(replay)
+        return replay, seat_stream(Recorder.turns["att"], match_id), spectator_stream(messages)
+
+    with_window, att_a, spec_a = world(True)
+    without, att_b, spec_b = world(False)
+    full_a = simulate(with_window).events(0, EVERYONE)
+    full_b = simulate(without).events(0, EVERYONE)
+    # The worlds differ as meant: private windows (asked, passed) in the first only.
+    windows = len([e for e in full_a if e.kind == "reaction_passed"])
+    assert windows >= 1 and not [e for e in full_b if e.kind == "reaction_passed"]
+    assert len(with_window.decisions) == len(without.decisions) + windows
+    assert len(att_a) > 5 and len(spec_a) > 5
+    assert att_a == alike(att_b, "kor1", "gre6")
+    assert spec_a == alike(spec_b, "kor1", "gre6")
+
+
+# ----- whole matches: every private event kind, numbered away ------------------------------
+
+
+def check_viewer_streams(game: str, replay: Any, match_id: str, turns: dict[str, list[Turn]], seats: list[str]) -> None:
+    """Each seat's events are its visible events of the full log, numbered 0, 1, 2...; its decision
+    numbers count its own decisions; its decision ids are ``<match>-<seat>-<n>``."""
+    full = simulate(replay, get_game(game)).events(0, EVERYONE)
+    for seat, bot_id in enumerate(seats):
+        mine = [t for t in turns.get(bot_id, []) if int(t.seat) == seat and t.match_id == match_id]
+        assert mine, f"seat {seat} was never asked"
+        own = [n for n, d in enumerate(replay.decisions) if d.seat == seat]
+        assert [t.decision_number for t in mine] == list(range(len(mine)))
+        assert len(mine) == len(own)
+        assert [t.decision_id for t in mine] == [decision_id(match_id, seat, n) for n in range(len(mine))]  # type: ignore[arg-type]
+        got = [e for t in mine for e in t.events]
+        assert [e.index for e in got] == list(range(len(got))), "a seat's events are numbered densely"
+        visible = [e for e in full if e.visible(seat)]
+        assert [(e.kind, e.data) for e in got] == [
+            (e.kind, codec.payload_data(codec.event(game, e))) for e in visible[: len(got)]
+        ]
+
+
+@pytest.mark.parametrize("game", ["superfantasybrawl", "scrumbrawl", "tinygame"])
+def test_every_viewer_numbers_its_own_events_and_every_private_kind_is_numbered_away(game: str) -> None:
+    """Whole matches, played to the end: the private events (each kind the engine has) take no number
+    in another seat's or the spectator's sequence; the spectator counts public decisions only."""
+    private_seen: set[str] = set()
+    for seed, (first, second) in enumerate([(FirstRecording, LastRecording), (LastRecording, FirstRecording)]):
+        bots = [("p0", first, ()), ("p1", second, ())]
+        replay, messages, match_id = asyncio.run(play_watched(game, bots, {}, seed=seed + 1))
+        verify(replay)
+        check_viewer_streams(game, replay, match_id, Recorder.turns, ["p0", "p1"])
+        full = simulate(replay).events(0, EVERYONE)
+        private_seen |= {e.kind for e in full if e.visible_to is not None}
+        public = [e for e in full if e.visible(None)]
+        got = [e for m in messages for e in m.events]
+        assert [e.index for e in got] == list(range(len(public)))
+        assert [(e.kind, codec.payload_data(e)) for e in got] == [
+            (e.kind, codec.payload_data(codec.event(game, e))) for e in public
+        ]
+        counted = _public_decisions(replay, get_game(game).info.private_decisions)
+        assert messages[-1].decision_count == counted
+    if game in PRIVATE_EVENTS:
+        # The reaction window's own event needs a defender holding a reaction: the two-worlds test has it.
+        want = PRIVATE_EVENTS[game] - ({"reaction_passed"} if game == "superfantasybrawl" else set())
+        assert want <= private_seen, want - private_seen
+
+
+def _public_decisions(replay: Any, private: frozenset[str]) -> int:
+    """The decisions of ``replay`` whose kind is not private, counted on a re-simulation."""
+    g = get_game(replay.game)
+    m = g.new_match(g.parse_config(replay.config, len(replay.seats)), len(replay.seats), SeededChance(replay.seed))
+    n = 0
+    for d in replay.decisions:
+        pending = m.to_move()
+        assert pending is not None
+        n += pending.kind not in private
+        m.apply(d.option_id)
+    return n
