@@ -264,6 +264,10 @@ class MatchRunner:
         """Takes an answer from ``link``; errors go back to the link as ``Error`` messages."""
         now = loop_time() if received_at is None else received_at
         p = self.pending_for(answer.decision_id)
+        if p is not None and self.seats[p.decision.seat].link is not link:
+            # Another seat's decision: answered as an id never issued, pending or not, so that no
+            # answer tells whether (or how often) another seat is being asked.
+            p = None
         if self.is_over():
             self._error(link, bot_pb2.ERROR_CODE_UNKNOWN_MATCH, "the match is over", answer.decision_id)
             return
@@ -289,14 +293,6 @@ class MatchRunner:
             )
             return
         st = self.seats[p.decision.seat]
-        if st.link is not link:
-            self._error(
-                link,
-                bot_pb2.ERROR_CODE_UNKNOWN_MATCH,
-                f"this session does not play seat {p.decision.seat}",
-                answer.decision_id,
-            )
-            return
         if p.answer is not None:
             self._error(link, bot_pb2.ERROR_CODE_STALE_DECISION, "this decision is already answered", p.decision_id)
             return

@@ -27,6 +27,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import pytest
+from brawl.bot.v1 import bot_pb2
 from brawl.referee.v1 import referee_pb2, referee_pb2_grpc
 
 from referee.core import EVERYONE, Game, JSONDict, SeededChance, get_game, register
@@ -40,7 +41,8 @@ from referee.protocol.timecontrol import TimeSettings
 from referee.sdk.host import Turn
 from referee.server.hub import RefereeSettings
 from referee.server.match import decision_id
-from tests.referee.harness import referee_env, wait_connected
+from tests.referee.harness import eventually, referee_env, wait_connected
+from tests.referee.hostile import wire
 
 CALM = TimeSettings(decision_time=10, bank_time=60, max_overrun=5, max_strikes=3, reconnect_grace=20)
 """Long clocks: these tests compare what was sent, never how fast."""
@@ -279,3 +281,116 @@ def _public_decisions(replay: Any, private: frozenset[str]) -> int:
         n += pending.kind not in private
         m.apply(d.option_id)
     return n
+
+
+# ----- a spectator joining, and a seat probing, while a private decision is pending ---------
+
+
+class HoldingDefault(DefaultRecording):
+    """Plays defaults; holds its first reaction answer until the test releases it."""
+
+    name = "holder"
+    asked = threading.Event()
+    release = threading.Event()
+
+    def choose_turn(self, turn: Turn) -> str:
+        if turn.decision.kind == "reaction" and not self.asked.is_set():
+            self.asked.set()
+            assert self.release.wait(60), "the test never released the reaction"
+        return super().choose_turn(turn)
+
+
+def test_a_spectator_joining_and_a_seat_probing_in_a_private_window_learn_nothing() -> None:
+    """Finding 7 and the ids: while the defender's reaction is pending, a spectator that joins gets the
+    view of the last public moment (before the attack, whose events come with the next public moment),
+    not the state in between; and the attacker, answering the defender's pending id, an old one and
+    ids never issued, gets the same refusal for each, with nothing changed."""
+    HoldingDefault.asked.clear()
+    HoldingDefault.release.clear()
+    match_id = "probe-1"
+    game = "sfb-reaction-world"
+
+    async def scenario() -> tuple[Any, referee_pb2.WatchMatchResponse, list[tuple[int, str]]]:
+        async with referee_env(RefereeSettings(ping_interval=0.2)) as env, env.api_channel() as channel:
+            api = referee_pb2_grpc.RefereeServiceStub(channel)
+            runner = env.start(
+                game, ["raw", "holder"], seed=3, time=CALM, config={"holds_reaction": True}, match_id=match_id
+            )
+            env.connect(HoldingDefault, "holder", games=[game])
+            raw = await wire.RawStream(env.address, env.token("raw")).open()
+            raw.send(wire.hello([game]))
+            await raw.next_of("welcome")
+            await raw.next_of("match_start")
+            answered: set[str] = set()
+
+            def next_request() -> bot_pb2.DecisionRequest | None:
+                for m in raw.received:
+                    if m.HasField("decision_request") and m.decision_request.decision_id not in answered:
+                        return m.decision_request
+                return None
+
+            while not HoldingDefault.asked.is_set():
+                await eventually(lambda: HoldingDefault.asked.is_set() or next_request() is not None, "a request")
+                req = next_request()
+                if req is not None and not HoldingDefault.asked.is_set():
+                    answered.add(req.decision_id)
+                    raw.send(wire.answer(match_id, req.decision_id, req.options[0].id))
+            await eventually(lambda: runner.pending is not None and runner.pending.decision.kind == "reaction", "it")
+            pending = runner.pending
+            assert pending is not None and pending.decision.seat == 1
+            # A spectator joins now.
+            joined = None
+            async for msg in api.WatchMatch(referee_pb2.WatchMatchRequest(match_id=match_id)):
+                joined = msg
+                break
+            assert joined is not None
+            # The attacker probes the defender's ids: pending, never issued, and a seat that does not exist.
+            probes = [pending.decision_id, decision_id(match_id, 1, 999), f"{match_id}-7-0"]  # type: ignore[arg-type]
+            before = len(raw.received)
+            for probe in probes:
+                raw.send(wire.answer(match_id, probe, pending.options[0].id))
+            await eventually(lambda: len(raw.received) >= before + len(probes), "the refusals")
+            refusals = [
+                (m.error.code, m.error.message.replace(repr(m.error.decision_id), "ID"))
+                for m in raw.received[before:]
+                if m.HasField("error")
+            ]
+            assert runner.pending is pending and pending.answer is None
+            assert runner.recorder.replay.incidents == [] and runner.seats[0].strikes == 0
+            HoldingDefault.release.set()
+            while not any(m.HasField("match_end") for m in raw.received):
+                await eventually(
+                    lambda: any(m.HasField("match_end") for m in raw.received) or next_request() is not None, "more"
+                )
+                req = next_request()
+                if req is not None:
+                    answered.add(req.decision_id)
+                    raw.send(wire.answer(match_id, req.decision_id, req.options[0].id))
+            replay = await asyncio.wait_for(runner.wait(), 60)
+            await raw.close()
+            return replay, joined, refusals
+
+    replay, joined, refusals = asyncio.run(scenario())
+    assert replay is not None
+    verify(replay)
+    assert len(refusals) == 3 and len(set(refusals)) == 1, refusals
+    assert refusals[0][0] == bot_pb2.ERROR_CODE_STALE_DECISION
+    # The last public moment: the attack's target decision being asked (the reaction follows it).
+    g = get_game(game)
+    m = g.new_match(g.parse_config(replay.config, 2), 2, SeededChance(replay.seed))
+    kinds = []
+    for d in replay.decisions:
+        kinds.append(m.to_move().kind)  # type: ignore[union-attr]
+        m.apply(d.option_id)
+    reaction = kinds.index("reaction")
+    assert kinds[reaction - 1] == "attack_target"
+    m = g.new_match(g.parse_config(replay.config, 2), 2, SeededChance(replay.seed))
+    for d in replay.decisions[: reaction - 1]:
+        m.apply(d.option_id)
+    public = [e for e in m.events(0) if e.visible(None)]
+    assert joined.decision_count == reaction - 1
+    assert codec.payload_data(joined.observation) == codec.payload_data(codec.observation(game, m.observe(None)))
+    assert [(e.index, e.kind, codec.payload_data(e)) for e in joined.events] == [
+        (n, e.kind, codec.payload_data(codec.event(game, e))) for n, e in enumerate(public)
+    ]
+    assert "attack" not in [e.kind for e in joined.events]
