@@ -33,6 +33,7 @@ from brawl.referee.v1 import referee_pb2, referee_pb2_grpc
 from referee.core import EVERYONE, Game, JSONDict, SeededChance, get_game, register
 from referee.core.chance import Chance
 from referee.core.contract import Match
+from referee.core.replay import Recorder as MatchRecorder
 from referee.core.replay import simulate, verify
 from referee.games.superfantasybrawl.match import INFO as SFB_INFO
 from referee.games.superfantasybrawl.scenario import build
@@ -40,7 +41,8 @@ from referee.protocol import codec
 from referee.protocol.timecontrol import TimeSettings
 from referee.sdk.host import Turn
 from referee.server.hub import RefereeSettings
-from referee.server.match import decision_id
+from referee.server.match import MatchState, decision_id
+from referee.server.spectators import Spectators
 from tests.referee.harness import eventually, referee_env, wait_connected
 from tests.referee.hostile import wire
 
@@ -394,3 +396,27 @@ def test_a_spectator_joining_and_a_seat_probing_in_a_private_window_learn_nothin
         (n, e.kind, codec.payload_data(codec.event(game, e))) for n, e in enumerate(public)
     ]
     assert "attack" not in [e.kind for e in joined.events]
+
+
+def test_a_takeover_in_a_private_window_restores_the_last_public_moment() -> None:
+    """A referee that takes a match over while a reaction is pending has no live record of the last
+    public moment: it re-simulates the decision log up to it, and gets what the old referee had."""
+    game = get_game("sfb-reaction-world")
+    config = game.parse_config({"holds_reaction": True}, 2)
+    rec = MatchRecorder(game, config, 3, ["a", "b"], {})
+    live = Spectators("m", game.info.name, rec, lambda: (MatchState.RUNNING, False), lambda: len(rec.match.events(0)))
+    live.publish()
+    private = game.info.private_decisions
+    checked = 0
+    while (d := rec.match.to_move()) is not None:
+        if d.kind in private:
+            rebuilt = Spectators("m", game.info.name, rec, lambda: (MatchState.RUNNING, False), lambda: 0)
+            rebuilt.restore_moment()
+            assert rebuilt.moment == live.moment
+            assert rebuilt.first_message() == live.first_message()
+            checked += 1
+        rec.apply(rec.match.legal_options()[0].id if d.seat == 0 else d.default_option_id)
+        upcoming = rec.match.to_move()
+        if upcoming is None or upcoming.kind not in private:
+            live.publish()
+    assert checked >= 1
