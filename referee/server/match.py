@@ -927,7 +927,10 @@ class MatchRunner:
             self.error = "handed over to another referee"
         for link in self.links():
             self.hooks.release(self, link)
-        self._publish(final=True)
+        if self._at_public_moment():
+            self._publish(final=True)
+        else:
+            self.spectators.close()  # the match goes on elsewhere: nothing of a private window leaves here
         self.done.set()
         self.hooks.on_finished(self)
         return None

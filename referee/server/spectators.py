@@ -93,6 +93,12 @@ class Spectators:
                     q.put_nowait(None)
         self.moment = Moment(total, last.numbered + len(new), rec.public_decisions, observation if self._keep else None)
 
+    def close(self) -> None:
+        """Ends every spectator's stream with nothing more sent (the match is left to another referee
+        while a private decision is pending: the state since the last public moment stays unsent)."""
+        for q in self._queues:
+            q.put_nowait(None)
+
     def restore_moment(self) -> None:
         """Rebuilds :attr:`moment` after a takeover that found a private decision pending: the view
         before the last public decision recorded, re-simulated from the decision log."""
