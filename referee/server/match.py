@@ -945,6 +945,7 @@ class MatchRunner:
         about 350 KiB per finished match, 3.5 GiB at the old 10,000 kept).
         """
         self.messages.shed()
+        self.spectators.shed()
         self.pendings = []
         self.pending = None
         for st in self.seats:

@@ -17,6 +17,7 @@ the engine's ``observe(None)`` and ``events(since, None)``.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -92,6 +93,11 @@ class Spectators:
                 if final:
                     q.put_nowait(None)
         self.moment = Moment(total, last.numbered + len(new), rec.public_decisions, observation if self._keep else None)
+
+    def shed(self) -> None:
+        """Drops the kept observation of a match that is over (its last public moment is its end, the
+        view :meth:`first_message` then reads from the match itself)."""
+        self.moment = dataclasses.replace(self.moment, observation=None)
 
     def close(self) -> None:
         """Ends every spectator's stream with nothing more sent (the match is left to another referee
