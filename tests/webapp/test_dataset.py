@@ -87,6 +87,10 @@ def test_rows_read_back_with_pyarrow_and_match_the_replays_decision_for_decision
     for pk, replay in replays.items():
         got = by_match[pk]
         assert [r["decision"] for r in got] == list(range(len(replay.decisions)))
+        for seat in range(len(replay.seats)):  # each seat's own count, as its requests carried it
+            assert [r["seat_decision"] for r in got if r["seat"] == seat] == list(
+                range(sum(d.seat == seat for d in replay.decisions))
+            )
         # An independent walk of the replay: every row holds the decision and the seat's view before it.
         for step in steps(replay):
             if step.index >= len(replay.decisions):
@@ -135,8 +139,11 @@ def test_each_row_shows_only_what_its_seat_could_see_and_the_hidden_table_the_re
             ):  # the events decision n caused: the seat's share in its row, the private ones after the end
                 row, after = mine[step.index - 1], secret[step.index - 1]
                 caused = step.events
+                # Numbered in the seat's own sequence (docs/bot-protocol.md, "Numbering"): the event's
+                # place among every event of the match that seat may see.
+                own = [e.index for e in step.match.events(0, Seat(row["seat"]))]
                 assert row["events"] == [
-                    {"i": e.index, "kind": e.kind, "data": e.data} for e in caused if e.visible(row["seat"])
+                    {"i": own.index(e.index), "kind": e.kind, "data": e.data} for e in caused if e.visible(row["seat"])
                 ]
                 before = setup if step.index == 1 else []
                 assert after["hidden_events"] == before + [e.to_json() for e in caused if e.visible_to is not None]

@@ -47,8 +47,8 @@ GAMES = {"scrumbrawl": {"max_rounds": 4}, "superfantasybrawl": {"round_cap": 6}}
 """Both games, with round caps that keep each match short."""
 MATCHES_PER_GAME = 2
 
-RECEIVED: dict[tuple[str, int], dict[str, Any]] = {}
-"""Every turn a bot was handed, by (match id, decision number)."""
+RECEIVED: dict[tuple[str, int, int], dict[str, Any]] = {}
+"""Every turn a bot was handed, by (match id, seat, the seat's own decision number)."""
 LOCK = threading.Lock()
 
 
@@ -66,7 +66,7 @@ class RecordingBot:
             "events": [e.to_json() for e in turn.events],
         }
         with LOCK:
-            RECEIVED[(turn.match_id, turn.decision_number)] = seen
+            RECEIVED[(turn.match_id, int(turn.seat), turn.decision_number)] = seen
         return self.rng.choice(turn.options).id
 
 
@@ -157,17 +157,21 @@ def test_the_dataset_of_real_matches_is_what_each_bot_received(
             assert [(r["seat"], r["choice"], r["think_ms"]) for r in mine] == [
                 (d.seat, d.option_id, d.think_ms) for d in replay.decisions
             ]
-            sent = {n for (match_id, n) in RECEIVED if match_id == str(m.pk)}
-            assert sent == set(range(len(replay.decisions))), "a decision without a request, or the reverse"
+            sent = {(s, n) for (match_id, s, n) in RECEIVED if match_id == str(m.pk)}
+            assert sent == {(r["seat"], r["seat_decision"]) for r in mine}, (
+                "a decision without a request, or the reverse"
+            )
+            assert len(sent) == len(replay.decisions)
             for row in mine:
-                got = RECEIVED[(str(m.pk), row["decision"])]
+                got = RECEIVED[(str(m.pk), row["seat"], row["seat_decision"])]
                 assert row["seat"] == got["seat"]
                 assert row["observation"] == got["observation"], f"{game} match {m.pk} decision {row['decision']}"
                 assert row["options"] == got["options"]
-                later = [n for (mid, n), t in RECEIVED.items() if mid == str(m.pk) and n > row["decision"]]
-                later = [n for n in later if RECEIVED[(str(m.pk), n)]["seat"] == row["seat"]]
+                later = [
+                    n for (mid, s, n) in RECEIVED if mid == str(m.pk) and s == row["seat"] and n > row["seat_decision"]
+                ]
                 if later and row["events"]:
-                    nxt = RECEIVED[(str(m.pk), min(later))]["events"]
+                    nxt = RECEIVED[(str(m.pk), row["seat"], min(later))]["events"]
                     assert nxt[: len(row["events"])] == row["events"]
                     checked_events += 1
             # Nothing in a row depends on another seat's hidden cards.

@@ -37,7 +37,7 @@ from referee.core.replay import Replay, steps
 from referee.protocol import codec
 
 FORMAT = "brawl-dataset"
-VERSION = 1
+VERSION = 2
 """Bumped when a column changes meaning or goes; a new column at the end keeps the version."""
 
 TABLES = ("decisions", "hidden")
@@ -55,6 +55,7 @@ _DECISION_FIELDS: list[pa.Field[Any]] = [
     pa.field("rules_version", pa.string(), nullable=False),
     pa.field("finished_at", pa.timestamp("us", tz="UTC"), nullable=False),
     pa.field("decision", pa.int32(), nullable=False),
+    pa.field("seat_decision", pa.int32(), nullable=False),
     pa.field("seat", pa.int16(), nullable=False),
     pa.field("seats", pa.int16(), nullable=False),
     pa.field("bot", pa.string(), nullable=False),
@@ -118,9 +119,16 @@ def wire_option(game: str, option: Option) -> JSONDict:
     return codec.option_from(codec.option(game, option)).to_json()
 
 
-def wire_event(game: str, event: Event) -> JSONDict:
-    """Returns ``event`` as a bot receives it (``{"i", "kind", "data"}``; the protocol carries no visibility)."""
-    return codec.event_from(codec.event(game, event)).to_json()
+def wire_event(game: str, event: Event, number: int | None = None) -> JSONDict:
+    """Returns ``event`` as a bot receives it (``{"i", "kind", "data"}``; the protocol carries no visibility).
+
+    ``number``: the event's index in the receiving seat's own sequence (the events that seat may
+    see, from 0: docs/bot-protocol.md, "Numbering"); by default its index in the match's log.
+    """
+    msg = codec.event(game, event)
+    if number is not None:
+        msg.index = number
+    return codec.event_from(msg).to_json()
 
 
 def match_rows(source: MatchSource, game: Game | None = None) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -143,11 +151,27 @@ def match_rows(source: MatchSource, game: Game | None = None) -> tuple[list[dict
     decisions: list[dict[str, Any]] = []
     hidden: list[dict[str, Any]] = []
     pending: tuple[dict[str, Any], dict[str, Any]] | None = None
+    # Each seat's own numbering, as the referee sends it: its decisions counted, and the events it may see.
+    seat_decisions = [0] * n_seats
+    seat_events = [0] * n_seats
+    numbers: dict[int, list[int | None]] = {}
+    """Each event's number in every seat's own sequence (``None``: the seat may not see it), by log index."""
+    log_seen = 0
     for step in steps(replay, game):
+        for e in step.match.events(log_seen, EVERYONE):
+            row_numbers: list[int | None] = []
+            for s in range(n_seats):
+                if e.visible(Seat(s)):
+                    row_numbers.append(seat_events[s])
+                    seat_events[s] += 1
+                else:
+                    row_numbers.append(None)
+            numbers[e.index] = row_numbers
+            log_seen = e.index + 1
         if pending is not None:
             row, secret = pending
             seat = Seat(row["seat"])
-            row["events"] = [wire_event(name, e) for e in step.events if e.visible(seat)]
+            row["events"] = [wire_event(name, e, numbers[e.index][seat]) for e in step.events if e.visible(seat)]
             secret["hidden_events"] += [e.to_json() for e in step.events if e.visible_to is not None]
             decisions.append(row)
             hidden.append(secret)
@@ -169,6 +193,7 @@ def match_rows(source: MatchSource, game: Game | None = None) -> tuple[list[dict
             "rules_version": replay.rules_version,
             "finished_at": source.finished_at,
             "decision": step.index,
+            "seat_decision": seat_decisions[seat],
             "seat": int(seat),
             "seats": n_seats,
             "bot": replay.seats[seat],
@@ -200,6 +225,7 @@ def match_rows(source: MatchSource, game: Game | None = None) -> tuple[list[dict
             "observations": [wire_observation(name, match.observe(Seat(s))) for s in range(n_seats)],
             "hidden_events": setup,
         }
+        seat_decisions[seat] += 1
         pending = (row, secret)
     return decisions, hidden
 
