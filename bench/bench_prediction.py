@@ -28,12 +28,22 @@ true strengths after 50, 200 and 1,000 games. The published rating per shape is 
 system with the lowest log-loss. Deterministic: every run has its own seeded generator.
 
     python -m bench.bench_prediction [--bots 20] [--matches 1000] [--runs 5]
+
+**Recorded histories** (``--recorded``): the same predictions over the rated results a database
+holds (``DATABASE_URL``; read with ``webapp.rankings.audit.rated_results``, the order ``brawl ratings
+recompute`` folds), per game and table shape, for the ladder's three systems; there are no true
+strengths, so only log-loss and Brier are given. For the demo ladder, run it against the database
+``brawl run`` left; ``seed_ladder``'s database is a long simulated history (its results are drawn
+from an Elo-logistic model, which favours Elo):
+
+    DATABASE_URL=postgresql://postgres@127.0.0.1:5432/brawl_bench python -m bench.bench_prediction --recorded
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+import os
 import random
 import sys
 import time
@@ -91,13 +101,6 @@ def sides(shape: Shape) -> list[list[int]]:
     if not shape.teams:
         return [[i] for i in range(shape.seats)]
     return [[i for i, t in enumerate(shape.teams) if t == team] for team in sorted(set(shape.teams))]
-
-
-def glicko_expected(a: glicko2.Glicko2Rating, b: glicko2.Glicko2Rating) -> float:
-    """Glickman's expected score of ``a`` against ``b``, both deviations counted."""
-    phi = math.sqrt(a.deviation**2 + b.deviation**2) / glicko2.GLICKO2_SCALE
-    g = 1.0 / math.sqrt(1.0 + 3.0 * phi * phi / (math.pi * math.pi))
-    return 1.0 / (1.0 + math.exp(-g * (a.rating - b.rating) / glicko2.GLICKO2_SCALE))
 
 
 def spearman(xs: Sequence[float], ys: Sequence[float]) -> float:
@@ -193,7 +196,7 @@ def simulate(shape: Shape, bots: int, matches: int, seed: int) -> dict[str, Scor
             return elo.expected_score(mean_a, mean_b)
 
         def glicko_chance(a: list[int], b: list[int], rated: list[VersionRating] = rated) -> float:
-            return glicko_expected(
+            return glicko2.win_chance(
                 glicko2.composite([rated[i].glicko for i in a]), glicko2.composite([rated[i].glicko for i in b])
             )
 
@@ -241,13 +244,88 @@ def simulate(shape: Shape, bots: int, matches: int, seed: int) -> dict[str, Scor
     return scores
 
 
+def shape_name(result: GameResult) -> str:
+    """The table shape of a recorded result, as the simulated shapes are named."""
+    if result.teams:
+        return "v".join(str(result.teams.count(t)) for t in sorted(set(result.teams)))
+    n = len(result.participants)
+    return "duel" if n == 2 else f"{n}-player pod"
+
+
+def replay_recorded(
+    results: Sequence[GameResult], parents: dict[BotVersionId, BotVersionId]
+) -> dict[str, dict[str, Score]]:
+    """Scores of the ladder's systems predicting each recorded game before rating it, per table shape."""
+    current: dict[BotVersionId, VersionRating] = {}
+    out: dict[str, dict[str, Score]] = {}
+    for result in results:
+        seats = list(result.participants)
+        rated = [current.get(v) or prior(v, result.game, current, parents) for v in seats]
+        if result.teams:
+            groups = [[i for i, t in enumerate(result.teams) if t == team] for team in sorted(set(result.teams))]
+        else:
+            groups = [[i] for i in range(len(seats))]
+        scores = out.setdefault(shape_name(result), {name: Score() for name in LADDER_SYSTEMS})
+        for x in range(len(groups)):
+            for y in range(x + 1, len(groups)):
+                a, b = groups[x], groups[y]
+                ra, rb = result.ranks[a[0]], result.ranks[b[0]]
+                outcome = 1.0 if ra < rb else 0.5 if ra == rb else 0.0
+                mean_a = sum(rated[i].elo for i in a) / len(a)
+                mean_b = sum(rated[i].elo for i in b) / len(b)
+                scores["Elo"].add(elo.expected_score(mean_a, mean_b), outcome)
+                scores["Glicko-2"].add(
+                    glicko2.win_chance(
+                        glicko2.composite([rated[i].glicko for i in a]),
+                        glicko2.composite([rated[i].glicko for i in b]),
+                    ),
+                    outcome,
+                )
+                skills = [rated[i].skill for i in a + b]
+                scores["OpenSkill PL"].add(pl.first_chances(skills, teams=[0] * len(a) + [1] * len(b))[0], outcome)
+        for new in rate_game(result, current, parents).ratings:
+            current[new.version] = new
+    return out
+
+
+def main_recorded() -> int:
+    """Prints, per game and table shape, each ladder system's scores over the database's rated results."""
+    import django
+
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "webapp.settings")
+    django.setup()
+    from referee.core.registry import shipped_game_names
+    from webapp.bots.models import BotVersion
+    from webapp.rankings.audit import rated_results
+    from webapp.rankings.mapping import parents_of
+
+    began = time.perf_counter()
+    bot_ids = list(BotVersion.objects.values_list("bot_id", flat=True).distinct())
+    parents = parents_of(bot_ids)
+    for game in shipped_game_names():
+        results = rated_results(game)
+        print(f"\n{game}: {len(results)} rated results")
+        for shape, scores in replay_recorded(results, parents).items():
+            print(f"\n{shape}\n| System | predictions | log-loss | Brier |\n|---|---|---|---|")
+            for name in LADDER_SYSTEMS:
+                n = scores[name].predictions
+                print(f"| {name} | {n} | {scores[name].log_loss / n:.4f} | {scores[name].brier / n:.4f} |")
+            best = min(LADDER_SYSTEMS, key=lambda name: scores[name].log_loss)
+            print(f"best of the ladder's systems by log-loss: {best}")
+    print(f"\n{time.perf_counter() - began:.1f} s")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Runs the bench and prints one table per shape; returns 0."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--bots", type=int, default=20)
     parser.add_argument("--matches", type=int, default=1000)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--recorded", action="store_true", help="score the database's recorded results instead")
     args = parser.parse_args(argv)
+    if args.recorded:
+        return main_recorded()
     began = time.perf_counter()
     checkpoints = [c for c in CHECKPOINTS if c <= args.matches]
     print(

@@ -148,7 +148,7 @@ class Results:
         tasks_out.send_task = Results._caught  # type: ignore[assignment]
 
     @staticmethod
-    def _caught(name: str, args: list[object] | None = None, countdown: float | None = None) -> None:
+    def _caught(name: str, args: list[object] | None = None, **options: object) -> None:
         if name == "workers.tasks.refresh_pages":
             Results.queued.append(list(args or []))
 
