@@ -1,0 +1,142 @@
+"""The Go, C++ and Java starter kits (examples/{go,cpp,java}-bot) build and play through a real referee.
+
+Each kit is built with ``scripts/build-kit.sh`` (offline, from the .proto files and Debian's gRPC
+packages; ``scripts/kits.sh`` installs them when it may). A missing toolchain or a broken build
+fails the test with the build's output: it is never skipped. Then each kit's hello bot plays five
+matches of each game against a house bot on one stream, through a real referee on loopback; every
+observation it rebuilt from the referee's patches must equal the seat's whole observation at that
+decision. A wrong token and an unreachable referee must end it with a clear message.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from referee.core.replay import verify
+from referee.protocol.timecontrol import TimeSettings
+from referee.server.match import MatchState
+from tests.referee.harness import referee_env
+from tests.referee.test_deltas import expected_observations, without_nulls
+
+ROOT = Path(__file__).resolve().parents[2]
+KITS = ["go", "cpp", "java"]
+PRODUCT_GAMES = ["scrumbrawl", "superfantasybrawl"]
+MATCHES_PER_GAME = 5
+
+CALM = TimeSettings(decision_time=10, bank_time=60, max_overrun=5, max_strikes=3, reconnect_grace=20)
+"""Long clocks: a kit's first decisions (a cold JVM) must not time out on a loaded machine."""
+
+_built: dict[str, Path] = {}
+
+
+def hello_bot(kit: str) -> Path:
+    """Builds the kit (incrementally) once per test process and returns its hello bot."""
+    if kit not in _built:
+        result = subprocess.run(
+            ["bash", str(ROOT / "scripts" / "build-kit.sh"), kit],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=900,
+            check=False,
+        )
+        assert result.returncode == 0, f"the {kit} kit does not build:\n{result.stdout}\n{result.stderr}"
+        path = Path(result.stdout.strip().splitlines()[-1])
+        assert path.is_file(), path
+        _built[kit] = path
+    return _built[kit]
+
+
+async def run(cmd: list[str], timeout: float) -> tuple[int, str, str]:
+    proc = await asyncio.create_subprocess_exec(*cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        out, err = await asyncio.wait_for(proc.communicate(), timeout)
+    except TimeoutError:
+        proc.kill()
+        out, err = await proc.communicate()
+        pytest.fail(f"{cmd[0]} did not exit within {timeout:g} s:\n{out.decode()}\n{err.decode()}")
+    assert proc.returncode is not None
+    return proc.returncode, out.decode(), err.decode()
+
+
+@pytest.mark.parametrize("kit", KITS)
+def test_kit_builds_and_plays_both_games(kit: str, tmp_path: Path) -> None:
+    bot = hello_bot(kit)
+    dump = tmp_path / "observations.jsonl"
+    total = MATCHES_PER_GAME * len(PRODUCT_GAMES)
+
+    async def scenario() -> None:
+        async with referee_env() as env:
+            play = asyncio.create_task(
+                run(
+                    [
+                        str(bot),
+                        "--server",
+                        env.address,
+                        "--token",
+                        env.token(kit),
+                        "--max-matches",
+                        str(total),
+                        "--matches",
+                        str(total),
+                        "--observations",
+                        str(dump),
+                    ],
+                    timeout=300,
+                )
+            )
+            # Seats alternate: the kit is seat 0 in even matches, seat 1 in odd ones.
+            runners = [
+                env.start(game, [kit, "house:random"][:: 1 if n % 2 == 0 else -1], seed=n, time=CALM, join_timeout=60)
+                for game in PRODUCT_GAMES
+                for n in range(MATCHES_PER_GAME)
+            ]
+            status, out, err = await play
+            assert status == 0, out + err
+            assert f"connected as {kit.upper()}" in out, out
+            assert out.count("over: rank") == total, out
+            seen: dict[tuple[str, int], object] = {}
+            for line in dump.read_text().splitlines():
+                row = json.loads(line)
+                seen[(row["match_id"], row["decision_number"])] = without_nulls(row["observation"])
+            checked = 0
+            for r in runners:
+                await asyncio.wait_for(r.wait(), 30)
+                assert r.state is MatchState.SUCCEEDED and r.replay is not None, r.error
+                assert not r.replay.incidents, r.replay.incidents
+                mine = [d for d in r.replay.decisions if d.note.startswith(f"{kit}: round ")]
+                assert mine, "the kit's notes are missing from the replay"
+                verify(r.replay)
+                for n, want in enumerate(expected_observations(r.replay)):
+                    if (r.match_id, n) in seen:
+                        assert seen[(r.match_id, n)] == want, (r.game, r.match_id, n)
+                        checked += 1
+                assert checked, "the kit dumped no observation"
+            assert checked >= sum(len(r.replay.decisions) for r in runners if r.replay) // 3
+
+    asyncio.run(scenario())
+
+
+@pytest.mark.parametrize("kit", KITS)
+def test_kit_refuses_a_wrong_token_and_an_unreachable_referee(kit: str) -> None:
+    bot = hello_bot(kit)
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        closed = f"127.0.0.1:{s.getsockname()[1]}"
+
+    async def scenario() -> None:
+        async with referee_env() as env:
+            status, out, err = await run([str(bot), "--server", env.address, "--token", "brawl_wrong"], timeout=60)
+            assert status == 2, out + err
+            assert "error: the referee refused the bot: unknown or revoked token" in err, err
+        status, out, err = await run([str(bot), "--server", closed, "--token", "brawl_x", "--connect-timeout", "1s"], 60)
+        assert status == 3, out + err
+        assert f"error: cannot reach the referee at {closed}" in err, err
+
+    asyncio.run(scenario())
