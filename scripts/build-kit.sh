@@ -45,6 +45,14 @@ build_go() {
   echo "$out/hello-bot"
 }
 
+build_cpp() {
+  need make g++ pkg-config protoc grpc_cpp_plugin
+  pkg-config --exists grpc++ protobuf || die "libgrpc++-dev is missing: run 'bash scripts/kits.sh' (as root) first"
+  local out=$BUILD/cpp
+  make -s -C "$ROOT/examples/cpp-bot" -j "$(nproc 2>/dev/null || echo 2)" BUILD="$out" PROTO="$PROTO" "$out/hello-bot" >&2
+  echo "$out/hello-bot"
+}
+
 case "$KIT" in
   go) build_go ;;
   cpp) build_cpp ;;
