@@ -53,6 +53,41 @@ build_cpp() {
   echo "$out/hello-bot"
 }
 
+# Debian's jars the Java kit compiles and runs with (libgrpc-java, libprotobuf-java, libnetty-java,
+# libgoogle-gson-java, libperfmark-java, libguava-java; javax.annotation.Generated, which the
+# generated stubs carry, from libgeronimo-annotation-1.3-spec-java at compile time only).
+JAVA_JARS=(grpc-api grpc-context grpc-core grpc-netty grpc-protobuf grpc-protobuf-lite grpc-stub
+  protobuf protobuf-util gson guava perfmark-api
+  netty-buffer netty-codec netty-codec-http netty-codec-http2 netty-codec-socks netty-common netty-handler
+  netty-handler-proxy netty-resolver netty-transport netty-transport-native-unix-common)
+
+build_java() {
+  need javac jar java protoc grpc_java_plugin
+  local out=$BUILD/java src=$ROOT/examples/java-bot/src cp="" j
+  for j in "${JAVA_JARS[@]}"; do
+    [ -f "/usr/share/java/$j.jar" ] || die "/usr/share/java/$j.jar is missing: run 'bash scripts/kits.sh' (as root) first"
+    cp="$cp${cp:+:}/usr/share/java/$j.jar"
+  done
+  [ -f /usr/share/java/geronimo-annotation-1.3-spec.jar ] || die "libgeronimo-annotation-1.3-spec-java is missing: run 'bash scripts/kits.sh' (as root) first"
+  mkdir -p "$out"
+  if newer "$out/.protos" $(proto_files); then
+    rm -rf "$out/gen" && mkdir -p "$out/gen"
+    protoc -I "$PROTO" -I "$WKT" --java_out="$out/gen" --grpc-java_out="$out/gen" \
+      --plugin=protoc-gen-grpc-java="$(command -v grpc_java_plugin)" "${PROTOS[@]}"
+    touch "$out/.protos"
+  fi
+  if newer "$out/hello-bot.jar" "$src" "$out/.protos"; then
+    rm -rf "$out/classes"
+    find "$out/gen" "$src" -name '*.java' > "$out/sources.txt"
+    javac -nowarn -encoding UTF-8 -d "$out/classes" -cp "$cp:/usr/share/java/geronimo-annotation-1.3-spec.jar" "@$out/sources.txt"
+    jar --create --file "$out/hello-bot.jar" -C "$out/classes" .
+  fi
+  # A launcher, so every kit's hello bot runs the same way.
+  printf '#!/bin/sh\nexec java ${JAVA_OPTS:-} -cp "%s:%s" HelloBot "$@"\n' "$out/hello-bot.jar" "$cp" > "$out/hello-bot"
+  chmod +x "$out/hello-bot"
+  echo "$out/hello-bot"
+}
+
 case "$KIT" in
   go) build_go ;;
   cpp) build_cpp ;;
