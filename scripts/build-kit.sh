@@ -20,7 +20,7 @@ WKT=/usr/include # google/protobuf/{struct,duration,timestamp}.proto, from libpr
 die() { echo "build-kit: $*" >&2; exit 1; }
 need() { for c in "$@"; do command -v "$c" >/dev/null || die "$c is missing: run 'bash scripts/kits.sh' (as root) first"; done; }
 # newer TARGET FILES...: true when TARGET is missing or older than one of FILES.
-newer() { local t=$1; shift; [ -e "$t" ] || return 0; [ -n "$(find "$@" -newer "$t" -print -quit 2>/dev/null)" ]; }
+newer() { local t=$1; shift; [ -e "$t" ] || return 0; [ -n "$(find "$@" -type f -newer "$t" -print -quit 2>/dev/null)" ]; }
 proto_files() { for p in "${PROTOS[@]}"; do echo "$PROTO/$p"; done; }
 
 build_go() {
@@ -40,16 +40,22 @@ build_go() {
   # The kit's own packages, seen through GOPATH (Debian's Go libraries are in /usr/share/gocode).
   ln -sfn "$src/brawl" "$gopath/src/brawlkit/brawl"
   ln -sfn "$src/hello" "$gopath/src/brawlkit/hello"
-  GO111MODULE=off GOPATH="$gopath:/usr/share/gocode" GOPROXY=off GOFLAGS= GOCACHE="$out/cache" \
-    go build -o "$out/hello-bot" brawlkit/hello
+  if newer "$out/hello-bot" "$src" "$out/.protos"; then
+    GO111MODULE=off GOPATH="$gopath:/usr/share/gocode" GOPROXY=off GOFLAGS= GOCACHE="$out/cache" \
+      go build -o "$out/hello-bot" brawlkit/hello
+  fi
   echo "$out/hello-bot"
 }
 
 build_cpp() {
   need make g++ pkg-config protoc grpc_cpp_plugin
-  pkg-config --exists grpc++ protobuf || die "libgrpc++-dev is missing: run 'bash scripts/kits.sh' (as root) first"
   local out=$BUILD/cpp
-  make -s -C "$ROOT/examples/cpp-bot" -j "$(nproc 2>/dev/null || echo 2)" BUILD="$out" PROTO="$PROTO" "$out/hello-bot" >&2
+  # make would find nothing to do, but only after pkg-config walked abseil's .pc files: skip it.
+  if newer "$out/hello-bot" "$ROOT/examples/cpp-bot" $(proto_files); then
+    pkg-config --exists grpc++ protobuf || die "libgrpc++-dev is missing: run 'bash scripts/kits.sh' (as root) first"
+    make -s -C "$ROOT/examples/cpp-bot" -j "$(nproc 2>/dev/null || echo 2)" BUILD="$out" PROTO="$PROTO" "$out/hello-bot" >&2
+    touch "$out/hello-bot" # up to date even when make found nothing to relink (a README changed)
+  fi
   echo "$out/hello-bot"
 }
 
