@@ -99,9 +99,11 @@ type Bot interface {
 // package the gRPC library was built with.
 type protoCodec struct{}
 
-func (protoCodec) Marshal(v any) ([]byte, error)      { return proto.Marshal(v.(proto.Message)) }
-func (protoCodec) Unmarshal(data []byte, v any) error { return proto.Unmarshal(data, v.(proto.Message)) }
-func (protoCodec) Name() string                       { return "proto" }
+func (protoCodec) Marshal(v any) ([]byte, error) { return proto.Marshal(v.(proto.Message)) }
+func (protoCodec) Unmarshal(data []byte, v any) error {
+	return proto.Unmarshal(data, v.(proto.Message))
+}
+func (protoCodec) Name() string { return "proto" }
 
 var _ encoding.Codec = protoCodec{}
 
