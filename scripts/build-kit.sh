@@ -60,12 +60,13 @@ build_cpp() {
 }
 
 # Debian's jars the Java kit compiles and runs with (libgrpc-java, libprotobuf-java, libnetty-java,
-# libgoogle-gson-java, libperfmark-java, libguava-java; javax.annotation.Generated, which the
+# libgoogle-gson-java, libperfmark-java, libguava-java; netty-tcnative from libnetty-tcnative-java
+# and -jni, OpenSSL for TLS, as Debian's netty has no JDK ALPN; javax.annotation.Generated, which the
 # generated stubs carry, from libgeronimo-annotation-1.3-spec-java at compile time only).
 JAVA_JARS=(grpc-api grpc-context grpc-core grpc-netty grpc-protobuf grpc-protobuf-lite grpc-stub
   protobuf protobuf-util gson guava perfmark-api
   netty-buffer netty-codec netty-codec-http netty-codec-http2 netty-codec-socks netty-common netty-handler
-  netty-handler-proxy netty-resolver netty-transport netty-transport-native-unix-common)
+  netty-handler-proxy netty-resolver netty-transport netty-transport-native-unix-common netty-tcnative)
 
 build_java() {
   need javac jar java protoc grpc_java_plugin
@@ -89,7 +90,14 @@ build_java() {
     jar --create --file "$out/hello-bot.jar" -C "$out/classes" .
   fi
   # A launcher, so every kit's hello bot runs the same way.
-  printf '#!/bin/sh\nexec java ${JAVA_OPTS:-} -cp "%s:%s" HelloBot "$@"\n' "$out/hello-bot.jar" "$cp" > "$out/hello-bot"
+  # netty looks for libnetty_tcnative.so and checks the name it was loaded under, which Debian's
+  # libnetty-tcnative.so fails (a symlink resolves to it): a copy under the name netty expects.
+  local tcnative
+  tcnative=$(ls /usr/lib/*/jni/libnetty-tcnative.so 2>/dev/null | head -n1)
+  [ -n "$tcnative" ] || die "libnetty-tcnative-jni is missing: run 'bash scripts/kits.sh' (as root) first"
+  mkdir -p "$out/jni"
+  cp -u "$tcnative" "$out/jni/libnetty_tcnative.so"
+  printf '#!/bin/sh\nexec java -Djava.library.path=%s ${JAVA_OPTS:-} -cp "%s:%s" HelloBot "$@"\n' "$out/jni" "$out/hello-bot.jar" "$cp" > "$out/hello-bot"
   chmod +x "$out/hello-bot"
   echo "$out/hello-bot"
 }

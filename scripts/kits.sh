@@ -12,13 +12,15 @@ set -uo pipefail
 
 # Beyond the packages named for each language, the kits need what they do not pull in themselves:
 # the Go protobuf runtime the generated code imports (golang-google-protobuf-dev), and the jars
-# libgrpc-java's classes load at run time (protobuf, netty, gson, perfmark, guava) plus the
+# libgrpc-java's classes load at run time (protobuf, netty, gson, perfmark, guava; netty-tcnative,
+# OpenSSL, for TLS: Debian's netty has no JDK ALPN) plus the
 # javax.annotation.Generated the generated Java stubs carry (geronimo-annotation, compile time).
 declare -A PACKAGES=(
   [go]="golang-go golang-google-grpc-dev golang-google-protobuf-dev protoc-gen-go protoc-gen-go-grpc protobuf-compiler"
   [cpp]="g++ make pkg-config libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc"
   [java]="default-jdk-headless libgrpc-java protobuf-compiler-grpc-java-plugin protobuf-compiler libprotobuf-java
-          libnetty-java libgoogle-gson-java libperfmark-java libguava-java libgeronimo-annotation-1.3-spec-java"
+          libnetty-java libnetty-tcnative-java libnetty-tcnative-jni libgoogle-gson-java libperfmark-java libguava-java
+          libgeronimo-annotation-1.3-spec-java"
 )
 
 kits=("$@")

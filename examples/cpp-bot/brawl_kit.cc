@@ -174,6 +174,10 @@ Config parse_flags(int argc, char** argv) {
   if (const char* t = std::getenv("BRAWL_TOKEN")) c.token = t;
   for (int i = 1; i < argc; ++i) {
     std::string key = argv[i];
+    if (key == "--tls") {
+      c.tls = true;
+      continue;
+    }
     if (i + 1 >= argc) {
       std::cerr << "error: " << key << " needs a value (or is unknown)\n";
       std::exit(kExitUsage);
@@ -186,6 +190,7 @@ Config parse_flags(int argc, char** argv) {
       else if (key == "--max-matches") c.max_matches = std::stoi(value);
       else if (key == "--matches") c.matches = std::stoi(value);
       else if (key == "--observations") c.observations = value;
+      else if (key == "--ca") c.ca = value;
       else if (key == "--connect-timeout") {
         size_t used = 0;
         double amount = std::stod(value, &used);
@@ -200,6 +205,10 @@ Config parse_flags(int argc, char** argv) {
       std::cerr << "error: bad value for " << key << ": " << value << "\n";
       std::exit(kExitUsage);
     }
+  }
+  if (!c.ca.empty() && !c.tls) {
+    std::cerr << "error: --ca needs --tls\n";
+    std::exit(kExitUsage);
   }
   return c;
 }
@@ -376,9 +385,10 @@ struct Result {
   grpc::Status status;
 };
 
-Result connect_once(const Config& config, Bot& bot, const std::string& server, int* finished) {
+Result connect_once(const Config& config, Bot& bot, const std::string& server,
+                    const std::shared_ptr<grpc::ChannelCredentials>& credentials, int* finished) {
   Result r;
-  auto channel = grpc::CreateChannel(server, grpc::InsecureChannelCredentials());
+  auto channel = grpc::CreateChannel(server, credentials);
   auto stub = v1::BotService::NewStub(channel);
   auto s = std::make_shared<Session>(config, bot);
   s->context.AddMetadata("authorization", "Bearer " + config.token);
@@ -467,11 +477,26 @@ int run(const Config& config, Bot& bot) {
   }
   std::string all;
   for (const auto& s : config.servers) all += (all.empty() ? "" : ",") + s;
+  auto credentials = grpc::InsecureChannelCredentials();
+  if (config.tls) {
+    grpc::SslCredentialsOptions options;  // empty roots: gRPC's default roots
+    if (!config.ca.empty()) {
+      std::ifstream in(config.ca);
+      std::stringstream pem;
+      pem << in.rdbuf();
+      if (!in || pem.str().empty()) {
+        std::cerr << "error: cannot read --ca " << config.ca << "\n";
+        return kExitUsage;
+      }
+      options.pem_root_certs = pem.str();
+    }
+    credentials = grpc::SslCredentials(options);
+  }
   int finished = 0;
   auto delay = std::chrono::milliseconds(200);
   auto last_up = Clock::now();
   for (size_t attempt = 0;; ++attempt) {
-    Result r = connect_once(config, bot, config.servers[attempt % config.servers.size()], &finished);
+    Result r = connect_once(config, bot, config.servers[attempt % config.servers.size()], credentials, &finished);
     if (r.done) return kExitDone;
     auto code = r.status.error_code();
     if (code == grpc::StatusCode::UNAUTHENTICATED || code == grpc::StatusCode::FAILED_PRECONDITION) {

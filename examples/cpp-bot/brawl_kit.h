@@ -31,10 +31,13 @@ struct Config {
   std::chrono::milliseconds connect_timeout{30000};      // give up when no session opens for this long
   std::string observations;                              // append each decision's observation (JSON lines)
   std::string client = "brawl-cpp-kit/1";
+  bool tls = false;    // connect with TLS (a referee serving TLS, a ladder behind a TLS ingress)
+  std::string ca;      // with TLS: trust this CA file (PEM) instead of the default roots
 };
 
 // Reads --server, --token (or $BRAWL_TOKEN), --games, --max-matches, --matches,
-// --connect-timeout (e.g. 30s, 500ms) and --observations; exits with kExitUsage on a bad one.
+// --connect-timeout (e.g. 30s, 500ms), --observations, --tls and --ca; exits with kExitUsage on a
+// bad one.
 Config parse_flags(int argc, char** argv);
 
 // One decision of one seat.

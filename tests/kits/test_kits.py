@@ -5,14 +5,17 @@ packages; ``scripts/kits.sh`` installs them when it may). A missing toolchain or
 fails the test with the build's output: it is never skipped. Then each kit's hello bot plays five
 matches of each game against a house bot on one stream, through a real referee on loopback; every
 observation it rebuilt from the referee's patches must equal the seat's whole observation at that
-decision. When its stream is cut mid-match it reconnects and finishes the match. A wrong token and
-an unreachable referee must end it with a clear message.
+decision. When its stream is cut mid-match it reconnects (trying the next address of its list) and
+finishes the match. It plays over TLS when it trusts the referee's certificate, and cannot connect
+in plaintext or without trusting it. A wrong token and an unreachable referee must end it with a
+clear message.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import os
 import socket
 import subprocess
 from pathlib import Path
@@ -22,8 +25,10 @@ import pytest
 from referee.core.replay import Replay, verify
 from referee.protocol.timecontrol import TimeSettings
 from referee.server.match import MatchState
+from referee.server.service import TlsFiles
 from tests.referee.harness import eventually, referee_env
 from tests.referee.test_deltas import expected_observations, without_nulls
+from tests.referee.test_tls import certificate  # noqa: F401 (a fixture: a self-signed certificate for 127.0.0.1)
 
 ROOT = Path(__file__).resolve().parents[2]
 KITS = ["go", "cpp", "java"]
@@ -54,8 +59,13 @@ def hello_bot(kit: str) -> Path:
     return _built[kit]
 
 
+JAVA_OPTS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+"""The Java launcher's JVM options here: a JVM that starts with less work (a test starts many)."""
+
+
 async def run(cmd: list[str], timeout: float) -> tuple[int, str, str]:
-    proc = await asyncio.create_subprocess_exec(*cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    env = {**os.environ, "JAVA_OPTS": JAVA_OPTS}
+    proc = await asyncio.create_subprocess_exec(*cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     try:
         out, err = await asyncio.wait_for(proc.communicate(), timeout)
     except TimeoutError:
@@ -64,6 +74,13 @@ async def run(cmd: list[str], timeout: float) -> tuple[int, str, str]:
         pytest.fail(f"{cmd[0]} did not exit within {timeout:g} s:\n{out.decode()}\n{err.decode()}")
     assert proc.returncode is not None
     return proc.returncode, out.decode(), err.decode()
+
+
+def closed_port() -> str:
+    """A loopback address nobody listens on."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return f"127.0.0.1:{s.getsockname()[1]}"
 
 
 def check_observations(replay: Replay, match_id: str, dump: Path) -> int:
@@ -139,7 +156,9 @@ def test_kit_reconnects_when_its_stream_is_cut_and_finishes_the_match(kit: str, 
 
     async def scenario() -> None:
         async with referee_env() as env:
-            cmd = [str(bot), "--server", env.address, "--token", env.token(kit), "--matches", "1"]
+            # The first address listens to nobody: the kit goes on to the next, at first and after the cut.
+            servers = f"{closed_port()},{env.address}"
+            cmd = [str(bot), "--server", servers, "--token", env.token(kit), "--matches", "1"]
             play = asyncio.create_task(run([*cmd, "--observations", str(dump)], timeout=120))
             r = env.start("superfantasybrawl", [kit, "house:random"], seed=11, time=CALM, join_timeout=60)
             await eventually(lambda: len(r.recorder.replay.decisions) >= 20, "20 decisions of the match", 60)
@@ -160,9 +179,7 @@ def test_kit_reconnects_when_its_stream_is_cut_and_finishes_the_match(kit: str, 
 @pytest.mark.parametrize("kit", KITS)
 def test_kit_refuses_a_wrong_token_and_an_unreachable_referee(kit: str) -> None:
     bot = hello_bot(kit)
-    with socket.socket() as s:  # a port nobody listens on
-        s.bind(("127.0.0.1", 0))
-        closed = f"127.0.0.1:{s.getsockname()[1]}"
+    closed = closed_port()
 
     async def scenario() -> None:
         async with referee_env() as env:
@@ -174,5 +191,33 @@ def test_kit_refuses_a_wrong_token_and_an_unreachable_referee(kit: str) -> None:
         )
         assert status == 3, out + err
         assert f"error: cannot reach the referee at {closed}" in err, err
+
+    asyncio.run(scenario())
+
+
+@pytest.mark.parametrize("kit", KITS)
+def test_kit_plays_over_tls_and_cannot_connect_without_trusting_the_referee(
+    kit: str,
+    certificate: TlsFiles,  # noqa: F811
+) -> None:
+    bot = hello_bot(kit)
+
+    async def scenario() -> None:
+        async with referee_env(tls=certificate) as env:
+            token = env.token(kit)
+            cmd = [str(bot), "--server", env.address, "--token", token]
+            play = asyncio.create_task(run([*cmd, "--tls", "--ca", str(certificate.cert), "--matches", "1"], 120))
+            r = env.start("superfantasybrawl", [kit, "house:random"], seed=5, time=CALM, join_timeout=60)
+            status, out, err = await play
+            assert status == 0, out + err
+            await asyncio.wait_for(r.wait(), 30)
+            assert r.state is MatchState.SUCCEEDED and r.replay is not None, r.error
+            assert not r.replay.incidents, r.replay.incidents
+            # Plaintext against the TLS port, and TLS trusting only the default roots: no session.
+            for extra in ([], ["--tls"]):
+                status, out, err = await run([*cmd, *extra, "--connect-timeout", "1s"], 60)
+                assert status == 3, (extra, out + err)
+                assert f"error: cannot reach the referee at {env.address}" in err, err
+            assert not [s for s in env.referee.sessions.values() if not s.closed]
 
     asyncio.run(scenario())

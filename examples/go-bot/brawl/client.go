@@ -7,6 +7,7 @@ package brawl
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -18,6 +19,7 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/encoding"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
@@ -45,10 +47,12 @@ type Config struct {
 	ConnectTimeout time.Duration // give up when no session could be opened for this long
 	Observations   string        // if set, append each decision's whole observation here (JSON lines)
 	Client         string        // client name sent in the Hello
+	TLS            bool          // connect with TLS (a referee serving TLS, a ladder behind a TLS ingress)
+	CA             string        // with TLS: trust this CA file (PEM) instead of the system's roots
 }
 
 // ParseFlags reads --server, --token (or $BRAWL_TOKEN), --games, --max-matches, --matches,
-// --connect-timeout and --observations.
+// --connect-timeout, --observations, --tls and --ca.
 func ParseFlags(client string) Config {
 	fs := flag.NewFlagSet(os.Args[0], flag.ContinueOnError)
 	server := fs.String("server", "127.0.0.1:50051", "referee address(es), host:port[,host:port...]")
@@ -58,11 +62,17 @@ func ParseFlags(client string) Config {
 	matches := fs.Int("matches", 0, "exit after this many matches (0: run until stopped)")
 	timeout := fs.Duration("connect-timeout", 30*time.Second, "give up when no referee answers for this long")
 	observations := fs.String("observations", "", "append every decision's observation to this file (JSON lines)")
+	useTLS := fs.Bool("tls", false, "connect with TLS")
+	ca := fs.String("ca", "", "with --tls: trust this CA file (PEM) instead of the system's roots")
 	if err := fs.Parse(os.Args[1:]); err != nil {
 		os.Exit(ExitUsage)
 	}
+	if *ca != "" && !*useTLS {
+		fmt.Fprintln(os.Stderr, "error: --ca needs --tls")
+		os.Exit(ExitUsage)
+	}
 	cfg := Config{Token: *token, MaxMatches: *maxMatches, Matches: *matches, ConnectTimeout: *timeout,
-		Observations: *observations, Client: client}
+		Observations: *observations, Client: client, TLS: *useTLS, CA: *ca}
 	cfg.Servers = splitList(*server)
 	cfg.Games = splitList(*games)
 	return cfg
@@ -135,12 +145,24 @@ func Run(cfg Config, bot Bot) int {
 		fmt.Fprintln(os.Stderr, "error: no referee address (--server host:port)")
 		return ExitUsage
 	}
+	dial := grpc.WithInsecure()
+	if cfg.TLS {
+		creds := credentials.NewTLS(&tls.Config{}) // the system's roots
+		if cfg.CA != "" {
+			var err error
+			if creds, err = credentials.NewClientTLSFromFile(cfg.CA, ""); err != nil {
+				fmt.Fprintf(os.Stderr, "error: cannot use --ca %s: %v\n", cfg.CA, err)
+				return ExitUsage
+			}
+		}
+		dial = grpc.WithTransportCredentials(creds)
+	}
 	finished := 0
 	delay := 200 * time.Millisecond
 	lastUp := time.Now() // the last moment a session was open (or the start)
 	for attempt := 0; ; attempt++ {
 		server := cfg.Servers[attempt%len(cfg.Servers)]
-		welcomed, err := connectOnce(cfg, bot, server, &finished)
+		welcomed, err := connectOnce(cfg, bot, server, dial, &finished)
 		if err == nil {
 			return ExitDone
 		}
@@ -166,8 +188,8 @@ func Run(cfg Config, bot Bot) int {
 }
 
 // connectOnce runs one stream; nil means the asked-for matches are done.
-func connectOnce(cfg Config, bot Bot, server string, finished *int) (bool, error) {
-	conn, err := grpc.Dial(server, grpc.WithInsecure())
+func connectOnce(cfg Config, bot Bot, server string, dial grpc.DialOption, finished *int) (bool, error) {
+	conn, err := grpc.Dial(server, dial)
 	if err != nil {
 		return false, err
 	}

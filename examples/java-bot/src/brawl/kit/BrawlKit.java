@@ -21,8 +21,11 @@ import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
 import io.grpc.Metadata;
 import io.grpc.Status;
+import io.grpc.netty.GrpcSslContexts;
+import io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.MetadataUtils;
 import io.grpc.stub.StreamObserver;
+import java.io.File;
 import java.io.FileWriter;
 import java.io.IOException;
 import java.io.Writer;
@@ -61,6 +64,8 @@ public final class BrawlKit {
     public long connectTimeoutMillis = 30_000; // give up when no session opens for this long
     public String observations = ""; // append each decision's observation here (JSON lines)
     public String client = "brawl-java-kit/1";
+    public boolean tls = false; // connect with TLS (a referee serving TLS, a ladder behind a TLS ingress)
+    public String ca = ""; // with TLS: trust this CA file (PEM) instead of the system's roots
   }
 
   /** One decision of one seat. */
@@ -93,11 +98,19 @@ public final class BrawlKit {
     String[] choose(Turn turn);
   }
 
-  /** Reads --server, --token (or $BRAWL_TOKEN), --games, --max-matches, --matches, --connect-timeout, --observations. */
+  /**
+   * Reads --server, --token (or $BRAWL_TOKEN), --games, --max-matches, --matches, --connect-timeout,
+   * --observations, --tls and --ca.
+   */
   public static Config parseFlags(String[] args) {
     Config c = new Config();
     for (int i = 0; i < args.length; i += 2) {
       String key = args[i];
+      if (key.equals("--tls")) {
+        c.tls = true;
+        i--;
+        continue;
+      }
       if (i + 1 >= args.length) usage(key + " needs a value (or is unknown)");
       String value = args[i + 1];
       try {
@@ -108,6 +121,7 @@ public final class BrawlKit {
           case "--max-matches": c.maxMatches = Integer.parseInt(value); break;
           case "--matches": c.matches = Integer.parseInt(value); break;
           case "--observations": c.observations = value; break;
+          case "--ca": c.ca = value; break;
           case "--connect-timeout":
             c.connectTimeoutMillis = value.endsWith("ms")
                 ? Long.parseLong(value.substring(0, value.length() - 2))
@@ -119,6 +133,7 @@ public final class BrawlKit {
         usage("bad value for " + key + ": " + value);
       }
     }
+    if (!c.ca.isEmpty() && !c.tls) usage("--ca needs --tls");
     return c;
   }
 
@@ -159,6 +174,10 @@ public final class BrawlKit {
       if (code == Status.Code.UNAUTHENTICATED || code == Status.Code.FAILED_PRECONDITION) {
         System.err.println("error: the referee refused the bot: " + why);
         return EXIT_REFUSED;
+      }
+      if (code == Status.Code.INVALID_ARGUMENT) {
+        System.err.println("error: " + why);
+        return EXIT_USAGE;
       }
       if (s.welcomed) {
         lastUp = System.nanoTime();
@@ -208,7 +227,20 @@ public final class BrawlKit {
     }
 
     void run(String server) {
-      ManagedChannel channel = ManagedChannelBuilder.forTarget(server).usePlaintext().build();
+      ManagedChannel channel;
+      if (!config.tls) {
+        channel = ManagedChannelBuilder.forTarget(server).usePlaintext().build();
+      } else if (config.ca.isEmpty()) {
+        channel = ManagedChannelBuilder.forTarget(server).useTransportSecurity().build(); // the system's roots
+      } else {
+        try {
+          channel = NettyChannelBuilder.forTarget(server)
+              .sslContext(GrpcSslContexts.forClient().trustManager(new File(config.ca)).build()).build();
+        } catch (IOException | RuntimeException e) {
+          status = Status.INVALID_ARGUMENT.withDescription("cannot use --ca " + config.ca + ": " + e.getMessage());
+          return;
+        }
+      }
       Metadata headers = new Metadata();
       headers.put(Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER), "Bearer " + config.token);
       BotServiceGrpc.BotServiceStub stub =
