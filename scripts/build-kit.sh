@@ -6,12 +6,22 @@
 #   bash scripts/build-kit.sh go      # -> build/kits/go/hello-bot
 #   bash scripts/build-kit.sh cpp     # -> build/kits/cpp/hello-bot
 #   bash scripts/build-kit.sh java    # -> build/kits/java/hello-bot (a launcher for the jar)
+#   bash scripts/build-kit.sh go mybot/   # your bot's sources in mybot/ -> build/kits/go/bots/mybot/mybot
 #
-# Each hello-bot takes --server HOST:PORT --token TOKEN [--games G,...] [--max-matches N]
-# [--matches N] [--connect-timeout D] [--observations FILE]; see examples/<kit>-bot/README.md.
+# Your bot's folder holds, for go, a `package main` (importing "brawlkit/brawl" and
+# "brawlkit/gen/botv1"); for cpp, .cc files (including "brawl_kit.h"); for java, .java files, one
+# of them with the `main` method. Each hello bot takes --server HOST:PORT --token TOKEN
+# [--games G,...] [--max-matches N] [--matches N] [--connect-timeout D] [--observations FILE]
+# [--tls [--ca FILE]]; see examples/<kit>-bot/README.md. The last line printed is the executable.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 KIT=${1:-}
+BOT_DIR=""
+if [ -n "${2:-}" ]; then
+  [ -d "$2" ] || { echo "build-kit: $2 is not a folder" >&2; exit 1; }
+  BOT_DIR=$(cd "$2" && pwd)
+fi
+BOT_NAME=$(basename "${BOT_DIR:-x}")
 BUILD=${BRAWL_KITS_BUILD:-$ROOT/build/kits}
 PROTO=$ROOT/proto
 PROTOS=(brawl/bot/v1/bot.proto brawl/scrumbrawl/v1/scrumbrawl.proto brawl/superfantasybrawl/v1/superfantasybrawl.proto)
@@ -40,11 +50,20 @@ build_go() {
   # The kit's own packages, seen through GOPATH (Debian's Go libraries are in /usr/share/gocode).
   ln -sfn "$src/brawl" "$gopath/src/brawlkit/brawl"
   ln -sfn "$src/hello" "$gopath/src/brawlkit/hello"
+  local gobuild=(env GO111MODULE=off GOPATH="$gopath:/usr/share/gocode" GOPROXY=off GOFLAGS= GOCACHE="$out/cache" go build)
   if newer "$out/hello-bot" "$src" "$out/.protos"; then
-    GO111MODULE=off GOPATH="$gopath:/usr/share/gocode" GOPROXY=off GOFLAGS= GOCACHE="$out/cache" \
-      go build -o "$out/hello-bot" brawlkit/hello
+    "${gobuild[@]}" -o "$out/hello-bot" brawlkit/hello
   fi
-  echo "$out/hello-bot"
+  if [ -n "$BOT_DIR" ]; then
+    mkdir -p "$gopath/src/brawlkit/bots" "$out/bots/$BOT_NAME"
+    ln -sfn "$BOT_DIR" "$gopath/src/brawlkit/bots/$BOT_NAME"
+    if newer "$out/bots/$BOT_NAME/$BOT_NAME" "$BOT_DIR" "$src" "$out/.protos"; then
+      "${gobuild[@]}" -o "$out/bots/$BOT_NAME/$BOT_NAME" "brawlkit/bots/$BOT_NAME"
+    fi
+    echo "$out/bots/$BOT_NAME/$BOT_NAME"
+  else
+    echo "$out/hello-bot"
+  fi
 }
 
 build_cpp() {
@@ -56,7 +75,17 @@ build_cpp() {
     make -s -C "$ROOT/examples/cpp-bot" -j "$(nproc 2>/dev/null || echo 2)" BUILD="$out" PROTO="$PROTO" "$out/hello-bot" >&2
     touch "$out/hello-bot" # up to date even when make found nothing to relink (a README changed)
   fi
-  echo "$out/hello-bot"
+  if [ -n "$BOT_DIR" ]; then
+    local exe=$out/bots/$BOT_NAME/$BOT_NAME
+    if newer "$exe" "$BOT_DIR" "$ROOT/examples/cpp-bot" $(proto_files); then
+      make -s -C "$ROOT/examples/cpp-bot" -j "$(nproc 2>/dev/null || echo 2)" BUILD="$out" PROTO="$PROTO" \
+        BOT_DIR="$BOT_DIR" BOT_NAME="$BOT_NAME" "$exe" >&2
+      touch "$exe"
+    fi
+    echo "$exe"
+  else
+    echo "$out/hello-bot"
+  fi
 }
 
 # Debian's jars the Java kit compiles and runs with (libgrpc-java, libprotobuf-java, libnetty-java,
@@ -83,9 +112,9 @@ build_java() {
       --plugin=protoc-gen-grpc-java="$(command -v grpc_java_plugin)" "${PROTOS[@]}"
     touch "$out/.protos"
   fi
-  if newer "$out/hello-bot.jar" "$src" "$out/.protos"; then
+  if newer "$out/hello-bot.jar" "$src" "$src/../hello" "$out/.protos"; then
     rm -rf "$out/classes"
-    find "$out/gen" "$src" -name '*.java' > "$out/sources.txt"
+    find "$out/gen" "$src" "$src/../hello" -name '*.java' > "$out/sources.txt"
     javac -nowarn -encoding UTF-8 -d "$out/classes" -cp "$cp:/usr/share/java/geronimo-annotation-1.3-spec.jar" "@$out/sources.txt"
     jar --create --file "$out/hello-bot.jar" -C "$out/classes" .
   fi
@@ -97,14 +126,33 @@ build_java() {
   [ -n "$tcnative" ] || die "libnetty-tcnative-jni is missing: run 'bash scripts/kits.sh' (as root) first"
   mkdir -p "$out/jni"
   cp -u "$tcnative" "$out/jni/libnetty_tcnative.so"
-  printf '#!/bin/sh\nexec java -Djava.library.path=%s ${JAVA_OPTS:-} -cp "%s:%s" HelloBot "$@"\n' "$out/jni" "$out/hello-bot.jar" "$cp" > "$out/hello-bot"
-  chmod +x "$out/hello-bot"
-  echo "$out/hello-bot"
+  launcher() { # FILE MAIN-CLASS CLASSPATH
+    printf '#!/bin/sh\nexec java -Djava.library.path=%s ${JAVA_OPTS:-} -cp "%s" %s "$@"\n' "$out/jni" "$3" "$2" > "$1"
+    chmod +x "$1"
+  }
+  launcher "$out/hello-bot" HelloBot "$out/hello-bot.jar:$cp"
+  if [ -z "$BOT_DIR" ]; then
+    echo "$out/hello-bot"
+    return
+  fi
+  local dir=$out/bots/$BOT_NAME main cls pkg
+  main=$(grep -rl --include='*.java' 'static void main' "$BOT_DIR" | head -n1)
+  [ -n "$main" ] || die "no .java file in $BOT_DIR has a main method"
+  cls=$(basename "$main" .java)
+  pkg=$(sed -n 's/^package \([A-Za-z0-9_.]*\);.*/\1/p' "$main" | head -n1)
+  if newer "$dir/$BOT_NAME.jar" "$BOT_DIR" "$out/hello-bot.jar"; then
+    rm -rf "$dir/classes" && mkdir -p "$dir"
+    find "$BOT_DIR" -name '*.java' > "$dir/sources.txt"
+    javac -nowarn -encoding UTF-8 -d "$dir/classes" -cp "$out/hello-bot.jar:$cp" "@$dir/sources.txt"
+    jar --create --file "$dir/$BOT_NAME.jar" -C "$dir/classes" .
+  fi
+  launcher "$dir/$BOT_NAME" "${pkg:+$pkg.}$cls" "$dir/$BOT_NAME.jar:$out/hello-bot.jar:$cp"
+  echo "$dir/$BOT_NAME"
 }
 
 case "$KIT" in
   go) build_go ;;
   cpp) build_cpp ;;
   java) build_java ;;
-  *) die "usage: bash scripts/build-kit.sh go|cpp|java" ;;
+  *) die "usage: bash scripts/build-kit.sh go|cpp|java [BOT_FOLDER]" ;;
 esac

@@ -280,6 +280,15 @@ class Session : public std::enable_shared_from_this<Session> {
       pending->game = games_[request.match_id()];
       auto budget = std::chrono::seconds(request.deadline().seconds()) +
                     std::chrono::nanoseconds(request.deadline().nanos());
+      // The deadline counts from when the referee sent the request; a request read late here has
+      // less left. The referee's wall-clock deadline says how much less, trusted by up to a second,
+      // as clocks a second apart would cost every decision that much.
+      auto wall = std::chrono::system_clock::time_point(
+          std::chrono::duration_cast<std::chrono::system_clock::duration>(
+              std::chrono::seconds(request.deadline_time().seconds()) +
+              std::chrono::nanoseconds(request.deadline_time().nanos())));
+      auto late = budget - std::chrono::duration_cast<std::chrono::nanoseconds>(wall - std::chrono::system_clock::now());
+      if (late > std::chrono::nanoseconds(0) && late < std::chrono::seconds(1)) budget -= late;
       auto margin = std::min<Clock::duration>(budget / 10, std::chrono::milliseconds(100));
       pending->deadline = received + std::chrono::duration_cast<Clock::duration>(budget);
       timers_.push({pending->deadline - margin, pending});

@@ -5,7 +5,8 @@ packages; ``scripts/kits.sh`` installs them when it may). A missing toolchain or
 fails the test with the build's output: it is never skipped. Then each kit's hello bot plays five
 matches of each game against a house bot on one stream, through a real referee on loopback; every
 observation it rebuilt from the referee's patches must equal the seat's whole observation at that
-decision. When its stream is cut mid-match it reconnects (trying the next address of its list) and
+decision. A bot that thinks past its deadline gets the default option answered for it by the kit,
+in time (no strike). When its stream is cut mid-match it reconnects (trying the next address of its list) and
 finishes the match. It plays over TLS when it trusts the referee's certificate, and cannot connect
 in plaintext or without trusting it. A wrong token and an unreachable referee must end it with a
 clear message.
@@ -22,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.core.replay import Replay, verify
+from referee.core.replay import Decision, Replay, verify
 from referee.protocol.timecontrol import TimeSettings
 from referee.server.match import MatchState
 from referee.server.service import TlsFiles
@@ -38,14 +39,17 @@ MATCHES_PER_GAME = 5
 CALM = TimeSettings(decision_time=10, bank_time=60, max_overrun=5, max_strikes=3, reconnect_grace=20)
 """Long clocks: a kit's first decisions (a cold JVM) must not time out on a loaded machine."""
 
-_built: dict[str, Path] = {}
+SLOW_BOTS = Path(__file__).resolve().parent / "bots"
+"""Test bots built with each kit (``build-kit.sh KIT FOLDER``): ``slowbot`` thinks past every deadline."""
+
+_built: dict[tuple[str, str], Path] = {}
 
 
-def hello_bot(kit: str) -> Path:
-    """Builds the kit (incrementally) once per test process and returns its hello bot."""
-    if kit not in _built:
+def hello_bot(kit: str, folder: str = "") -> Path:
+    """Builds the kit (incrementally) once per test process and returns its hello bot (or the bot in ``folder``)."""
+    if (kit, folder) not in _built:
         result = subprocess.run(
-            ["bash", str(ROOT / "scripts" / "build-kit.sh"), kit],
+            ["bash", str(ROOT / "scripts" / "build-kit.sh"), kit, *([folder] if folder else [])],
             cwd=ROOT,
             capture_output=True,
             text=True,
@@ -55,8 +59,8 @@ def hello_bot(kit: str) -> Path:
         assert result.returncode == 0, f"the {kit} kit does not build:\n{result.stdout}\n{result.stderr}"
         path = Path(result.stdout.strip().splitlines()[-1])
         assert path.is_file(), path
-        _built[kit] = path
-    return _built[kit]
+        _built[(kit, folder)] = path
+    return _built[(kit, folder)]
 
 
 JAVA_OPTS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
@@ -219,5 +223,44 @@ def test_kit_plays_over_tls_and_cannot_connect_without_trusting_the_referee(
                 assert status == 3, (extra, out + err)
                 assert f"error: cannot reach the referee at {env.address}" in err, err
             assert not [s for s in env.referee.sessions.values() if not s.closed]
+
+    asyncio.run(scenario())
+
+
+SHORT = TimeSettings(decision_time=1.0, bank_time=5, max_overrun=0.5, max_strikes=3, reconnect_grace=1.0)
+"""A deadline of about 1.5 s: the slow bot misses it on every decision."""
+
+
+@pytest.mark.parametrize("kit", KITS)
+def test_kit_answers_the_default_in_time_for_a_bot_that_thinks_too_long(kit: str) -> None:
+    bot = hello_bot(kit, str(SLOW_BOTS / kit / "slowbot"))
+
+    async def scenario() -> None:
+        async with referee_env() as env:
+            proc = await asyncio.create_subprocess_exec(
+                str(bot),
+                "--server",
+                env.address,
+                "--token",
+                env.token(kit),
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env={**os.environ, "JAVA_OPTS": JAVA_OPTS},
+            )
+            try:
+                r = env.start("superfantasybrawl", [kit, "house:random"], seed=2, time=SHORT, join_timeout=60)
+
+                def mine() -> list[Decision]:
+                    return [d for d in r.recorder.replay.decisions if d.seat == 0]
+
+                await eventually(lambda: len(mine()) >= 2 or r.is_over(), "two decisions of the slow bot's seat", 60)
+                # The kit's answer, sent a little before the deadline: recorded as the bot's own, and
+                # no strike. (A machine so loaded that one came late would show a referee default.)
+                answered = [d for d in mine() if d.source == "bot" and d.note == "out of time: default"]
+                assert answered, [(d.source, d.note) for d in mine()]
+                assert all(d.note != f"{kit}: too late" for d in mine()), "a late answer was taken"
+            finally:
+                proc.kill()
+                await proc.wait()
 
     asyncio.run(scenario())

@@ -302,7 +302,14 @@ func (s *session) decide(req *botv1.DecisionRequest) {
 	if s.cfg.Observations != "" {
 		s.dump(req, obs)
 	}
-	deadline := received.Add(req.Deadline.AsDuration())
+	// The deadline counts from when the referee sent the request; a request read late here has
+	// less left. The referee's wall-clock deadline says how much less, trusted by up to a second,
+	// as clocks a second apart would cost every decision that much.
+	budget := req.Deadline.AsDuration()
+	if late := budget - time.Until(req.DeadlineTime.AsTime()); late > 0 && late < time.Second {
+		budget -= late
+	}
+	deadline := received.Add(budget)
 	turn := &Turn{Request: req, Game: game, Observation: obs, Deadline: deadline}
 	var once sync.Once
 	answer := func(option, note string) {
@@ -312,7 +319,7 @@ func (s *session) decide(req *botv1.DecisionRequest) {
 		})
 	}
 	// Keep a margin for the answer's trip: a tenth of the time, at most 100 ms.
-	margin := req.Deadline.AsDuration() / 10
+	margin := budget / 10
 	if margin > 100*time.Millisecond {
 		margin = 100 * time.Millisecond
 	}

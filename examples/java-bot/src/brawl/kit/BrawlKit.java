@@ -346,6 +346,14 @@ public final class BrawlKit {
       observations.put(key, doc);
       if (!config.observations.isEmpty()) dump(req, doc);
       long budget = req.getDeadline().getSeconds() * 1_000_000_000L + req.getDeadline().getNanos();
+      // The deadline counts from when the referee sent the request; a request read late here (a
+      // cold JVM's first ones) has less left. The referee's wall-clock deadline says how much less,
+      // trusted by up to a second, as clocks a second apart would cost every decision that much.
+      long wall = req.getDeadlineTime().getSeconds() * 1_000_000_000L + req.getDeadlineTime().getNanos();
+      Instant clock = Instant.now();
+      long now = clock.getEpochSecond() * 1_000_000_000L + clock.getNano();
+      long late = budget - (wall - now);
+      if (late > 0 && late < 1_000_000_000L) budget -= late;
       Turn turn = new Turn(req, games.getOrDefault(req.getMatchId(), ""), doc, received + budget);
       AtomicBoolean answered = new AtomicBoolean();
       Runnable fallback = () -> answer(req, answered, req.getDefaultOptionId(), "out of time: default");
