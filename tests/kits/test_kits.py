@@ -3,13 +3,14 @@
 Each kit is built with ``scripts/build-kit.sh`` (offline, from the .proto files and Debian's gRPC
 packages; ``scripts/kits.sh`` installs them when it may). A missing toolchain or a broken build
 fails the test with the build's output: it is never skipped. Then each kit's hello bot plays five
-matches of each game against a house bot on one stream, through a real referee on loopback; every
-observation it rebuilt from the referee's patches must equal the seat's whole observation at that
-decision. A bot that thinks past its deadline gets the default option answered for it by the kit,
-in time (no strike). When its stream is cut mid-match it reconnects (trying the next address of its list) and
-finishes the match. It plays over TLS when it trusts the referee's certificate, and cannot connect
-in plaintext or without trusting it. A wrong token and an unreachable referee must end it with a
-clear message.
+matches of each game against a house bot on one stream, through a real referee on loopback; in the
+first match of each game every observation it rebuilt from the referee's patches must equal the
+seat's whole observation at that decision. A bot that thinks past its deadline (built from a folder
+of its own, as an author's is) gets the default option answered for it by the kit, in time (no
+strike). When its stream is cut mid-match the kit reconnects (trying the next address of its list)
+and finishes the match. It plays over TLS when it trusts the referee's certificate, and cannot
+connect in plaintext or without trusting it. A wrong token and an unreachable referee must end it
+with a clear message.
 """
 
 from __future__ import annotations

@@ -126,7 +126,6 @@ type session struct {
 	obs      map[string]any // (match/seat) -> whole observation
 	games    map[string]string
 	finished *int
-	done     chan struct{}
 }
 
 func (s *session) send(m *botv1.ConnectRequest) {
@@ -202,7 +201,7 @@ func connectOnce(cfg Config, bot Bot, server string, dial grpc.DialOption, finis
 		return false, err
 	}
 	s := &session{cfg: cfg, bot: bot, stream: stream, obs: map[string]any{}, games: map[string]string{},
-		finished: finished, done: make(chan struct{})}
+		finished: finished}
 	s.send(&botv1.ConnectRequest{Message: &botv1.ConnectRequest_Hello{Hello: &botv1.Hello{
 		Games: cfg.Games, MaxMatches: int32(cfg.MaxMatches), Client: cfg.Client, Batching: true}}})
 	welcomed := false
