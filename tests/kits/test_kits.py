@@ -7,10 +7,10 @@ matches of each game against a house bot on one stream, through a real referee o
 first match of each game every observation it rebuilt from the referee's patches must equal the
 seat's whole observation at that decision. A bot that thinks past its deadline (built from a folder
 of its own, as an author's is) gets the default option answered for it by the kit, in time (no
-strike). When its stream is cut mid-match the kit reconnects (trying the next address of its list)
-and finishes the match. It plays over TLS when it trusts the referee's certificate, and cannot
-connect in plaintext or without trusting it. A wrong token and an unreachable referee must end it
-with a clear message.
+strike), and its pings answered meanwhile. When its stream is cut mid-match the kit reconnects
+(trying the next address of its list) and finishes the match. It plays over TLS when it trusts the
+referee's certificate, and cannot connect in plaintext or without trusting it. A wrong token and
+an unreachable referee must end it with a clear message.
 """
 
 from __future__ import annotations
@@ -260,6 +260,9 @@ def test_kit_answers_the_default_in_time_for_a_bot_that_thinks_too_long(kit: str
                 answered = [d for d in mine() if d.source == "bot" and d.note == "out of time: default"]
                 assert answered, [(d.source, d.note) for d in mine()]
                 assert all(d.note != f"{kit}: too late" for d in mine()), "a late answer was taken"
+                # Pings were answered while the bot thought: the referee measured round trips.
+                session = next(s for s in env.referee.sessions.values() if s.identity.bot_id == kit)
+                assert session.rtt_credit(1.0) > 0, "no pong came back"
             finally:
                 proc.kill()
                 await proc.wait()
