@@ -93,13 +93,6 @@ def sides(shape: Shape) -> list[list[int]]:
     return [[i for i, t in enumerate(shape.teams) if t == team] for team in sorted(set(shape.teams))]
 
 
-def glicko_expected(a: glicko2.Glicko2Rating, b: glicko2.Glicko2Rating) -> float:
-    """Glickman's expected score of ``a`` against ``b``, both deviations counted."""
-    phi = math.sqrt(a.deviation**2 + b.deviation**2) / glicko2.GLICKO2_SCALE
-    g = 1.0 / math.sqrt(1.0 + 3.0 * phi * phi / (math.pi * math.pi))
-    return 1.0 / (1.0 + math.exp(-g * (a.rating - b.rating) / glicko2.GLICKO2_SCALE))
-
-
 def spearman(xs: Sequence[float], ys: Sequence[float]) -> float:
     """Spearman's rho: the Pearson correlation of the ranks (ties get the mean rank)."""
     return pearson(ranks_of(xs), ranks_of(ys))
@@ -193,7 +186,7 @@ def simulate(shape: Shape, bots: int, matches: int, seed: int) -> dict[str, Scor
             return elo.expected_score(mean_a, mean_b)
 
         def glicko_chance(a: list[int], b: list[int], rated: list[VersionRating] = rated) -> float:
-            return glicko_expected(
+            return glicko2.win_chance(
                 glicko2.composite([rated[i].glicko for i in a]), glicko2.composite([rated[i].glicko for i in b])
             )
 

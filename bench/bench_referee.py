@@ -649,7 +649,9 @@ def _messages_of(name: str, rounds: int, seeds: int, most: int) -> None:
                 st.obs_sent = start[st.seat]
             for d, options, obs, events in steps:
                 p = Pending(f"m-bench-{n}", d, options, frozenset([o.id for o in options]), n)
-                out = built.decision_request(seats[d.seat], p, obs, events)
+                st = seats[d.seat]
+                out = built.decision_request(st, p, obs, events, st.events_numbered)
+                st.events_numbered += len(events)
                 built.stamp(out, 1.0, 1.7e9)
                 as_bytes(out)
                 n += 1

@@ -213,3 +213,38 @@ def composite(members: Sequence[Glicko2Rating]) -> Glicko2Rating:
         math.sqrt(sum(m.deviation * m.deviation for m in members) / n),
         sum(m.volatility for m in members) / n,
     )
+
+
+CONSERVATIVE_Z = 2.0
+"""Deviations below the rating that the published, conservative rating sits (about a 95 % lower bound)."""
+
+
+def conservative(rating: float, deviation: float, z: float = CONSERVATIVE_Z) -> float:
+    """Returns the conservative rating ``rating - z deviation``: the level a bot is at least at, 95 % of the time.
+
+    The leaderboards sort by it (docs/ladder.md): a bot climbs by being good and known, so a new
+    version with a lucky start does not sit above settled bots.
+
+    Raises:
+        InvalidResultError: naming the value, if a number is not finite or the deviation or ``z`` negative.
+    """
+    require_number("Glicko-2 rating", rating)
+    require_number("Glicko-2 deviation", deviation, minimum=0.0)
+    require_number("z", z, minimum=0.0)
+    return rating - z * deviation
+
+
+def win_chance(player: Glicko2Rating, opponent: Glicko2Rating) -> float:
+    """Returns the chance that ``player`` scores against ``opponent`` (wins, or finishes ahead in a pod).
+
+    Glickman's predicted outcome: ``1 / (1 + exp(-g(sqrt(phi² + phi_j²)) (mu - mu_j)))``, both
+    deviations widening the curve. It is the prediction measured in ``bench.bench_prediction``.
+
+    >>> round(win_chance(Glicko2Rating(1700, 50), Glicko2Rating(1500, 50)), 3)
+    0.755
+    """
+    phi = math.sqrt(player.deviation**2 + opponent.deviation**2) / GLICKO2_SCALE
+    exponent = -_g(phi) * (player.rating - opponent.rating) / GLICKO2_SCALE
+    if exponent > 700.0:
+        return 0.0
+    return 1.0 / (1.0 + math.exp(exponent))

@@ -27,11 +27,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
+from brawl.bot.v1 import bot_pb2
+
 from referee.core.contract import Game
 from referee.core.registry import UnknownGameError, get_game, register
 from referee.core.replay import Replay
 from referee.protocol.timecontrol import TimeSettings, defaults_for
-from referee.sdk.client import load_object
+from referee.sdk.client import load_spec
 from referee.sdk.house import UnknownHouseBotError, house_factory
 from referee.server.auth import MemoryTokenStore
 from referee.server.hub import Referee, StartError
@@ -69,7 +71,7 @@ def resolve_game(spec: str) -> Game:
         UnknownGameError: no such game.
     """
     if ":" in spec:
-        game: Game = load_object(spec)()
+        game: Game = load_spec(spec, what="game")()
         register(game)
         return game
     return get_game(spec)
@@ -83,14 +85,57 @@ def bot_factory(game: str, spec: str, seed: int | None = None) -> tuple[Callable
 
     Raises:
         UnknownHouseBotError: no house bot of that name.
-        ImportError: the module cannot be imported.
+        BotSpecError: the ``module:Class`` cannot be loaded (one line saying why).
     """
     if ":" in spec:
-        return load_object(spec), True
+        return load_spec(spec), True
     return house_factory(game, spec, seed), False
 
 
-def _progress(out: TextIO, done: int, total: int, started: float) -> None:
+def short_names(specs: Sequence[str]) -> list[str]:
+    """Display names of bot specs: ``pkg.mod:Class`` shows as ``Class``, repeats numbered ``Class#2``."""
+    short = [b.rsplit(":", 1)[-1].rsplit(".", 1)[-1] for b in specs]
+    return [n if short.count(n) == 1 else f"{n}#{i + 1}" for i, n in enumerate(short)]
+
+
+async def run_match(
+    referee: Referee,
+    game_name: str,
+    specs: Sequence[str],
+    names: Sequence[str],
+    *,
+    seed: int,
+    match_id: str,
+    time_control: bot_pb2.TimeControl,
+    config: dict[str, Any] | None = None,
+    bot_seeds: Sequence[int | None] | None = None,
+) -> Replay | None:
+    """Plays one match in-process, seat ``s`` by the bot ``specs[s]`` (a house-bot name or ``module:Class``).
+
+    ``bot_seeds[s]`` is seat ``s``'s own seed for a house bot (``None``: fresh); it must never be
+    derived from ``seed``. Returns the replay (``None`` when the match did not end with an outcome).
+
+    Raises:
+        StartError: a bot or the game config is refused.
+    """
+    factories = {}
+    for seat, spec in enumerate(specs):
+        own = None if bot_seeds is None else bot_seeds[seat]
+        factories[seat] = bot_factory(game_name, spec, own)
+    runner = referee.start_match(
+        game=game_name,
+        seats=[SeatSpec(name=name) for name in names],
+        config=config,
+        seed=seed,
+        time_control=time_control,
+        match_id=match_id,
+        local_factories={s: f for s, (f, _) in factories.items()},
+        threaded_local=any(t for _, t in factories.values()),
+    )
+    return await runner.wait()
+
+
+def progress_bar(out: TextIO, done: int, total: int, started: float) -> None:
     width = 30
     filled = width * done // max(1, total)
     rate = done / max(1e-9, time.monotonic() - started)
@@ -125,8 +170,7 @@ async def play_series(
     sink: ResultSink = FileResultSink(out) if out else MemoryResultSink()
     referee = Referee(tokens=MemoryTokenStore(), sink=sink)
     tc = (time_control or defaults_for(game_name)).to_proto()
-    short = [b.rsplit(":", 1)[-1].rsplit(".", 1)[-1] for b in bots]  # "pkg.mod:Class" shows as "Class"
-    names = [n if short.count(n) == 1 else f"{n}#{i + 1}" for i, n in enumerate(short)]
+    names = short_names(bots)
     tallies = [BotTally(n) for n in names]
     replays: list[Replay] = []
     started = time.monotonic()
@@ -136,23 +180,19 @@ async def play_series(
     async def one(n: int) -> None:
         nonlocal done
         order = [(n + k) % len(bots) for k in range(len(bots))]  # bot index per seat
-        factories = {}
-        for seat, b in enumerate(order):
-            own = None if bot_seed is None else bot_seed + n * 7919 + seat
-            factory, threaded = bot_factory(game_name, bots[b], own)
-            factories[seat] = (factory, threaded)
+        own = None if bot_seed is None else [bot_seed + n * 7919 + seat for seat in range(len(order))]
         async with gate:
-            runner = referee.start_match(
-                game=game_name,
-                seats=[SeatSpec(name=names[b]) for b in order],
-                config=config,
+            replay = await run_match(
+                referee,
+                game_name,
+                [bots[b] for b in order],
+                [names[b] for b in order],
                 seed=seed + n,
-                time_control=tc,
                 match_id=f"play-{seed}-{n}",
-                local_factories={s: f for s, (f, _) in factories.items()},
-                threaded_local=any(t for _, t in factories.values()),
+                time_control=tc,
+                config=config,
+                bot_seeds=own,
             )
-            replay = await runner.wait()
         if replay is not None and replay.outcome is not None:
             replays.append(replay)
             o = replay.outcome
@@ -171,7 +211,7 @@ async def play_series(
                 t.incidents[inc.kind] = t.incidents.get(inc.kind, 0) + 1
         done += 1
         if progress is not None:
-            _progress(progress, done, games, started)
+            progress_bar(progress, done, games, started)
 
     await asyncio.gather(*(one(n) for n in range(games)))
     replays.sort(key=lambda r: str(r.meta.get("match_id", "")))
@@ -228,6 +268,12 @@ def cmd_play(args: argparse.Namespace) -> int:
         )
     if len(args.bots) not in game.info.seat_counts:
         print(f"error: {game.info.name} takes {game.info.seats_text()} bots, got {len(args.bots)}", file=sys.stderr)
+        return 2
+    try:
+        for spec in args.bots:  # every bot named loads before the first match: one clear line, no half-run series
+            bot_factory(game.info.name, spec)
+    except (UnknownHouseBotError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
         return 2
     tune_gc()
     try:

@@ -14,11 +14,12 @@ import argparse
 import sys
 
 from common import logsetup
-from referee import play, replay_cli
+from referee import gauntlet, league, play, replay_cli
 from referee.sdk import cli as sdk_cli
 from referee.server import cli as referee_cli
 from service import refhost, supervise
 from webapp import cli as web_cli
+from webapp.datasets import cli as dataset_cli
 from webapp.rankings import cli as rankings_cli
 from workers import cli as worker_cli
 from workers import housebots
@@ -50,10 +51,12 @@ def build_parser() -> argparse.ArgumentParser:
     supervise.add_parser(subparsers)
     replay_cli.add_parser(subparsers)
     referee_cli.add_parser(subparsers, ladder=refhost.ladder_stores)
-    sdk_cli.add_parser(subparsers)
+    gauntlet.add_parser(sdk_cli.add_parser(subparsers))
     play.add_parser(subparsers)
+    league.add_parser(subparsers)
     web_cli.add_parser(subparsers)
     rankings_cli.add_parser(subparsers)
+    dataset_cli.add_parser(subparsers)
     worker_cli.add_parser(subparsers)
     _add_ladder_referee(subparsers)
     housebots.add_parser(subparsers)

@@ -53,6 +53,7 @@ LONGEST_FILES = (
     "tests/webapp/test_browser_flows.py",
     "tests/ladder/test_matchmaking_week.py",
     "tests/referee/test_play.py",
+    "tests/authors/test_doc_commands.py",
     "tests/webapp/test_leak_scan.py",
 )
 """The default suite's longest test files, longest first (``--durations``, measured on 2 cores).

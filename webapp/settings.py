@@ -139,6 +139,7 @@ INSTALLED_APPS = [
     "webapp.tournaments",
     "webapp.hosting",
     "webapp.notifications",
+    "webapp.datasets",
     "webapp.pages",
 ]
 
@@ -230,6 +231,7 @@ REST_FRAMEWORK = {
         "replay": env("BRAWL_THROTTLE_REPLAY", str, "600/hour"),
         "api_token": env("BRAWL_THROTTLE_API_TOKEN", str, "20/hour"),
         "signup": env("BRAWL_THROTTLE_SIGNUP", str, "20/hour"),
+        "dataset": env("BRAWL_THROTTLE_DATASET", str, "60/hour"),
     },
     "EXCEPTION_HANDLER": "webapp.api.exception_handler",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",

@@ -24,5 +24,6 @@ urlpatterns = [
     path("bots/<int:pk>/challenge/", ChallengeView.as_view(), name="bot-challenge"),
     path("", include("webapp.hosting.urls")),
     path("", include("webapp.notifications.urls")),
+    path("", include("webapp.datasets.urls")),
     path("", include(router.urls)),
 ]

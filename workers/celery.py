@@ -37,6 +37,9 @@ __all__ = ["FOLLOWUPS", "QUEUES", "RECORDING", "SCHEDULING", "app", "broker_sett
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "webapp.settings")
 
+DATASET_SWEEP_INTERVAL = 3600.0
+"""Seconds between the beat's sweeps over the learning dataset's months (``workers.dataset``)."""
+
 
 def ladder_games() -> list[str]:
     """Returns the games the beat schedules ladder rounds for."""
@@ -76,6 +79,11 @@ def beat_schedule() -> dict[str, dict[str, object]]:
         "schedule": webhooks,
         "options": {"expires": webhooks},
     }
+    schedule["datasets"] = {
+        "task": "workers.dataset.export_datasets",
+        "schedule": DATASET_SWEEP_INTERVAL,
+        "options": {"expires": DATASET_SWEEP_INTERVAL},
+    }
     schedule["reaper"] = {
         "task": "workers.tasks.reap_stuck_matches",
         "schedule": reaper,
@@ -84,7 +92,7 @@ def beat_schedule() -> dict[str, dict[str, object]]:
     return schedule
 
 
-app = Celery("brawl", include=["workers.tasks", "workers.webhooks"])
+app = Celery("brawl", include=["workers.tasks", "workers.webhooks", "workers.dataset"])
 app.conf.update(
     **broker_settings(),
     task_acks_late=True,

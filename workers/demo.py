@@ -3,7 +3,8 @@
 Idempotent: run at every start. It creates what is missing and re-issues the house bots' tokens
 (only hashes are stored, so a restart needs fresh ones). On the first start it also plays one small
 tournament to the end, in-process through the referee's match runner (the same code path as a
-server match), so a first visitor finds ratings, replays and a finished bracket at once; a second
+server match), so a first visitor finds ratings, replays, a finished bracket and its learning dataset
+at once; a second
 tournament is left running for the workers to play on.
 
 Not for production databases: it creates users with published passwords.
@@ -161,8 +162,18 @@ def _ensure_tournaments(demo: Demo) -> None:
         if play_now:
             played = asyncio.run(_play_queued(t.pk))
             demo.notes.append(f"played {played} matches of {name!r} to its end")
+            _write_datasets(game, demo)
         else:
             demo.notes.append(f"{name!r} is running: the workers play its matches")
+
+
+def _write_datasets(game: str, demo: Demo) -> None:
+    """Writes the learning dataset of the months the cup's matches changed (the workers' sweep does it hourly)."""
+    from webapp.datasets.export import stale_months, write_dataset
+
+    for month in stale_months(game):
+        written = write_dataset(game, month)
+        demo.notes.append(f"wrote the {game} dataset of {month}: {written['decisions']} decisions (/datasets/)")
 
 
 async def _play_queued(tournament_id: int) -> int:

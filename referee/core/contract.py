@@ -185,7 +185,9 @@ class Event:
     """
 
     index: int
-    """Position in the match's event log, from 0."""
+    """Position in the match's full event log, from 0 (the engine's and the replay's numbering). A
+    viewer is never sent this number: the referee numbers the events each viewer may see densely,
+    from 0, in its own sequence (docs/bot-protocol.md, "Numbering")."""
     kind: str
     """What happened: ``"roll"``, ``"move"``, ``"attack"``, ``"draw"``..."""
     data: JSONDict
@@ -249,6 +251,12 @@ class GameInfo:
     """The default time control of a match of this game; a match may override it field by field."""
     board: Mapping[str, Any] | None = field(default=None, compare=False)
     """The fixed board layout a viewer draws (plain data; ``kind`` ``"hex"`` or ``"square"``), or ``None``."""
+    private_decisions: frozenset[str] = frozenset()
+    """The decision kinds whose very asking depends on the asked seat's hidden information (Super
+    Fantasy Brawl's ``reaction``: a window opens only for a defender holding a playable reaction).
+    Every other kind is asked on public facts alone. The referee keeps a private decision out of
+    everything another seat or a spectator receives: numbering, counts and the moments spectators
+    are updated (docs/bot-protocol.md, "Numbering")."""
 
     def __post_init__(self) -> None:
         counts = self.seat_counts
@@ -258,6 +266,9 @@ class GameInfo:
             raise ValueError(f"{self.name}: every seat count must be a positive integer, got {sorted(counts)!r}")
         if not self.table_sizes or len(set(self.table_sizes)) != len(self.table_sizes):
             raise ValueError(f"{self.name}: table_sizes must name each ladder size once, got {self.table_sizes!r}")
+        kinds = self.private_decisions
+        if not isinstance(kinds, frozenset) or not all(isinstance(k, str) and k for k in kinds):
+            raise ValueError(f"{self.name}: private_decisions must be a frozenset of decision kinds, got {kinds!r}")
         for n in (*self.table_sizes, *(split.seats for split in self.teams)):
             if n not in counts:
                 raise ValueError(f"{self.name}: table size {n} is not one of its seat counts {self.seats_text()}")

@@ -370,6 +370,15 @@ class Recorder:
         self.match: Match = game.new_match(config, len(seats), SeededChance(seed))
         self._final: Outcome | None = None
         self._released_count = 0
+        self._private = game.info.private_decisions
+        self.seat_decisions = [0] * len(seats)
+        """Decisions recorded so far per seat: a seat's own count is the ``decision_number`` of its next
+        request, whatever other seats were asked (docs/bot-protocol.md, "Numbering")."""
+        self.public_decisions = 0
+        """Decisions recorded so far whose kind is not one of the game's ``private_decisions``: the count a
+        spectator is shown."""
+        self.last_public: int | None = None
+        """The position in the decision log of the last public decision recorded (``None`` before one)."""
 
     def apply(
         self, option_id: str, *, source: str = "bot", note: str = "", think_ms: int | None = None
@@ -383,7 +392,12 @@ class Recorder:
         decision = self.match.to_move()
         events = self.match.apply(option_id)
         assert decision is not None  # apply raised MatchOverError otherwise
-        self.replay.decisions.append(DecisionRecord(decision.seat, option_id, source, note[:280], think_ms))
+        decisions = self.replay.decisions
+        if decision.kind not in self._private:
+            self.public_decisions += 1
+            self.last_public = len(decisions)
+        self.seat_decisions[decision.seat] += 1
+        decisions.append(DecisionRecord(decision.seat, option_id, source, note[:280], think_ms))
         return events
 
     def incident(self, seat: Seat, kind: IncidentKind, detail: str = "") -> None:

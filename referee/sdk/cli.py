@@ -8,19 +8,22 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from referee.sdk.client import BotConnectionError, load_object, run_bot
+from referee.sdk.client import BotConnectionError, load_spec, run_bot
 from referee.sdk.house import UnknownHouseBotError, house_factory
 
 
-def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    """Registers ``brawl bot``."""
+def add_parser(subparsers: argparse._SubParsersAction) -> argparse._SubParsersAction:  # type: ignore[type-arg]
+    """Registers ``brawl bot``; returns its actions, where the command line adds ``brawl bot gauntlet``."""
     parser = subparsers.add_parser("bot", help="run a bot written with the Python SDK")
-    sub = parser.add_subparsers(dest="bot_command", metavar="ACTION", required=True)
+    sub: argparse._SubParsersAction = parser.add_subparsers(  # type: ignore[type-arg]
+        dest="bot_command", metavar="ACTION", required=True
+    )
     run = sub.add_parser("run", help="connect a bot class to a referee and play")
     run.add_argument(
         "bot",
         metavar="MODULE:CLASS",
-        help="the bot class, e.g. examples.python_bots:GreedyBot, or house:NAME for a house bot of the one game "
+        help="the bot class, e.g. mybot:MyBot (mybot.py in the current folder) or "
+        "examples.python_bots.greedy:GreedyBot, or house:NAME for a house bot of the one game "
         "given with --games (each seat draws its own seed)",
     )
     run.add_argument(
@@ -57,23 +60,26 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
         "--api-token", default=os.environ.get("BRAWL_API_TOKEN", ""), help="your API token (or BRAWL_API_TOKEN)"
     )
     up.set_defaults(func=cmd_upload)
+    return sub
 
 
 def bot_factory(spec: str, games: Sequence[str]) -> Callable[[], Any]:
     """Returns what makes one bot per seat for ``brawl bot run SPEC --games GAMES``.
 
     ``house:NAME`` is the house bot ``NAME`` of the one game in ``games`` (each seat draws its own
-    seed); anything else is ``module:Class`` (:func:`referee.sdk.client.load_object`).
+    seed); anything else is ``module:Class`` (:func:`referee.sdk.client.load_spec`: the current
+    folder is searched too).
 
     Raises:
-        ValueError: a house bot without exactly one game, or a malformed ``module:Class``.
+        ValueError: a house bot without exactly one game; a ``module:Class`` that cannot be loaded
+            (:class:`referee.sdk.client.BotSpecError`, one line).
         UnknownHouseBotError: the game has no house bot of that name.
     """
     if spec.startswith("house:"):
         if len(games) != 1:
             raise ValueError("a house bot plays one game: pass it with --games GAME")
         return house_factory(games[0], spec.removeprefix("house:"))
-    factory: Callable[[], Any] = load_object(spec)
+    factory: Callable[[], Any] = load_spec(spec)
     return factory
 
 

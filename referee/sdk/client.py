@@ -17,6 +17,8 @@ from __future__ import annotations
 import asyncio
 import importlib
 import logging
+import os
+import sys
 from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -62,6 +64,63 @@ def load_object(spec: str) -> Any:
     for part in attr.split("."):
         obj = getattr(obj, part)
     return obj
+
+
+class BotSpecError(ValueError):
+    """A ``module:Class`` an author named cannot be loaded; the message is one line saying why."""
+
+
+def load_spec(spec: str, *, what: str = "bot") -> Any:
+    """Returns the object named by the author's ``"module:Name"``, looking in the current folder too.
+
+    The ``brawl`` console script does not put the current folder on ``sys.path`` the way
+    ``python -m`` does, so ``brawl play mybot:MyBot`` run beside ``mybot.py`` would not find it:
+    the current folder is added (after the installed packages, so a local file never shadows one
+    of them). Every failure becomes a :class:`BotSpecError` with one line naming the cause, never
+    a traceback: a spec without ``:``, a module that is not there, an import that fails inside the
+    author's module (a missing dependency, a syntax error, an exception), a missing name.
+
+    Raises:
+        BotSpecError: ``spec`` cannot be loaded.
+    """
+    module_name, sep, attr = spec.partition(":")
+    if not sep or not module_name or not attr:
+        hint = f" (did you mean {spec.removesuffix('.py')}:ClassName?)" if not sep and spec else ""
+        raise BotSpecError(f"{what} {spec!r}: expected module:Class, e.g. mybot:MyBot{hint}")
+    if module_name.endswith(".py") or "/" in module_name:
+        dotted = module_name.removesuffix(".py").replace("/", ".")
+        raise BotSpecError(f"{what} {spec!r}: name the module, not the file: {dotted}:{attr}")
+    here = os.getcwd()
+    if here not in sys.path and "" not in sys.path:
+        sys.path.append(here)
+    try:
+        obj: Any = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name is not None and (module_name == exc.name or module_name.startswith(exc.name + ".")):
+            raise BotSpecError(
+                f"{what} {spec!r}: no module {exc.name!r} in the current folder ({here}) or the installed packages"
+            ) from None
+        raise BotSpecError(f"{what} {spec!r}: importing {module_name} failed: {exc}") from None
+    except SyntaxError as exc:
+        where = f"{exc.filename}, line {exc.lineno}" if exc.filename else module_name
+        raise BotSpecError(f"{what} {spec!r}: {where}: {exc.msg}") from None
+    except Exception as exc:
+        raise BotSpecError(
+            f"{what} {spec!r}: importing {module_name} raised {type(exc).__name__}: {_one_line(exc)}"
+        ) from None
+    for part in attr.split("."):
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:
+            raise BotSpecError(f"{what} {spec!r}: {module_name} has no {part!r}") from None
+    if not callable(obj):
+        raise BotSpecError(f"{what} {spec!r}: {attr} is not a class (got {type(obj).__name__})")
+    return obj
+
+
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return text if len(text) <= 200 else text[:197] + "..."
 
 
 class BotClient:

@@ -189,7 +189,7 @@ class MatchRunner:
         self.spectators = Spectators(
             match_id, self.name, self.recorder, lambda: (self.state, self.is_over()), lambda: self.event_total
         )
-        self._decision_serial = 0
+        self._private = game.info.private_decisions
         self.done = asyncio.Event()
         self._metrics = metrics.for_game(self.name)
         self.messages = MatchMessages(match_id, self.name, time)
@@ -264,11 +264,15 @@ class MatchRunner:
         """Takes an answer from ``link``; errors go back to the link as ``Error`` messages."""
         now = loop_time() if received_at is None else received_at
         p = self.pending_for(answer.decision_id)
+        if p is not None and self.seats[p.decision.seat].link is not link:
+            # Another seat's decision: answered as an id never issued, pending or not, so that no
+            # answer tells whether (or how often) another seat is being asked.
+            p = None
         if self.is_over():
             self._error(link, bot_pb2.ERROR_CODE_UNKNOWN_MATCH, "the match is over", answer.decision_id)
             return
         if p is None:
-            if answer.decision_id and self.pendings and self._is_old(answer.decision_id):
+            if answer.decision_id and self.pendings and self._is_old(answer.decision_id, link):
                 self._error(
                     link,
                     bot_pb2.ERROR_CODE_STALE_DECISION,
@@ -289,14 +293,6 @@ class MatchRunner:
             )
             return
         st = self.seats[p.decision.seat]
-        if st.link is not link:
-            self._error(
-                link,
-                bot_pb2.ERROR_CODE_UNKNOWN_MATCH,
-                f"this session does not play seat {p.decision.seat}",
-                answer.decision_id,
-            )
-            return
         if p.answer is not None:
             self._error(link, bot_pb2.ERROR_CODE_STALE_DECISION, "this decision is already answered", p.decision_id)
             return
@@ -331,10 +327,19 @@ class MatchRunner:
                 return p
         return None
 
-    def _is_old(self, decision_id: str) -> bool:
-        # Called for an id that is not pending now: any id this runner has issued is old.
-        prefix, _, serial = decision_id.rpartition("-")
-        return prefix == self.match_id and serial.isdigit() and int(serial) <= self._decision_serial
+    def _is_old(self, decision_id: str, link: SeatLink) -> bool:
+        """Whether ``decision_id``, not pending now, is one this runner issued to a seat ``link`` plays.
+
+        Only the link's own seats count: whether another seat's id was issued is that seat's business
+        (its decisions, private ones among them, are counted by nobody else)."""
+        head, _, number = decision_id.rpartition("-")
+        prefix, _, seat = head.rpartition("-")
+        if prefix != self.match_id or not (seat.isdigit() and number.isdigit()) or len(seat) > 4:
+            return False
+        n, counts = int(seat), self.recorder.seat_decisions
+        if n >= len(self.seats) or self.seats[n].link is not link:
+            return False
+        return int(number) < counts[n]
 
     def _strike(self, st: SeatState, kind: IncidentKind, code: bot_pb2.ErrorCode, detail: str, p: Pending) -> None:
         st.strikes += 1
@@ -441,7 +446,8 @@ class MatchRunner:
                 self.hooks.on_seated(self)
                 for st in self.seats:
                     self._send_start(st, resumed=self.resumed)
-                self._publish()
+                if self._at_public_moment():
+                    self._publish()  # else a takeover in a private window: _rebuild set the last public moment
                 await self._play()
         except JournalFenced as exc:
             log.warning("match %s: %s; dropped here", self.match_id, exc)
@@ -515,17 +521,19 @@ class MatchRunner:
                 batch = match.window_decisions()
             else:
                 batch = [(decision, match.legal_options())]
-            first_number = len(rec.replay.decisions)
+            numbers = list(rec.seat_decisions)
             now = loop_time()
             pendings: list[Pending] = []
-            for i, (d, options) in enumerate(batch):
-                self._decision_serial += 1
+            for d, options in batch:
+                # Numbered per seat, so an id or a number says nothing of the other seats' decisions.
+                number = numbers[d.seat]
+                numbers[d.seat] += 1
                 p = Pending(
-                    decision_id=f"{self.match_id}-{self._decision_serial}",
+                    decision_id=decision_id(self.match_id, d.seat, number),
                     decision=d,
                     options=options,
                     option_ids=frozenset([o.id for o in options]),
-                    number=first_number + i,
+                    number=number,
                 )
                 pendings.append(p)
                 st = self.seats[d.seat]
@@ -558,7 +566,9 @@ class MatchRunner:
                 self._apply_answer(p)
             self.pending = None
             self.pendings = []
-            if self.spectators:
+            # Spectators are updated at public moments only: not while a private decision is pending
+            # (its asking, its answer and what it caused come out with the next public moment).
+            if self._at_public_moment():
                 self.spectators.publish()
             # No explicit yield is needed here: waiting for each answer already yields to the loop.
 
@@ -677,7 +687,9 @@ class MatchRunner:
             match = self.recorder.match
             events = match.events(st.events_sent, st.seat)
             st.events_sent = self.event_total
-            msg = self.messages.decision_request(st, p, match.observe(st.seat), events)
+            first = st.events_numbered
+            st.events_numbered = first + len(events)
+            msg = self.messages.decision_request(st, p, match.observe(st.seat), events, first)
         else:
             # A re-send after a reconnect: the link has just been sent a MatchStart with the
             # whole observation as it is now, so the patch (against the old link's base) goes.
@@ -686,11 +698,17 @@ class MatchRunner:
         self.messages.stamp(msg, left, time_now())
         st.link.send(msg)
 
+    def _at_public_moment(self) -> bool:
+        """Whether the match is at a public moment: over, or waiting for a decision that is not private."""
+        upcoming = self.recorder.match.to_move()
+        return upcoming is None or upcoming.kind not in self._private or self._end is not None
+
     def _publish(self, final: bool = False) -> None:
         self.spectators.publish(final)
 
     async def watch(self) -> AsyncIterator[referee_pb2.WatchMatchResponse]:
-        """Yields the public view now, then after every decision, the last with the outcome."""
+        """Yields the public view of the last public moment, then at every public moment, the last
+        with the outcome (:mod:`referee.server.spectators`)."""
         async for msg in self.spectators.watch(self.done):
             yield msg
 
@@ -722,8 +740,10 @@ class MatchRunner:
         full = self.event_total
         for st in self.seats:
             if st.link is not None and outcome is not None:
-                st.link.send(self.messages.match_end(st, outcome, match.events(st.events_sent, st.seat)))
+                events = match.events(st.events_sent, st.seat)
+                st.link.send(self.messages.match_end(st, outcome, events, st.events_numbered))
                 st.events_sent = full
+                st.events_numbered += len(events)
         for link in self.links():
             self.hooks.release(self, link)
         if replay is not None:
@@ -851,11 +871,12 @@ class MatchRunner:
         book = journals.replay_log(await self.journal.entries(self.match_id), rec)
         self.event_total += book.events
         seats, end, takeovers = book.seats, book.end, book.takeovers
-        self._decision_serial = len(log_.decisions)
+        everything = rec.match.events(0)
         for st in self.seats:
             if seats is not None:
                 st.bank = float(seats["bank"][st.seat])
                 st.events_sent = int(seats["sent"][st.seat])
+                st.events_numbered = sum(1 for e in everything[: st.events_sent] if e.visible(st.seat))
             st.strikes = sum(1 for i in log_.incidents if i.seat == st.seat and i.kind in STRIKE_KINDS)
         self._journaled = (len(log_.decisions), len(log_.incidents))
         if end is not None and rec.match.outcome() is None:
@@ -864,6 +885,8 @@ class MatchRunner:
             rec._final = end
         takeovers.append({"referee": self.journal.referee_id, "at": len(log_.decisions)})
         log_.meta["takeovers"] = takeovers
+        if not self._at_public_moment():
+            self.spectators.restore_moment()
         if rec.outcome() is not None:
             self._end = rec.outcome()  # it had ended: only the recording is left to do
             return
@@ -904,7 +927,10 @@ class MatchRunner:
             self.error = "handed over to another referee"
         for link in self.links():
             self.hooks.release(self, link)
-        self._publish(final=True)
+        if self._at_public_moment():
+            self._publish(final=True)
+        else:
+            self.spectators.close()  # the match goes on elsewhere: nothing of a private window leaves here
         self.done.set()
         self.hooks.on_finished(self)
         return None
@@ -919,6 +945,7 @@ class MatchRunner:
         about 350 KiB per finished match, 3.5 GiB at the old 10,000 kept).
         """
         self.messages.shed()
+        self.spectators.shed()
         self.pendings = []
         self.pending = None
         for st in self.seats:
@@ -975,6 +1002,14 @@ class MatchRunner:
 def new_match_id() -> MatchId:
     """Returns a fresh random match id."""
     return MatchId(uuid.uuid4().hex)
+
+
+def decision_id(match_id: str, seat: Seat, number: int) -> str:
+    """The id of ``seat``'s decision ``number`` (its own count, from 0): ``<match_id>-<seat>-<number>``.
+
+    Re-issued unchanged for the same decision after a reconnect or a takeover, and made of the seat's
+    own count only, so it tells nothing of the other seats' decisions."""
+    return f"{match_id}-{int(seat)}-{number}"
 
 
 def _paused_since(p: Pending) -> float:

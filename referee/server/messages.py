@@ -20,8 +20,11 @@ from referee.core.ids import MatchId
 from referee.protocol import codec, delta
 from referee.protocol.timecontrol import TimeSettings
 from referee.server.clocks import set_duration, set_timestamp
-from referee.server.outgoing import EVENT_TAG, OPTION_TAG, Outgoing, Spliced, embedded
+from referee.server.outgoing import EVENT_TAG, OPTION_TAG, Outgoing, Spliced, embedded, varint
 from referee.server.state import Pending, SeatState
+
+_INDEX_TAG = varint(bot_pb2.GameEvent.DESCRIPTOR.fields_by_name["index"].number << 3)
+"""The tag of ``GameEvent.index`` (a varint field)."""
 
 EVENT_CACHE = 1024
 """Most event encodings a match keeps (a seat is normally sent an event within a few decisions)."""
@@ -59,8 +62,10 @@ class MatchMessages:
         message objects took 1.5 % of the referee's time), shared with the game's other matches."""
         self._differ = delta.ObservationDiffer(game)
         self._events: dict[int, tuple[Event, bot_pb2.GameEvent, bytes]] = {}
-        """Recent events' encodings by index: each seat is sent the same event objects, so an event
-        is encoded once and copied into every seat's request (cleared past ``EVENT_CACHE``)."""
+        """Recent events' encodings by their index in the full log, without the index: each seat is
+        sent the same event objects, each numbered in that seat's own sequence, so an event is encoded
+        once and its bytes, behind the seat's number, go into every seat's request (cleared past
+        ``EVENT_CACHE``)."""
 
     def shed(self) -> None:
         """Drops the match's caches (the match is over; the shared option encodings stay)."""
@@ -69,6 +74,8 @@ class MatchMessages:
         self._differ = delta.ObservationDiffer(self.game)
 
     def _event(self, e: Event) -> tuple[Event, bot_pb2.GameEvent, bytes]:
+        """``e``'s message and bytes with no ``index`` (proto3 leaves a zero out: the bytes are the
+        message's fields after the index, in number order)."""
         cache = self._events
         hit = cache.get(e.index)
         if hit is not None and hit[0] is e:
@@ -76,13 +83,24 @@ class MatchMessages:
         if len(cache) > EVENT_CACHE:
             cache.clear()
         msg = codec.event(self.game, e)
-        hit = cache[e.index] = (e, msg, embedded(EVENT_TAG, msg.SerializeToString()))
+        msg.index = 0
+        hit = cache[e.index] = (e, msg, msg.SerializeToString())
         return hit
 
-    def add_events(self, target: Any, events: Sequence[Event]) -> None:
-        """Appends ``events`` to a repeated ``GameEvent`` field, each encoded once per match."""
-        for e in events:
-            target.append(self._event(e)[1])
+    def event_bytes(self, e: Event, number: int) -> bytes:
+        """``e`` as one ``events`` field of a request, numbered ``number`` in the receiving viewer's sequence."""
+        body = self._event(e)[2]
+        if number:
+            body = _INDEX_TAG + varint(number) + body
+        return embedded(EVENT_TAG, body)
+
+    def add_events(self, target: Any, events: Sequence[Event], first: int) -> None:
+        """Appends ``events`` to a repeated ``GameEvent`` field, numbered from ``first`` in the viewer's
+        sequence, each encoded once per match."""
+        for n, e in enumerate(events, first):
+            msg = target.add()
+            msg.CopyFrom(self._event(e)[1])
+            msg.index = n
 
     def option(self, opt: Option) -> bytes:
         """Returns ``opt``'s encoded ``options`` field, computed once while the option keeps its content."""
@@ -114,8 +132,13 @@ class MatchMessages:
         st.obs_sent = observation
         return msg
 
-    def decision_request(self, st: SeatState, p: Pending, observation: Any, events: Sequence[Event]) -> Spliced:
+    def decision_request(
+        self, st: SeatState, p: Pending, observation: Any, events: Sequence[Event], first: int
+    ) -> Spliced:
         """The ``DecisionRequest`` for ``p`` (its deadline is set by :meth:`stamp` when it goes out).
+
+        ``events`` are the engine's events the seat may see and has not been sent; they are numbered
+        from ``first`` in the seat's own sequence (never by their place in the full log).
 
         The observation goes whole when the seat's link holds none yet, else as the patch from the
         one it holds; either way the link holds ``observation`` afterwards. The options and events
@@ -145,7 +168,7 @@ class MatchMessages:
         # The option cache's hit path inlined: an option is the very object offered before (ScrumBrawl
         # keeps them), or one equal to it, compared field by field here (Super Fantasy Brawl makes
         # them afresh; the dataclass's own ``==`` builds two tuples and costs a Python call).
-        cache, option, event = self._options, self.option, self._event
+        cache, option, event = self._options, self.option, self.event_bytes
         pieces = []
         for o in p.options:
             hit = cache.get(o.id)
@@ -155,7 +178,7 @@ class MatchMessages:
                     pieces.append(hit[1])
                     continue
             pieces.append(option(o))
-        pieces.extend([event(e)[2] for e in events])
+        pieces.extend([event(e, n) for n, e in enumerate(events, first)])
         out = Spliced(msg, b"".join(pieces))
         p.request = out
         return out
@@ -191,12 +214,14 @@ class MatchMessages:
             )
         )
 
-    def match_end(self, st: SeatState, outcome: Outcome, events: Sequence[Event]) -> bot_pb2.ConnectResponse:
-        """The ``MatchEnd`` of ``st``'s seat, with the events it has not been sent."""
+    def match_end(
+        self, st: SeatState, outcome: Outcome, events: Sequence[Event], first: int
+    ) -> bot_pb2.ConnectResponse:
+        """The ``MatchEnd`` of ``st``'s seat, with the events it has not been sent (numbered from ``first``)."""
         msg = bot_pb2.ConnectResponse()
         end = msg.match_end
         end.match_id = self.match_id
         end.seat = st.seat
         end.outcome.CopyFrom(codec.outcome(outcome))
-        self.add_events(end.events, events)
+        self.add_events(end.events, events, first)
         return msg

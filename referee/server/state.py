@@ -80,6 +80,9 @@ class SeatState:
     """Loop time of the disconnect; ``None`` while connected (or before the first link)."""
     events_sent: int = 0
     """Index in the full event log from which this seat has not been sent events yet."""
+    events_numbered: int = 0
+    """Events this seat has been sent: the number of the next one in the seat's own sequence (its
+    events are numbered densely from 0, never by their place in the full log)."""
     previous: Charge | None = None
     """What the seat's last decision cost it (sent back in its next request's ``previous``)."""
     obs_sent: Any = None
@@ -99,6 +102,7 @@ class Pending:
     options: Sequence[Option]
     option_ids: frozenset[str]
     number: int
+    """The seat's own decision number: the decisions it has taken in the match before this one."""
     request: Spliced | None = None
     """The request, built once (a re-send after a reconnect is made from it)."""
     sent_at: float = 0.0

@@ -33,7 +33,14 @@ from referee.core import (
 )
 from referee.core.contract import visible_events
 
-INFO = GameInfo("tinygame", "Tiny Game", "1", seat_counts=frozenset({2, 3, 4}))
+INFO = GameInfo(
+    "tinygame",
+    "Tiny Game",
+    "1",
+    seat_counts=frozenset({2, 3, 4}),
+    # The block window opens only for a seat holding a 0: being asked tells of its hand.
+    private_decisions=frozenset({"reaction"}),
+)
 
 
 class TinyMatch(Match):

@@ -226,13 +226,24 @@ def expected_observations(replay: Replay, with_options: bool = False) -> list[An
     return out
 
 
+def own_numbers(replay: Replay) -> list[tuple[int, int]]:
+    """Each decision's seat and that seat's own decision number (``DecisionRequest.decision_number``)."""
+    counts = [0] * len(replay.seats)
+    out = []
+    for d in replay.decisions:
+        out.append((int(d.seat), counts[d.seat]))
+        counts[d.seat] += 1
+    return out
+
+
 def check_turns(runners: list[Any], turns: list[Turn]) -> int:
-    by_decision = {(t.match_id, t.decision_number): t for t in turns}
+    by_decision = {(t.match_id, int(t.seat), t.decision_number): t for t in turns}
     checked = 0
     for r in runners:
         assert r.replay is not None, r.error
+        owns = own_numbers(r.replay)
         for n, (want, options) in enumerate(expected_observations(r.replay, with_options=True)):
-            turn = by_decision[(r.match_id, n)]
+            turn = by_decision[(r.match_id, *owns[n])]
             assert turn.observation == want, (r.match_id, n)
             # The SDK decodes each option once per match: what the bot gets must not change.
             assert turn.options == options, (r.match_id, n)
@@ -341,10 +352,11 @@ def test_the_node_example_bot_rebuilds_every_observation_from_patches(tmp_path: 
             checked = 0
             for r in runners:
                 assert r.replay is not None, r.error
-                want = expected_observations(r.replay)
+                want = dict(zip(own_numbers(r.replay), expected_observations(r.replay), strict=True))
+                node_seat = next(st.seat for st in r.seats if st.spec.bot_id == "node")
                 for line in seen:
                     if line["match_id"] == r.match_id:
-                        assert without_nulls(line["observation"]) == want[line["decision_number"]]
+                        assert without_nulls(line["observation"]) == want[(node_seat, line["decision_number"])]
                         checked += 1
             assert checked > 100
             assert any(line["batched"] for line in seen), "no request of two concurrent matches came in a batch"

@@ -22,10 +22,11 @@ from prometheus_client import REGISTRY, generate_latest
 
 from common.seeding import new_seed
 from referee.core import Decision, JSONDict, Option
-from referee.core.contract import EVERYONE
+from referee.core.contract import EVERYONE, Event
 from referee.core.fairness import seed_commitment
 from referee.core.ids import BotId
 from referee.core.replay import Replay, ReplayError, simulate, verify_commitment
+from referee.protocol import codec
 from referee.server.match import SeatSpec
 from referee.server.sinks import MemoryResultSink
 from service.cli import main as brawl
@@ -117,10 +118,15 @@ def test_no_response_log_or_metric_carries_the_seed_of_a_match_in_play(
             replay = env.sink.replays["fair-1"]
             assert replay.seed == seed and replay.meta["match_id"] == "fair-1"
             assert verify_commitment(replay) == seed_commitment("fair-1", seed)
-            # A spectator sees exactly the public events: none hidden from seat-less viewers.
+            # A spectator sees exactly the public events: none hidden from seat-less viewers, each
+            # numbered in the spectator's own sequence.
             full = simulate(replay).events(0, EVERYONE)
-            public = [e.index for e in full if e.visible(None)]
-            assert [ev.index for w in watched for ev in w.events] == public
+            public = [(e.kind, e.data) for e in full if e.visible(None)]
+            sent = [ev for w in watched for ev in w.events]
+            assert [ev.index for ev in sent] == list(range(len(public)))
+            assert [(ev.kind, codec.payload_data(ev)) for ev in sent] == [
+                (kind, codec.payload_data(codec.event(game, Event(0, kind, data)))) for kind, data in public
+            ]
             assert len(public) < len(full), "the game has hidden events, so the check above means something"
             await api.CancelMatch(referee_pb2.CancelMatchRequest(match_id="never-joined"))
 

@@ -11,8 +11,8 @@ import asyncio
 
 import pytest
 
-from referee.core import EVERYONE, Event, SeededChance, get_game
-from referee.core.replay import verify
+from referee.core import EVERYONE, Event, get_game
+from referee.core.replay import Recorder, verify
 from referee.protocol import codec
 from referee.protocol.timecontrol import TimeSettings
 from referee.server.match import MatchState
@@ -45,13 +45,16 @@ def test_concurrent_full_matches_all_finish_and_verify(game: str) -> None:
 
 
 def _replayed(game: str, replay):  # type: ignore[no-untyped-def]
-    """Yields (decision number, match) while re-playing ``replay`` step by step."""
+    """Yields (decision number, the seats' own decision numbers, the public decision count, the
+    pending decision's kind, match) while re-playing ``replay`` step by step."""
     g = get_game(game)
-    match = g.new_match(g.parse_config(replay.config, len(replay.seats)), len(replay.seats), SeededChance(replay.seed))
-    yield 0, match
-    for n, d in enumerate(replay.decisions, 1):
-        match.apply(d.option_id)
-        yield n, match
+    rec = Recorder(g, g.parse_config(replay.config, len(replay.seats)), replay.seed, replay.seats)
+    match = rec.match
+    for n, d in enumerate(replay.decisions):
+        pending = match.to_move()
+        yield n, list(rec.seat_decisions), rec.public_decisions, pending.kind if pending else None, match
+        rec.apply(d.option_id)
+    yield len(replay.decisions), list(rec.seat_decisions), rec.public_decisions, None, match
 
 
 @pytest.mark.parametrize("game", GAMES)
@@ -77,40 +80,51 @@ def test_bots_and_spectators_are_sent_only_what_they_may_see(game: str) -> None:
             await asyncio.wait_for(asyncio.gather(*watchers), 5)
             assert all(r.state is MatchState.SUCCEEDED for r in runners)
 
-            turns: dict[tuple[str, int], list] = {}  # type: ignore[type-arg]
+            # Each seat's decisions are numbered in its own count, each viewer's events in its own sequence.
+            turns: dict[tuple[str, int, int], list] = {}  # type: ignore[type-arg]
             for turn in RecordingBot.turns:
-                turns.setdefault((turn.match_id, turn.decision_number), []).append(turn)
-            views: dict[tuple[str, int], list] = {}  # type: ignore[type-arg]
-            for runner, msg in watched:
-                views.setdefault((runner.match_id, msg.decision_count), []).append(msg)
+                turns.setdefault((turn.match_id, int(turn.seat), turn.decision_number), []).append(turn)
+            private = get_game(game).info.private_decisions
             checked = 0
-            spectator_events: dict[str, list[tuple[int, str, object]]] = {}
             for r in runners:
-                for n, match in _replayed(game, r.replay):
-                    for turn in turns.get((r.match_id, n), []):
+                seen_by: dict[int, list[int]] = {}  # per seat: the full-log index of each event it was sent
+                moments: list[tuple[int, object]] = []  # (public decision count, public view) of each public moment
+                for _n, own, public_count, kind, match in _replayed(game, r.replay):
+                    full = match.events(0, EVERYONE)
+                    pending = match.to_move() if kind is not None else None
+                    seat = int(pending.seat) if pending is not None else -1
+                    for turn in turns.get((r.match_id, seat, own[seat]), []) if pending is not None else []:
                         allowed = codec.payload_data(codec.observation(game, match.observe(turn.seat)))
                         assert turn.observation == allowed
-                        assert turn.decision.seat == turn.seat == match.to_move().seat
+                        assert turn.decision.seat == turn.seat == pending.seat
                         assert [o.id for o in turn.options] == [o.id for o in match.legal_options()]
+                        mine = [e for e in full if e.visible(turn.seat)]
+                        sent = seen_by.setdefault(seat, [])
                         for ev in turn.events:
-                            full = match.events(ev.index, EVERYONE)[0]
-                            assert full.visible(turn.seat), (
-                                f"event {ev.index} ({ev.kind}) is hidden from seat {turn.seat}"
-                            )
-                            assert ev.data == codec.payload_data(codec.event(game, full))
+                            assert ev.index == len(sent), "a seat's events are numbered densely, in its order"
+                            want = mine[ev.index]
+                            assert ev.kind == want.kind and ev.data == codec.payload_data(codec.event(game, want))
+                            sent.append(want.index)
+                        assert sent == [e.index for e in mine], "the seat was sent every event it may see"
                         checked += 1
-                    for msg in views.get((r.match_id, n), []):
-                        public = codec.payload_data(codec.observation(game, match.observe(None)))
-                        assert codec.payload_data(msg.observation) == public
-                        spectator_events.setdefault(r.match_id, []).extend(
-                            (e.index, e.kind, codec.payload_data(e)) for e in msg.events
-                        )
+                    if kind is None or kind not in private:
+                        moments.append((public_count, codec.payload_data(codec.observation(game, match.observe(None)))))
+                # Every spectator message is the view of a public moment, in order.
+                at = 0
+                for msg in [msg for runner, msg in watched if runner is r]:
+                    view = (msg.decision_count, codec.payload_data(msg.observation))
+                    while at < len(moments) and moments[at] != view:
+                        at += 1
+                    assert at < len(moments), f"a spectator message is no public moment's view: {view[0]}"
             assert checked == len(RecordingBot.turns) > 100
 
             for runner in runners[:4]:
                 public = [Event(e["i"], e["kind"], e["data"]) for e in runner.replay.events]
-                expected = [(e.index, e.kind, codec.payload_data(codec.event(game, e))) for e in public]
-                assert spectator_events[runner.match_id] == expected
+                expected = [(n, e.kind, codec.payload_data(codec.event(game, e))) for n, e in enumerate(public)]
+                got = [
+                    (e.index, e.kind, codec.payload_data(e)) for r, msg in watched if r is runner for e in msg.events
+                ]
+                assert got == expected
                 assert len(expected) > 0
 
     asyncio.run(scenario())

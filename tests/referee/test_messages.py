@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
 import pytest
@@ -79,7 +80,7 @@ def test_a_request_carries_each_options_current_content_under_a_reused_id() -> N
     decision = Decision(Seat(0), "take", "take some", "take:1")
     for i, options in enumerate(rounds):
         p = Pending(f"m1-{i}", decision, options, frozenset(o.id for o in options), i)
-        sent = msgs.decision_request(st, p, {"n": i}, []).to_message().decision_request
+        sent = msgs.decision_request(st, p, {"n": i}, [], 0).to_message().decision_request
         assert list(sent.options) == [codec.option("tinygame", o) for o in options], i
 
 
@@ -104,12 +105,15 @@ def test_a_spliced_request_parses_to_the_request_built_whole(game: str) -> None:
             events = m.events(st.events_sent, d.seat)
             st.events_sent = total
             p = Pending(f"m-{checked}", d, options, frozenset(o.id for o in options), checked)
-            spliced = msgs.decision_request(st, p, m.observe(d.seat), events)
+            spliced = msgs.decision_request(st, p, m.observe(d.seat), events, st.events_numbered)
             msgs.stamp(spliced, 1.5, 1_000.0)
             whole = bot_pb2.ConnectResponse()
             whole.CopyFrom(spliced.head)
             whole.decision_request.options.extend([codec.option(game, o) for o in options])
-            codec.add_events(whole.decision_request.events, game, events)
+            # Numbered in the seat's own sequence, not by their place in the full log.
+            mine = [dataclasses.replace(e, index=n) for n, e in enumerate(events, st.events_numbered)]
+            st.events_numbered += len(events)
+            codec.add_events(whole.decision_request.events, game, mine)
             assert spliced.to_message() == whole
             assert as_bytes(spliced) == spliced.to_bytes() and len(spliced.to_bytes()) == whole.ByteSize()
             checked += 1

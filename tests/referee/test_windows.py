@@ -49,6 +49,7 @@ class Seen:
     match_id: str
     seat: int
     number: int
+    """The seat's own decision number (``DecisionRequest.decision_number``, counted per seat)."""
     options: tuple[str, ...]
     live: int
     """Requests of this match received and not yet answered by any bot when this one arrived."""
@@ -66,25 +67,26 @@ class WindowBot:
 
     referee: ClassVar[Referee | None] = None
     seen: ClassVar[list[Seen]] = []
-    live: ClassVar[dict[str, set[int]]] = {}
-    arrived: ClassVar[dict[str, set[int]]] = {}
+    live: ClassVar[dict[str, set[tuple[int, int]]]] = {}
+    arrived: ClassVar[dict[str, set[tuple[int, int]]]] = {}
     cond = threading.Condition()
     auto_pass_kinds: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self) -> None:
         self.policy = house_factory("scrumbrawl", "heuristic", seed=3)()
 
-    def _asked_with(self, turn: Turn) -> set[int]:
-        """The decision numbers the referee sent with this request (its window's, or itself alone)."""
+    def _asked_with(self, turn: Turn) -> set[tuple[int, int]]:
+        """The (seat, decision number) of each request the referee sent with this one (its window's,
+        or itself alone); decision numbers are counted per seat."""
         runner = self.referee.get(turn.match_id) if self.referee is not None else None  # type: ignore[arg-type]
         p = runner.pending_for(turn.decision_id) if runner is not None else None
         if runner is None or p is None or p.decision.window is None:
-            return {turn.decision_number}
-        return {q.number for q in runner.pendings if not q.auto}
+            return {(int(turn.seat), turn.decision_number)}
+        return {(int(q.decision.seat), q.number) for q in runner.pendings if not q.auto}
 
     def choose_turn(self, turn: Turn) -> str:
         want = self._asked_with(turn)
-        n = turn.decision_number
+        n = (int(turn.seat), turn.decision_number)
         with self.cond:
             live = self.live.setdefault(turn.match_id, set())
             arrived = self.arrived.setdefault(turn.match_id, set())
@@ -96,7 +98,7 @@ class WindowBot:
             self.cond.wait_for(lambda: want <= arrived, timeout=30)
             live.discard(n)
             options = tuple(o.id for o in turn.options)
-            self.seen.append(Seen(turn.match_id, int(turn.seat), n, options, at_arrival))
+            self.seen.append(Seen(turn.match_id, int(turn.seat), turn.decision_number, options, at_arrival))
         return self.policy.choose(turn.decision, turn.observation, turn.options)
 
 
@@ -111,10 +113,13 @@ class Step:
     """One decision of a replay, re-simulated."""
 
     number: int
+    """The place in the match's decision log."""
     seat: int
     kind: str
     window: str | None
     options: tuple[str, ...]
+    own: int = 0
+    """The seat's own decision number (its decisions before this one)."""
 
 
 def resimulate(replay: Replay) -> list[Step]:
@@ -125,9 +130,16 @@ def resimulate(replay: Replay) -> list[Step]:
     for n, d in enumerate(replay.decisions):
         pending = rec.match.to_move()
         assert pending is not None and pending.seat == d.seat
-        out.append(Step(n, int(d.seat), pending.kind, pending.window, tuple(o.id for o in rec.match.legal_options())))
+        options = tuple(o.id for o in rec.match.legal_options())
+        out.append(Step(n, int(d.seat), pending.kind, pending.window, options, rec.seat_decisions[d.seat]))
         rec.apply(d.option_id)
     return out
+
+
+def by_number(seen: list[Seen], steps: list[Step]) -> dict[int, Seen]:
+    """What the bots saw, keyed by the place of each decision in the log (from the seat and its own number)."""
+    where = {(s.seat, s.own): s.number for s in steps}
+    return {where[(x.seat, x.number)]: x for x in seen}
 
 
 async def play(
@@ -181,8 +193,8 @@ def test_a_windows_seats_are_asked_at_once_and_the_replay_is_the_sequential_one(
 
     steps = resimulate(par_replay)
     # Every decision was asked of its seat (nobody opted in), with the options the engine posed.
-    got = {s.number: s for s in par_seen}
-    assert sorted(got) == [s.number for s in steps]
+    got = by_number(par_seen, steps)
+    assert len(got) == len(par_seen) and sorted(got) == [s.number for s in steps]
     for s in steps:
         assert (got[s.number].seat, got[s.number].options) == (s.seat, s.options)
     shared = [w for w in windows(steps).values() if len(w) > 1]
@@ -204,7 +216,7 @@ def test_an_opted_in_bot_is_never_asked_a_pass_only_window_decision() -> None:
     replay, seen = asyncio.run(play(2, 7, parallel=True, factories=[OptedInBot, WindowBot]))
     verify(replay)
     steps = resimulate(replay)
-    asked = {s.number for s in seen}
+    asked = set(by_number(seen, steps))
     auto = 0
     asked_pass_only = 0
     for s in steps:
@@ -368,7 +380,7 @@ class SlowOnceInWindowBot(WindowBot):
         shared = len(self._asked_with(turn)) > 1
         choice = super().choose_turn(turn)
         if shared and int(turn.seat) == 1 and not self.late:
-            self.late.append((turn.match_id, turn.decision_number))
+            self.late.append((turn.match_id, turn.decision_number))  # seat 1's own number
             time.sleep(turn.deadline + 1.0)
         return choice
 
@@ -400,13 +412,14 @@ def test_each_seat_of_a_window_has_its_own_clock() -> None:
     replay = asyncio.run(scenario())
     verify(replay)
     assert len(SlowOnceInWindowBot.late) == 1
-    _, late_number = SlowOnceInWindowBot.late[0]
+    _, late_own = SlowOnceInWindowBot.late[0]
     steps = resimulate(replay)
+    late_number = next(s.number for s in steps if (s.seat, s.own) == (1, late_own))
     window = [s for s in steps if s.window is not None and s.window == steps[late_number].window]
     assert len(window) >= 2 and late_number in {s.number for s in window}
     assert [(i.seat, i.kind, i.at) for i in replay.incidents] == [(1, "timeout", late_number)]
     for s in window:
         d = replay.decisions[s.number]
         assert d.source == ("default" if s.number == late_number else "bot"), (s, d)
-    got = {s.number: s for s in WindowBot.seen}
+    got = by_number(WindowBot.seen, steps)
     assert max(got[s.number].live for s in window) == len(window)

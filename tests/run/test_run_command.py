@@ -11,6 +11,7 @@ same command with ``DATABASE_URL`` and ``REDIS_URL`` pointing at PostgreSQL and 
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import signal
@@ -24,6 +25,7 @@ import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
+import pyarrow.parquet as pq
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -145,6 +147,16 @@ def test_run_plays_the_ladder_and_stops_cleanly(checkout: Path, tmp_path: Path, 
         status, body = _get(f"http://127.0.0.1:{web}/api/v1/tournaments/")
         names = {t["name"]: t["status"] for t in json.loads(body)["results"]}
         assert names.get("Opening Cup") == "finished", names  # the demo's finished, published bracket
+        # The cup's matches are in the learning dataset from the start, and its Parquet reads back.
+        status, body = _get(f"http://127.0.0.1:{web}/api/v1/datasets/")
+        datasets = [d for d in json.loads(body)["results"] if d["decisions"] > 0]
+        assert status == 200 and datasets, body[:500]
+        raw = urllib.request.urlopen(datasets[0]["downloads"]["decisions"]["parquet"], timeout=30).read()
+        table = pq.read_table(io.BytesIO(raw))
+        assert table.num_rows == datasets[0]["decisions"]
+        game = datasets[0]["game"]
+        status, body = _get(f"http://127.0.0.1:{web}/api/v1/matches/?status=finished&game={game}&page_size=200")
+        assert set(table.column("match_id").to_pylist()) <= {m["id"] for m in json.loads(body)["results"]}
         banner = (tmp_path / "run.log").read_text()
         assert f"http://127.0.0.1:{web}/" in banner and "organizer / organizer" in banner
     finally:

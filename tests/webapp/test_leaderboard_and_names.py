@@ -74,7 +74,7 @@ def test_w_d_l_is_the_one_order_with_a_legend(board: dict[str, Bot]) -> None:
         assert f"<td>0-0-{PROVISIONAL_GAMES + 1}</td>" in page  # wins-draws-losses
     page = client.get(f"/games/{GAME}/").content.decode()
     # Every header abbreviation has a title.
-    for abbr in ("Elo", "±", "W-D-L"):
+    for abbr in ("Rating", "±", "W-D-L"):
         assert re.search(rf'<abbr title="[^"]+">{re.escape(abbr)}</abbr>', page), abbr
 
 

@@ -5,9 +5,12 @@ background event loop, real SDK bots connecting over TCP) and plays one ScrumBra
 Fantasy Brawl match between bots that think a few milliseconds per decision, started exactly as
 the workers start them (``referee_client.start_match`` with the row's id and seed). While they
 run, the test fetches every answer that shows those matches: the API (list and filters, detail,
-replay, frames, live, bots, ratings, history, the OpenAPI schema), the pages (home, matches, match,
-bot, leaderboard, the authors' "my matches" and replay zip), the admin as a superuser, and
-``/metrics``; the log records of the web tier are scanned too.
+replay, frames, live, bots, ratings, history, the OpenAPI schema, the learning dataset's manifests and
+files, written afresh before each round), the pages (home, matches, match, bot, leaderboard,
+datasets, the authors' "my matches" and replay zip), the admin as a superuser, and ``/metrics``; the
+log records of the web tier are scanned too. Each running match has a mirrored twin that already
+finished on the same seed, so its deal: its secrets (and the dataset rows it would give) must stay
+hidden until the running match ends.
 
 What must not appear: the seed of a running match (decimal, hex) and every card that was in a
 hand or a deck during the whole fetch and had never been public by its end. The hidden cards
@@ -20,6 +23,7 @@ return from discards to decks). Deck orders are checked as the JSON of each seat
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 import logging
 import re
@@ -27,19 +31,26 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import pyarrow.parquet as pq
 import pytest
 from django.contrib.auth.models import User
 from django.test import Client
+from django.utils import timezone
 from rest_framework.test import APIClient
 
 from referee import client as referee_client
+from referee.core.bots import RandomPolicy
 from referee.core.contract import EVERYONE
 from referee.core.ids import BotId, MatchId
+from referee.core.registry import get_game
+from referee.core.replay import Recorder, Replay
 from referee.sdk import BotClient
 from referee.server.auth import BotIdentity
 from referee.server.match import MatchState
 from tests.webapp.test_live import LoopbackReferee, SlowBot
+from webapp import results
 from webapp.bots.models import Bot
+from webapp.datasets import export as dataset_export
 from webapp.matches import live
 from webapp.matches import services as match_services
 from webapp.matches.models import Match
@@ -140,6 +151,32 @@ def still_hidden(before: dict[str, Any], after: dict[str, Any]) -> tuple[set[str
     return cards, orders
 
 
+def body_text(url: str, response: Any) -> str:
+    """An answer as text to scan: a streamed file joined, a Parquet file as the JSON of its rows."""
+    raw = b"".join(response.streaming_content) if response.streaming else response.content
+    if url.endswith(".parquet") and response.status_code == 200:
+        return json.dumps(pq.read_table(io.BytesIO(raw)).to_pylist(), default=str)
+    return str(raw.decode("utf-8", "replace"))
+
+
+def config_of(m: Match) -> dict[str, Any]:
+    """The match's config as a twin is queued with (the row holds it parsed, defaults filled in)."""
+    return dict(m.config)
+
+
+def played_locally(m: Match) -> Replay:
+    """Plays ``m`` to its end in this process with random legal choices: the real engine on the row's seed."""
+    game = get_game(m.game)
+    names = [f"seat{s.seat}" for s in m.seats.order_by("seat")]
+    rec = Recorder(game, game.parse_config(m.config, len(names)), m.seed, names, meta={"match_id": m.pk})
+    policies = [RandomPolicy(9 + i) for i in range(len(names))]
+    while rec.outcome() is None:
+        decision = rec.match.to_move()
+        assert decision is not None
+        rec.apply(policies[decision.seat].choose(decision, rec.match.observe(decision.seat), rec.match.legal_options()))
+    return rec.finish()
+
+
 def found(text: str, token: str) -> bool:
     return re.search(rf"(?<![A-Za-z0-9_]){re.escape(token)}(?![A-Za-z0-9_])", text) is not None
 
@@ -154,6 +191,15 @@ def test_no_answer_shows_a_seed_or_a_hidden_card_while_matches_run(
         bots = [make_bot(author, f"{game[:5]}a", game=game), make_bot(other, f"{game[:5]}b", game=game)]
         m = match_services.do_queue_match(game, [b.latest_version for b in bots], rated=True, config=config)
         matches[game] = (m, bots)
+    # A mirrored twin of each running match, already finished: it shares the running match's seed and so
+    # its deal, and its secrets stay hidden until the running match ends (the dataset must leave it out).
+    for game, (m, bots) in matches.items():
+        twin = match_services.do_queue_match(
+            game, [b.latest_version for b in bots[::-1]], rated=True, config=config_of(m), seed=m.seed
+        )
+        match_services.do_start_match(twin.pk, "ref-twin")
+        results.do_finish_match(twin.pk, played_locally(twin), referee_id="ref-twin")
+    month = dataset_export.month_of(timezone.now())
     ids = {"scrumbrawl": ["a", "b"], "superfantasybrawl": ["c", "d"]}
     for game, (m, bots) in matches.items():
         match_services.do_start_match(m.pk, referee.internal)
@@ -201,6 +247,13 @@ def test_no_answer_shows_a_seed_or_a_hidden_card_while_matches_run(
             (admin, f"/admin/matches/match/{m.pk}/change/"),
             (admin, "/admin/matches/matchseat/"),
             (admin, "/metrics"),
+            (anon, "/api/v1/datasets/"),
+            (anon, f"/api/v1/datasets/{m.game}/{month}/"),
+            (anon, f"/api/v1/datasets/{m.game}/{month}/decisions.jsonl"),
+            (anon, f"/api/v1/datasets/{m.game}/{month}/hidden.jsonl"),
+            (anon, f"/api/v1/datasets/{m.game}/{month}/decisions.parquet"),
+            (anon, f"/api/v1/datasets/{m.game}/{month}/hidden.parquet"),
+            (page, "/datasets/"),
         ]
 
     schema = anon.get("/api/schema/?format=json").content.decode()
@@ -214,10 +267,11 @@ def test_no_answer_shows_a_seed_or_a_hidden_card_while_matches_run(
             if before is None or before["decisions"] == 0:
                 continue
             answers = []
+            dataset_export.write_dataset(game, month)  # what the workers' sweep would write now
             for client, url in urls(m, bots):
                 r = client.get(url)
                 assert r.status_code < 500, (url, r.status_code)
-                answers.append((url, r.content.decode("utf-8", "replace")))
+                answers.append((url, body_text(url, r)))
             answers.append(("schema", schema))
             after = referee.snapshot(m.pk)
             if after is None:  # the match ended during the fetches: its secrets may be revealed now

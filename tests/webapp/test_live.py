@@ -274,7 +274,8 @@ def test_live_frames_follow_a_running_match(
 
     # All public events arrive once, in order (a full re-read also includes any folded into the last frame).
     full = anon.get(url, {"since": -1}).json()
-    replay_events = [e for fr in expected for e in fr["events"]]
+    # Numbered in the spectator's own sequence (0, 1, 2... over the public events), not the full log's.
+    replay_events = [dict(e, i=n) for n, e in enumerate(e for fr in expected for e in fr["events"])]
     live_events = [e for f in full["frames"] for e in f["events"]]
     # The typed wire message cannot tell a zero from an unset field: the live log omits both.
     assert live_events == [live.sparse_event(e) for e in normal(replay_events)]

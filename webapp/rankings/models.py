@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from django.db import models
 
+from ladder.glicko2 import conservative
 from webapp import refs
 
 INITIAL_ELO = 1500.0
@@ -74,6 +75,11 @@ class Rating(models.Model):
 
     def __str__(self) -> str:
         return f"{self.bot_version} {self.game}: {self.elo:.0f}"
+
+    @property
+    def published(self) -> float:
+        """The published, conservative rating: Glicko-2 ``r - 2 RD`` (``ladder.glicko2.conservative``)."""
+        return conservative(self.glicko_rating, self.glicko_rd)
 
 
 class RatingHistory(models.Model):

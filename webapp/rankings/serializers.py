@@ -19,6 +19,11 @@ class RatingSerializer(serializers.ModelSerializer[Rating]):
     provisional = serializers.BooleanField(
         read_only=True, default=False, help_text="Fewer than 20 rated games: the rating is still settling."
     )
+    rating = serializers.FloatField(
+        source="published",
+        read_only=True,
+        help_text="The published rating the leaderboard sorts by: Glicko-2 rating minus twice its deviation.",
+    )
     bot_id = serializers.IntegerField(source="bot_version.bot_id")
     bot = serializers.CharField(source="bot_version.bot.name")
     owner = serializers.CharField(source="bot_version.bot.owner.username")
@@ -39,6 +44,7 @@ class RatingSerializer(serializers.ModelSerializer[Rating]):
             "active",
             "version",
             "bot_version",
+            "rating",
             "elo",
             "glicko_rating",
             "glicko_rd",

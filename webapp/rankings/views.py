@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlencode
 
-from django.db.models import BooleanField, Case, F, QuerySet, Value, When, Window
+from django.db.models import BooleanField, Case, ExpressionWrapper, F, FloatField, QuerySet, Value, When, Window
 from django.db.models.functions import RowNumber
 from django.http import HttpRequest, QueryDict
 from drf_spectacular.utils import OpenApiParameter, extend_schema
@@ -18,6 +18,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.utils.urls import remove_query_param, replace_query_param
 
+from ladder.glicko2 import CONSERVATIVE_Z
 from webapp.api import Pagination, query_id
 from webapp.cache import read_through
 from webapp.rankings.mapping import CONFIG
@@ -36,7 +37,9 @@ rating is still moving fast towards the bot's level.
 def leaderboard(game: str | None, *, active: bool | None = True, latest_only: bool = True) -> QuerySet[Rating]:
     """Ratings ordered best first, annotated with ``rank`` and ``provisional``, with bots and authors joined.
 
-    Established versions come first by Elo, then provisional ones (see :data:`PROVISIONAL_GAMES`) by Elo.
+    Established versions come first by the published, conservative rating (Glicko-2 ``r - 2 RD``,
+    annotated as ``conservative``: ``ladder.glicko2.conservative``), then provisional ones (see
+    :data:`PROVISIONAL_GAMES`) by the same.
 
     Args:
         game: only this game (ranks are per game, so pass one for meaningful ranks).
@@ -55,14 +58,19 @@ def leaderboard(game: str | None, *, active: bool | None = True, latest_only: bo
     provisional = Case(
         When(games__lt=PROVISIONAL_GAMES, then=Value(True)), default=Value(False), output_field=BooleanField()
     )
+    conservative = ExpressionWrapper(
+        F("glicko_rating") - Value(CONSERVATIVE_Z) * F("glicko_rd"), output_field=FloatField()
+    )
     return (
-        qs.annotate(provisional=provisional)
+        qs.annotate(provisional=provisional, conservative=conservative)
         .annotate(
             rank=Window(
-                RowNumber(), partition_by=[F("game")], order_by=[F("provisional").asc(), F("elo").desc(), F("id").asc()]
+                RowNumber(),
+                partition_by=[F("game")],
+                order_by=[F("provisional").asc(), F("conservative").desc(), F("id").asc()],
             )
         )
-        .order_by("game", "provisional", "-elo", "id")
+        .order_by("game", "provisional", "-conservative", "id")
     )
 
 

@@ -29,6 +29,7 @@ from django.db.models import F, Window
 from django.db.models.functions import RowNumber
 from django.template.loader import render_to_string
 
+from ladder.glicko2 import Glicko2Rating, conservative, win_chance
 from webapp.bots.models import Bot, BotOpponentStats, BotStats
 from webapp.cache import at_least, read_through
 from webapp.rankings.models import Rating, RatingHistory
@@ -41,7 +42,7 @@ CHART_POINTS = 1000
 
 def profile_key(bot_id: int) -> str:
     """The cache key of bot ``bot_id``'s profile (one entry, stamped: ``webapp.cache.read_through``)."""
-    return f"bot-profile:v2:{bot_id}"
+    return f"bot-profile:v3:{bot_id}"
 
 
 def bot_stats(bot: Bot) -> BotStats | None:
@@ -61,6 +62,32 @@ def head_to_head(bot: Bot) -> list[dict[str, Any]]:
     return sorted(table, key=lambda r: (-(r["w"] + r["l"] + r["d"]), r["name"]))
 
 
+H2H_ROWS = 20
+"""Opponents shown in a bot page's head to head (``includes/bot_h2h_rows.html`` shows as many)."""
+
+
+def latest_glicko(game: str, bot_ids: list[int]) -> dict[int, Glicko2Rating]:
+    """The Glicko-2 state of each bot's latest version in ``game``, for those that have one, in one query."""
+    rows = Rating.objects.filter(
+        game=game, bot_version__bot_id__in=bot_ids, bot_version=F("bot_version__bot__latest_version")
+    ).values_list("bot_version__bot_id", "glicko_rating", "glicko_rd", "glicko_volatility")
+    return {b: Glicko2Rating(r, rd, vol) for b, r, rd, vol in rows}
+
+
+def add_chances(bot: Bot, rows: list[dict[str, Any]]) -> None:
+    """Sets each head-to-head row's ``chance``: the bot's latest version's chance to beat the opponent's (in %).
+
+    Glickman's predicted outcome (``ladder.glicko2.win_chance``) from both latest versions' ratings:
+    the chance to win a duel, or to finish ahead of that opponent at a pod. ``None`` where either
+    has no rating yet.
+    """
+    ratings = latest_glicko(bot.game, [bot.pk, *(r["bot_id"] for r in rows)])
+    mine = ratings.get(bot.pk)
+    for row in rows:
+        theirs = ratings.get(row["bot_id"])
+        row["chance"] = None if mine is None or theirs is None else round(100 * win_chance(mine, theirs))
+
+
 def compute_profile(bot: Bot) -> dict[str, Any]:
     """Ratings per version, the rating chart, the peak and the head to head of ``bot``, uncached.
 
@@ -73,18 +100,20 @@ def compute_profile(bot: Bot) -> dict[str, Any]:
     history = list(
         RatingHistory.objects.filter(bot_version__bot=bot)
         .order_by("-id")
-        .values_list("created", "elo_after", "bot_version__number", "match_id")[:CHART_POINTS]
+        .values_list("created", "glicko_after", "rd_after", "bot_version__number", "match_id")[:CHART_POINTS]
     )
     history.reverse()
     chart = [
         {
             "name": bot.name,
             "points": [
-                [created.isoformat(), round(elo, 1), number, match_id] for created, elo, number, match_id in history
+                [created.isoformat(), round(conservative(r, rd), 1), number, match_id]
+                for created, r, rd, number, match_id in history
             ],
         }
     ]
     h2h = head_to_head(bot)
+    add_chances(bot, h2h[:H2H_ROWS])
     return {
         "ratings": ratings,
         "chart": chart,
@@ -167,9 +196,16 @@ def recent_history(version_ids: list[int], per_version: int, *, times: bool = Tr
     """
     if not version_ids:
         return {}
-    # Each row: its version, id and Elo after, and when it was recorded unless ``times`` is false (the
-    # trend lines need no time: 600 fewer timestamps to parse on a cold leaderboard page).
-    columns: tuple[str, ...] = ("bot_version_id", "id", "elo_after", *(("created",) if times else ()))
+    # Each row: its version, id, Glicko-2 rating and deviation after (the published rating is
+    # ``glicko_after - 2 rd_after``: :func:`published_after`), and when it was recorded unless ``times``
+    # is false (the trend lines need no time: 600 fewer timestamps to parse on a cold leaderboard page).
+    columns: tuple[str, ...] = (
+        "bot_version_id",
+        "id",
+        "glicko_after",
+        "rd_after",
+        *(("created",) if times else ()),
+    )
     if connection.vendor == "postgresql":
         table = RatingHistory._meta.db_table
         sql = (
@@ -193,6 +229,11 @@ def recent_history(version_ids: list[int], per_version: int, *, times: bool = Tr
     return out
 
 
+def published_after(row: dict[str, Any]) -> float:
+    """The published rating after the change ``row`` of :func:`recent_history`."""
+    return conservative(row["glicko_after"], row["rd_after"])
+
+
 def sparkline(points: list[float], width: int = 80, height: int = 18) -> str:
     """Returns the SVG polyline points of a small trend line."""
     if len(points) < 2:
@@ -205,7 +246,7 @@ def sparkline(points: list[float], width: int = 80, height: int = 18) -> str:
 
 def leaderboard_key(game: str, active: bool | None, page: int) -> str:
     """The cache key of one leaderboard page's pieces (one entry, stamped: ``webapp.cache.read_through``)."""
-    return f"leaderboard:v2:{game}:{active}:{page}"
+    return f"leaderboard:v3:{game}:{active}:{page}"
 
 
 def compute_leaderboard_page(game: str, active: bool | None, page: int) -> dict[str, Any]:
@@ -218,7 +259,7 @@ def compute_leaderboard_page(game: str, active: bool | None, page: int) -> dict[
     rows = list(paged.object_list)
     history = recent_history([r.bot_version_id for r in rows], TREND_POINTS, times=False)
     for r in rows:
-        points = [h["elo_after"] for h in history.get(r.bot_version_id, [])]
+        points = [published_after(h) for h in history.get(r.bot_version_id, [])]
         r.trend_points = sparkline(points)  # type: ignore[attr-defined]
         r.trend_delta = (points[-1] - points[0]) if len(points) >= 2 else 0.0  # type: ignore[attr-defined]
     leaders = rows[:CHART_BOTS]
@@ -227,7 +268,8 @@ def compute_leaderboard_page(game: str, active: bool | None, page: int) -> dict[
         {
             "name": r.bot_version.bot.name,
             "points": [
-                [h["created"].isoformat(), round(h["elo_after"], 1)] for h in chart_history.get(r.bot_version_id, [])
+                [h["created"].isoformat(), round(published_after(h), 1)]
+                for h in chart_history.get(r.bot_version_id, [])
             ],
         }
         for r in leaders

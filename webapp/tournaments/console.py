@@ -26,6 +26,7 @@ from webapp.errors import error_response
 from webapp.games import game_info
 from webapp.matches.models import Match, MatchStatus
 from webapp.permissions import signed_in_user
+from webapp.rankings.farming import RULE, farming_flags
 from webapp.roles import is_organizer
 from webapp.tournaments import services
 from webapp.tournaments.bracket import bracket_data
@@ -100,7 +101,8 @@ def console_index(request: HttpRequest) -> HttpResponse:
             messages.info(request, f"Created {t.name} (draft).")
             return redirect("console-tournament", tournament_id=t.pk)
     tournaments = list(Tournament.objects.order_by("-created")[:200])
-    return render(request, "organize/index.html", {"form": form, "tournaments": tournaments})
+    context = {"form": form, "tournaments": tournaments, "farming": farming_flags(), "farming_rule": RULE}
+    return render(request, "organize/index.html", context)
 
 
 def _matches(t: Tournament) -> list[Match]:

@@ -37,6 +37,8 @@ INFO = GameInfo(
     time_control=TimeControl(),
     # The proto's squares are (row, col), both 1..20.
     board={"kind": "square", "size": 20, "origin": 1},
+    # None: every window asks each seat the rules let play there, whatever it holds (public facts only).
+    private_decisions=frozenset(),
 )
 """What the game says of itself: the ladder plays pods of 4 (else 3), 2v2 with ``teams: true``.
 

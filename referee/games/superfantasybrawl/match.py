@@ -60,6 +60,9 @@ INFO = GameInfo(
     teams=(TeamSplit(4, (0, 1, 0, 1)),),
     time_control=TimeControl(),
     board=_board(),
+    # A reaction window opens only for a defender holding a reaction with a ready core: being asked
+    # tells of the hand, so no other seat or spectator may learn that it was asked.
+    private_decisions=frozenset({"reaction"}),
 )
 """What the game says of itself, to the referee, the workers and the site: the ladder plays duels; four seats
 are always 2v2. The game and every match return this one object."""

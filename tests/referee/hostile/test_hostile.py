@@ -464,7 +464,7 @@ def test_seat_zero_and_no_seat_are_told_apart_in_events() -> None:
                     updates.append(update)
             events = [e for u in updates for e in u.events]
             replay = env.sink.replays["honest"]
-            by_index = {e["i"]: e for e in replay.events}
+            by_index = dict(enumerate(replay.events))  # a spectator numbers the public events 0, 1, 2...
             with_seat_zero = without_seat = 0
             for event in events:
                 typed = event.scrumbrawl

@@ -1,0 +1,71 @@
+"""The published rating and the chances a person can read (issue 27, "numbers a person can read").
+
+The measurement (docs/ladder.md, bench.bench_prediction) chose Glicko-2 for the ladder's table
+shapes (duels and free-for-all pods), so the leaderboards sort by its conservative value,
+``r - 2 RD``, with the deviation beside it, and a bot page's head to head gives the chance to beat
+each opponent from both ratings. Real PostgreSQL, results recorded through the services.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import User
+from django.test import Client
+
+from ladder.glicko2 import Glicko2Rating, conservative, win_chance
+from tests.webapp.conftest import GAME, client_for, forced_replay
+from webapp import results
+from webapp.matches import services as match_services
+from webapp.rankings.models import Rating
+from webapp.rankings.views import PROVISIONAL_GAMES
+
+pytestmark = pytest.mark.django_db
+
+
+def test_leaderboards_sort_by_the_conservative_rating_not_the_raw_one(make_bot: Any, author: User) -> None:
+    """A settled bot at 1700 +- 30 (published 1640) ranks above an unsettled one at 1800 +- 150 (1500)."""
+    settled, unsettled = make_bot(author, "settled"), make_bot(author, "unsettled")
+    for bot, r, rd, elo in ((settled, 1700.0, 30.0, 1650.0), (unsettled, 1800.0, 150.0, 1750.0)):
+        Rating.objects.filter(bot_version=bot.latest_version, game=GAME).update(
+            elo=elo, glicko_rating=r, glicko_rd=rd, games=PROVISIONAL_GAMES + 5
+        )
+    rows = client_for(None).get("/api/v1/ratings/", {"game": GAME}).json()["results"]
+    assert [(r["bot"], r["rank"], r["rating"]) for r in rows] == [("settled", 1, 1640.0), ("unsettled", 2, 1500.0)]
+    page = Client().get(f"/games/{GAME}/").content.decode()
+    body = page[page.index("<tbody>") : page.index("</tbody>")]
+    assert [m.group(1) for m in re.finditer(r'href="/bots/\d+/">([^<]+)</a>', body)] == ["settled", "unsettled"]
+    assert ">1640</td>" in body and ">1500</td>" in body
+
+
+def test_the_head_to_head_shows_the_chance_to_beat_each_opponent(make_bot: Any, author: User, other: User) -> None:
+    me, rival = make_bot(author, "me"), make_bot(other, "rival")
+    for i in range(6):
+        m = match_services.do_queue_match(GAME, [me.latest_version, rival.latest_version], rated=True, seed=i)
+        results.do_finish_match(m.pk, forced_replay(m, (1, 2) if i % 3 else (2, 1)))
+    mine = Rating.objects.get(bot_version=me.latest_version)
+    theirs = Rating.objects.get(bot_version=rival.latest_version)
+    chance = win_chance(
+        Glicko2Rating(mine.glicko_rating, mine.glicko_rd, mine.glicko_volatility),
+        Glicko2Rating(theirs.glicko_rating, theirs.glicko_rd, theirs.glicko_volatility),
+    )
+    assert 0.5 < chance < 1.0  # four wins of six
+    page = Client().get(f"/bots/{me.pk}/").content.decode()
+    h2h = page[page.index("<h2>Head to head</h2>") : page.index("<h2>Recent matches</h2>")]
+    assert re.search(
+        rf">rival</a></td><td class=\"num\">4</td><td class=\"num\">0</td><td class=\"num\">2</td>"
+        rf"<td class=\"num\">{round(100 * chance)}%</td>",
+        h2h,
+    ), h2h
+    versions = page[page.index("<h2>Ratings</h2>") : page.index("<h2>Head to head</h2>")]
+    assert f">{conservative(mine.glicko_rating, mine.glicko_rd):.0f}</td>" in versions
+
+
+def test_conservative_refuses_bad_numbers() -> None:
+    from ladder.errors import InvalidResultError
+
+    for args in ((float("nan"), 50.0), (1500.0, -1.0), (1500.0, float("inf"))):
+        with pytest.raises(InvalidResultError):
+            conservative(*args)

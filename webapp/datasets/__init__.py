@@ -1,0 +1,1 @@
+"""The learning dataset: finished public matches, one row per decision as the deciding seat saw it (docs/dataset.md)."""
