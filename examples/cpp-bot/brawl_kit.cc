@@ -365,6 +365,7 @@ class Session : public std::enable_shared_from_this<Session> {
     Value line;
     auto* fields = line.mutable_struct_value()->mutable_fields();
     (*fields)["match_id"].set_string_value(p.request.match_id());
+    (*fields)["seat"].set_number_value(p.request.seat());
     (*fields)["decision_number"].set_number_value(p.request.decision_number());
     (*fields)["observation"] = *p.observation;
     std::string json;

@@ -29,7 +29,7 @@ from referee.protocol.timecontrol import TimeSettings
 from referee.server.match import MatchState
 from referee.server.service import TlsFiles
 from tests.referee.harness import eventually, referee_env
-from tests.referee.test_deltas import expected_observations, without_nulls
+from tests.referee.test_deltas import expected_observations, own_numbers, without_nulls
 from tests.referee.test_tls import certificate  # noqa: F401 (a fixture: a self-signed certificate for 127.0.0.1)
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -90,12 +90,14 @@ def closed_port() -> str:
 
 def check_observations(replay: Replay, match_id: str, dump: Path) -> int:
     """Compares every observation the kit dumped for ``match_id`` with the seat's whole one."""
-    want = expected_observations(replay)
+    # A request's decision_number counts the seat's own decisions.
+    want = dict(zip(own_numbers(replay), expected_observations(replay), strict=True))
     checked = 0
     for line in dump.read_text().splitlines():
         row = json.loads(line)
         if row["match_id"] == match_id:
-            assert without_nulls(row["observation"]) == want[row["decision_number"]], (match_id, row["decision_number"])
+            key = (row["seat"], row["decision_number"])
+            assert without_nulls(row["observation"]) == want[key], (match_id, key)
             checked += 1
     return checked
 

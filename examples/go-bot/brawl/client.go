@@ -333,7 +333,8 @@ func (s *session) decide(req *botv1.DecisionRequest) {
 var dumpMu sync.Mutex
 
 func (s *session) dump(req *botv1.DecisionRequest, obs map[string]any) {
-	line, _ := json.Marshal(map[string]any{"match_id": req.MatchId, "decision_number": req.DecisionNumber, "observation": obs})
+	line, _ := json.Marshal(map[string]any{"match_id": req.MatchId, "seat": req.Seat, "decision_number": req.DecisionNumber,
+		"observation": obs})
 	dumpMu.Lock()
 	defer dumpMu.Unlock()
 	f, err := os.OpenFile(s.cfg.Observations, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)

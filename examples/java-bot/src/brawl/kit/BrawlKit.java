@@ -382,6 +382,7 @@ public final class BrawlKit {
     private synchronized void dump(DecisionRequest req, JsonObject doc) {
       JsonObject line = new JsonObject();
       line.addProperty("match_id", req.getMatchId());
+      line.addProperty("seat", req.getSeat());
       line.addProperty("decision_number", req.getDecisionNumber());
       line.add("observation", doc);
       try (Writer w = new FileWriter(config.observations, true)) {
