@@ -77,6 +77,8 @@ brawl_services_start() {
   # A browser for the page tests, and Node for the non-Python example bot.
   [ -x /usr/bin/chromium ] || _apt_install chromium || true
   command -v node >/dev/null && command -v npm >/dev/null || _apt_install nodejs npm || true
+  # The Go, C++ and Java starter kits' toolchains and gRPC libraries (tests/kits).
+  bash "$(dirname "${BASH_SOURCE[0]}")/kits.sh" || true
   # bubblewrap sandboxes hosted bots (workers/hosting, tests/hosting).
   command -v bwrap >/dev/null || _apt_install bubblewrap || true
   export BRAWL_CHROMIUM=${BRAWL_CHROMIUM:-/usr/bin/chromium}

@@ -38,6 +38,7 @@ REDIS_DATABASES = 16
 """The databases of a default Redis server."""
 
 LONGEST_FILES = (
+    "tests/kits/test_kits.py",  # first on a fresh machine: it builds the Go, C++ and Java kits
     "tests/workers/test_split_referees.py",
     "tests/workers/test_tournaments.py",
     "tests/workers/test_ladder.py",

@@ -45,9 +45,13 @@ from pathlib import Path
 FENCE = re.compile(r"^```([A-Za-z]*)[^\n]*\n(.*?)^```", re.S | re.M)
 SHELL_LANGS = {"", "sh", "bash", "shell", "console"}
 
-OTHER_KITS = re.compile(r"examples/(go|cpp|java)-bot|\bgo (build|run)\b|\bcmake\b|\bmvn\b|\bjavac?\b|\bg\+\+")
-"""Commands of the Go, C++ and Java starter kits: built and played by their own test
-(``examples/{go,cpp,java}-bot``, another part of issue 28), so not run here."""
+OTHER_KITS = re.compile(
+    r"examples/(go|cpp|java)-bot|scripts/(kits|build-kit)\.sh|\bbuild/kits/"
+    r"|\bgo (build|run)\b|\bcmake\b|\bmvn\b|\bjavac?\b|\bg\+\+"
+)
+"""Commands of the Go, C++ and Java starter kits (``scripts/kits.sh``, ``scripts/build-kit.sh``, the
+``build/kits/`` bots): built and played with these commands by their own test
+(``tests/kits/test_kits.py``), so not run here."""
 
 OTHER_KITS_REASON = "a starter kit of another language: its own test builds it and plays matches with it"
 
