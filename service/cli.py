@@ -17,7 +17,7 @@ from common import logsetup
 from referee import play, replay_cli
 from referee.sdk import cli as sdk_cli
 from referee.server import cli as referee_cli
-from service import refhost, supervise
+from service import asgi, refhost, supervise
 from webapp import cli as web_cli
 from webapp.rankings import cli as rankings_cli
 from workers import cli as worker_cli
@@ -53,6 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
     sdk_cli.add_parser(subparsers)
     play.add_parser(subparsers)
     web_cli.add_parser(subparsers)
+    asgi.add_parser(subparsers)
     rankings_cli.add_parser(subparsers)
     worker_cli.add_parser(subparsers)
     _add_ladder_referee(subparsers)

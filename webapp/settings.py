@@ -91,6 +91,17 @@ CACHES = {
     )
 }
 
+ASGI_APPLICATION = "webapp.asgi.application"
+CHANNEL_LAYERS = {
+    "default": (
+        {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [REDIS_URL]}}
+        if REDIS_URL
+        # Embedded defaults: one ASGI process (brawl run's), so its own memory is the whole layer.
+        else {"BACKEND": "channels.layers.InMemoryChannelLayer"}
+    )
+}
+"""People's tables push over WebSockets (Django Channels, ``webapp.tables``): Redis under ``REDIS_URL``."""
+
 BRAWL_TRUSTED_PROXIES: str = env("BRAWL_TRUSTED_PROXIES", str, "")
 """Reverse proxies (comma-separated addresses or networks) whose ``X-Forwarded-For`` is believed."""
 try:
@@ -114,6 +125,10 @@ AUTHENTICATION_BACKENDS = ["webapp.accounts.lockout.LockoutBackend"]
 
 BRAWL_REFEREE_PUBLIC_ADDRESS: str = env("BRAWL_REFEREE_PUBLIC_ADDRESS", str, "127.0.0.1:50051")
 """HOST:PORT bots connect to, as authors must write it (shown in the token page's ``brawl bot run`` command)."""
+BRAWL_TABLES_REFEREE: str = env("BRAWL_TABLES_REFEREE", str, "")
+"""The referee bot port(s) people's seat clients connect to (``HOST:PORT``, comma-separated); empty: the public one."""
+BRAWL_TABLES_WS_URL: str = env("BRAWL_TABLES_WS_URL", str, "")
+"""Where the table page opens its socket (``ws://HOST:PORT``) when the ASGI server is not the page's own origin."""
 BRAWL_LONGPOLL_SLOTS: int = env("BRAWL_LONGPOLL_SLOTS", parse_count, 2)
 """Long-polls of one web process that may wait at once (``webapp.longpoll``); the rest answer at once."""
 BRAWL_CHALLENGES_PER_DAY: int = env("BRAWL_CHALLENGES_PER_DAY", parse_count, 50)
@@ -140,6 +155,7 @@ INSTALLED_APPS = [
     "webapp.hosting",
     "webapp.notifications",
     "webapp.pages",
+    "webapp.tables",
 ]
 
 MIDDLEWARE = [

@@ -30,6 +30,7 @@ urlpatterns = [
     # Browsers ask for /favicon.ico on pages that name no icon (the admin): the site's icon, not a 404.
     path("favicon.ico", favicon),
     path("hosted/", include("webapp.hosting.page_urls")),
+    path("tables/", include("webapp.tables.urls")),
     path("", include("webapp.pages.urls")),
 ]
 
