@@ -37,8 +37,8 @@ class TablesStack:
     house: dict[str, Bot]
 
 
-@pytest.fixture
-def tables_stack(
+@pytest.fixture(name="tables_stack")
+def tables_stack_fixture(
     transactional_db: Any, tmp_path: Path, settings: Any, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[TablesStack]:
     """A referee, a worker and one random house bot per game, on a committed database; stopped afterwards."""

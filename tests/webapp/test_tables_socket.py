@@ -23,7 +23,7 @@ from tests.webapp.tables_stack import (
     play_out,
     receive_until,
     session_cookie,
-    tables_stack,  # noqa: F401  (the fixture)
+    tables_stack_fixture,  # noqa: F401  (the fixture)
 )
 from tests.workers.stack import wait_until
 from webapp.matches.models import Match, MatchStatus
