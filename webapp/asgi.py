@@ -18,9 +18,10 @@ from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E40
 
 from webapp.tables.routing import websocket_urlpatterns  # noqa: E402
 
+sockets = URLRouter(websocket_urlpatterns)  # type: ignore[arg-type]  # the stubs want channels' own patterns
 application = ProtocolTypeRouter(
     {
         "http": django_application,
-        "websocket": AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
+        "websocket": AllowedHostsOriginValidator(AuthMiddlewareStack(sockets)),
     }
 )

@@ -115,7 +115,7 @@ def test_a_person_plays_a_whole_match_and_bad_input_changes_nothing(tables_stack
     assert table.status == TableStatus.FINISHED and table.settled
 
 
-def test_second_browser_is_refused_and_another_tab_resumes_the_seat(tables_stack: TablesStack) -> None:
+def test_second_browser_is_refused_another_tab_resumes_and_resign_forfeits(tables_stack: TablesStack) -> None:
     game = "superfantasybrawl"
     person = User.objects.create_user("grace")
     table = open_table(person, tables_stack.house[game], game)
@@ -138,8 +138,14 @@ def test_second_browser_is_refused_and_another_tab_resumes_the_seat(tables_stack
         resumed = await receive_until(tab, is_turn)
         assert resumed["turn"]["decision_id"] == state["turn"]["decision_id"]
         assert resumed["observation"] == state["observation"]
-        last = await play_out(tab, resumed)
-        assert last["outcome"] is not None
+        # Resigning: the referee forfeits the seat at once, as on time.
+        await tab.send_to(text_data=json.dumps({"type": "resign"}))
+        last = await receive_until(tab, lambda m: m.get("type") == "state" and m.get("outcome") is not None)
+        assert last["outcome"]["termination"] == "forfeit" and "resigned" in last["outcome"]["reason"]
+        assert last["outcome"]["ranks"] == [2, 1]
+        await tab.send_to(text_data=json.dumps({"type": "resign"}))
+        again = await receive_until(tab, lambda m: m.get("type") == "error")
+        assert again["message"] == "the match is over"
         await tab.disconnect()
         await seat_clients.stop_all()
 

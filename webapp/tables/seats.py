@@ -123,7 +123,7 @@ class SeatClient(BotClient):
         self._welcome: bot_pb2.Welcome | None = None
         super().__init__(*args, **kwargs)
 
-    @property  # type: ignore[override]
+    @property
     def welcome(self) -> bot_pb2.Welcome | None:
         """The referee's Welcome of the current stream."""
         return self._welcome
@@ -236,6 +236,17 @@ class PersonSession:
         v.notice = ""
         self.client.host._send_answer(req, option_id, "")
         self._push(v)
+        return None
+
+    def resign(self, match_id: str, seat: int) -> str | None:
+        """Resigns the person's seat: the referee forfeits it; returns why not otherwise (nothing sent)."""
+        v = self.views.get((match_id, seat))
+        if v is None:
+            return "the match has not started yet"
+        if v.outcome is not None:
+            return "the match is over"
+        v.turn = None
+        self.client.resign(match_id)
         return None
 
     def _push(self, v: SeatView) -> None:

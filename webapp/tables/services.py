@@ -42,8 +42,9 @@ from webapp.tables.models import (
 DECISION_SECONDS = (5, 60)
 """Free think time per decision a table may choose, seconds (the referee allows at most 60)."""
 DEFAULT_DECISION_SECONDS = 30
-BANK_MINUTES = (0, 60)
-"""Each seat's time bank a table may choose, minutes (the referee allows at most an hour)."""
+BANK_MINUTES = (1, 60)
+"""Each seat's time bank a table may choose, minutes (the referee allows at most an hour; a seat whose
+bank is empty after a decision forfeits, so there is always some)."""
 DEFAULT_BANK_MINUTES = 5
 ME = "me"
 """A seat spec: the person opening the table sits here."""
@@ -314,7 +315,7 @@ def _rate(table: Table, match: Match) -> None:
             before.append(brow.rating)
             ks.append(K.k(brow.games))
     teams = get_game(table.game).info.team_of(table.config, len(seats))
-    changes = rating_changes(before, [int(ranks[s.seat]) for s in seats], ks, teams)
+    changes = rating_changes(before, [int(ranks[s.seat] or 0) for s in seats], ks, teams)
     # One participant in two seats (two seats of one house bot) gets both changes, and one game.
     total: dict[tuple[str, int], float] = defaultdict(float)
     for s, change in zip(seats, changes, strict=True):

@@ -83,7 +83,7 @@ def join_table(request: HttpRequest, invite: str) -> HttpResponse:
     table = Table.objects.filter(invite_token=invite).first()
     if table is None:
         raise Http404("no table has this invite link")
-    if table.seats.filter(user=request.user).exists():
+    if table.seats.filter(user_id=int(request.user.pk or 0)).exists():
         return HttpResponseRedirect(reverse("table", args=[table.pk]))
     error = ""
     if request.method == "POST":
@@ -105,7 +105,7 @@ def join_table(request: HttpRequest, invite: str) -> HttpResponse:
 def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
     """``/tables/<id>/``: the table, for a person seated at it; its script does the rest over the socket."""
     table = get_object_or_404(Table, pk=table_id)
-    seat = table.seats.filter(user=request.user).first()
+    seat = table.seats.filter(user_id=int(request.user.pk or 0)).first()
     if seat is None:
         return render(request, "tables/not_seated.html", {"table": table}, status=403)
     return render(
