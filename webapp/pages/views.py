@@ -49,6 +49,7 @@ from webapp.rankings.views import PROVISIONAL_GAMES, leaderboard
 from webapp.rankings.views_pages import bot_profile
 from webapp.rankings.views_pages import leaderboard_page as cached_leaderboard_page
 from webapp.roles import is_organizer
+from webapp.tables.services import people_rating
 from webapp.tournaments import services as t_services
 from webapp.tournaments.bracket import bracket_data
 from webapp.tournaments.console import lifecycle_state
@@ -167,6 +168,7 @@ def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
             "rows_html": rows_html,
             "stats": profile["stats"],
             "is_owner": request.user.is_authenticated and request.user.pk == bot.owner_id,
+            "people_rating": people_rating(bot),
         },
     )
 
@@ -455,6 +457,8 @@ def bot_action(request: HttpRequest, bot_id: int, verb: str) -> HttpResponse:
             messages.info(request, "Webhook removed.")
         elif verb == "toggle-active":
             bot_services.do_update_bot(bot, active=not bot.active)
+        elif verb == "toggle-plays-people":
+            bot_services.do_update_bot(bot, plays_people=not bot.plays_people)
         elif verb == "challenge":
             opponent = get_object_or_404(
                 Bot.objects.select_related("latest_version"), pk=int(request.POST.get("opponent", 0))
