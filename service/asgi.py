@@ -20,6 +20,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
 def cmd_asgi(args: argparse.Namespace) -> int:
     """Serves ``webapp.asgi.application`` until stopped."""
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "webapp.settings")
+    # A table starts its match here: like a worker's, it goes to ``start_match`` once committed
+    # (set before Django's settings are read).
+    os.environ.setdefault("BRAWL_DISPATCH", "celery")
     host, _, port = args.addr.rpartition(":")
     from daphne.endpoints import build_endpoint_description_strings
     from daphne.server import Server

@@ -94,7 +94,12 @@ CACHES = {
 ASGI_APPLICATION = "webapp.asgi.application"
 CHANNEL_LAYERS = {
     "default": (
-        {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [REDIS_URL]}}
+        # A read timeout above the layer's 5 s blocking pop: without one, redis-py 8 times the pop's
+        # read out at the pop's own 5 s and an idle socket's consumer fails.
+        {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {"hosts": [{"address": REDIS_URL, "socket_timeout": 30}]},
+        }
         if REDIS_URL
         # Embedded defaults: one ASGI process (brawl run's), so its own memory is the whole layer.
         else {"BACKEND": "channels.layers.InMemoryChannelLayer"}
