@@ -343,9 +343,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     parser.add_argument("--web", default="127.0.0.1:8000", metavar="HOST:PORT", help="web site address")
     parser.add_argument(
         "--asgi",
-        default="127.0.0.1:8001",
+        default="",
         metavar="HOST:PORT",
-        help="the ASGI server: the people's tables' WebSockets (the table page opens its socket there)",
+        help="the ASGI server of the people's tables' WebSockets (the table page opens its socket there); "
+        "default 127.0.0.1:8001 beside the default web address, else a free loopback port",
     )
     parser.add_argument(
         "--web-internal",
@@ -426,6 +427,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     brawl = [sys.executable, "-m", "service.cli"]
     ref_host, ref_port = args.referee.rsplit(":", 1)
     web_host, web_port = args.web.rsplit(":", 1)
+    if not args.asgi:
+        args.asgi = "127.0.0.1:8001" if args.web == "127.0.0.1:8000" else f"127.0.0.1:{_free_loopback_port()}"
     asgi_host, asgi_port = args.asgi.rsplit(":", 1)
     # The table page (served by the WSGI site) opens its socket on the ASGI server; the seat
     # clients there connect to this referee's bot port.

@@ -95,12 +95,18 @@ def communicator(table_id: int, cookie: str, origin: str = "http://127.0.0.1") -
 
 
 async def receive_until(
-    comm: WebsocketCommunicator, check: Callable[[dict[str, Any]], bool], timeout: float = 60
+    comm: WebsocketCommunicator,
+    check: Callable[[dict[str, Any]], bool],
+    timeout: float = 60,
+    seen: list[str] | None = None,
 ) -> dict[str, Any]:
-    """Returns the first message from the socket that passes ``check`` (the others are dropped)."""
+    """Returns the first message from the socket that passes ``check`` (the others are dropped; ``seen`` keeps all)."""
     async with asyncio.timeout(timeout):
         while True:
-            msg = json.loads(await comm.receive_from(timeout=timeout))
+            raw = await comm.receive_from(timeout=timeout)
+            if seen is not None:
+                seen.append(raw)
+            msg = json.loads(raw)
             if check(msg):
                 return dict(msg)
 
@@ -113,13 +119,14 @@ async def play_out(
     comm: WebsocketCommunicator,
     pending: dict[str, Any] | None = None,
     pick: Callable[[dict[str, Any]], str] | None = None,
+    seen: list[str] | None = None,
 ) -> dict[str, Any]:
     """Answers every decision of the seat (the first option, or ``pick``'s) until the outcome; returns the last state.
 
     ``pending`` is a state already received whose decision is still to answer.
     """
     while True:
-        msg, pending = pending or await receive_until(comm, is_turn), None
+        msg, pending = pending or await receive_until(comm, is_turn, seen=seen), None
         if msg["outcome"] is not None:
             return msg
         turn = msg["turn"]

@@ -16,10 +16,12 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
+from referee.core.registry import get_game
 from tests.webapp.tables_stack import (
     TablesStack,
     tables_stack_fixture,  # noqa: F401  (the fixture)
 )
+from tests.webapp.test_browser import docs_shot
 from tests.workers.stack import free_port, wait_until
 from webapp.matches.models import Match, MatchStatus
 from webapp.tables.models import Table
@@ -52,8 +54,10 @@ def serve_asgi(ts: TablesStack) -> str:
     return url
 
 
-def test_a_person_plays_a_whole_match_by_clicking_and_a_reload_resumes(tables_stack: TablesStack, browser: Any) -> None:
-    game = "superfantasybrawl"
+@pytest.mark.parametrize("game", ["superfantasybrawl", "scrumbrawl"])
+def test_a_person_plays_a_whole_match_by_clicking_and_a_reload_resumes(
+    tables_stack: TablesStack, browser: Any, game: str
+) -> None:
     base = serve_asgi(tables_stack)
     person = User.objects.create_user("ada")
     client = Client()
@@ -65,7 +69,7 @@ def test_a_person_plays_a_whole_match_by_clicking_and_a_reload_resumes(tables_st
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     try:
         page.goto(f"{base}/games/{game}/")
-        page.get_by_role("link", name="Play Super Fantasy Brawl").click()
+        page.get_by_role("link", name=f"Play {get_game(game).info.title}").click()
         page.fill("input[name=rounds]", "1")
         page.get_by_role("button", name="Open the table").click()
         page.wait_for_selector("#table")
@@ -77,6 +81,11 @@ def test_a_person_plays_a_whole_match_by_clicking_and_a_reload_resumes(tables_st
                 break
             assert page.text_content("#status") == "Your turn"
             assert "Time:" in (page.text_content("#clock") or "")
+            if clicks == 2:
+                docs_shot(page, f"table-{game}-phone.png")
+                page.set_viewport_size({"width": 1280, "height": 900})
+                docs_shot(page, f"table-{game}-desktop.png")
+                page.set_viewport_size(PHONE)
             if clicks == 4 and not reloaded:
                 options = page.locator("#options button.option").all_text_contents()
                 page.reload()

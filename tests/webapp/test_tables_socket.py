@@ -94,11 +94,12 @@ def test_a_person_plays_a_whole_match_and_bad_input_changes_nothing(tables_stack
         assert session is not None
         view = session.view(first["match_id"], 0)
         assert view is not None and view.turn is not None and view.turn["decision_id"] == turn["decision_id"]
-        last = await play_out(comm, first)
+        last = await play_out(comm, first, seen=seen)
         await comm.disconnect()
         await seat_clients.stop_all()
         return last
 
+    seen: list[str] = []
     last = asyncio.run(scenario())
     assert last["outcome"]["termination"] in {"normal", "round_cap"}, last["outcome"]
     table.refresh_from_db()
@@ -111,6 +112,9 @@ def test_a_person_plays_a_whole_match_and_bad_input_changes_nothing(tables_stack
     assert match.rated is False  # the ladder never rates a people's table
     assert [s.bot_version.bot.is_person for s in match.seats.order_by("seat")] == [True, False]
     assert [s.rank for s in match.seats.order_by("seat")] == last["outcome"]["ranks"]
+    # Nothing the browser was sent names the seed, nor the other seat's hand.
+    assert len(seen) > 5 and not any(str(match.seed) in raw for raw in seen)
+    assert all(json.loads(raw).get("observation", {}).get("viewer", 0) == 0 for raw in seen)
     table.refresh_from_db()
     assert table.status == TableStatus.FINISHED and table.settled
 
@@ -196,3 +200,32 @@ def test_joining_a_full_or_started_table_is_refused(tables_stack: TablesStack) -
         await seat_clients.stop_all()
 
     asyncio.run(scenario())
+
+
+@pytest.mark.slow
+def test_a_person_who_runs_out_of_time_loses_as_a_bot_would(tables_stack: TablesStack) -> None:
+    """Three late decisions (5 s each, plus the 5 s the bank may give one) forfeit the seat."""
+    game = "scrumbrawl"
+    person = User.objects.create_user("slow")
+    table = services.do_open_table(
+        person,
+        game,
+        "2",
+        [services.SeatSpec(services.ME), services.SeatSpec("bot", tables_stack.house[game].pk)],
+        decision_seconds=5,
+        bank_minutes=1,
+        rounds=1,
+    )
+    cookie = session_cookie(person)
+
+    async def scenario() -> dict[str, Any]:
+        comm = communicator(table.pk, cookie)
+        assert (await comm.connect())[0]
+        end = await receive_until(comm, lambda m: m.get("type") == "state" and m.get("outcome") is not None, 120)
+        await comm.disconnect()
+        await seat_clients.stop_all()
+        return end
+
+    end = asyncio.run(scenario())
+    assert end["outcome"]["termination"] == "forfeit" and "3 strikes" in end["outcome"]["reason"]
+    assert end["outcome"]["ranks"] == [2, 1]

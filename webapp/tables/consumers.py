@@ -19,6 +19,7 @@ that is how a reload resumes it).
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import time
@@ -39,6 +40,8 @@ log = logging.getLogger(__name__)
 
 MAX_MESSAGE_BYTES = 4096
 """The largest message a browser may send (an answer is well under 200 bytes)."""
+REFEREE_WAIT_SECONDS = 20.0
+"""How long a socket's open waits for the person's seat client to be welcomed by the referee."""
 CLOSE_REFUSED = 4403
 CLOSE_SECOND_BROWSER = 4409
 CLOSE_REPLACED = 4000
@@ -133,7 +136,12 @@ class TableConsumer(AsyncWebsocketConsumer):
         person = await seat_clients.ensure_session(
             self.user_id, self.game, bot_id, referee_address(), lambda: self._token(bot_id)
         )
-        await person.connected.wait()
+        try:
+            await asyncio.wait_for(person.connected.wait(), REFEREE_WAIT_SECONDS)
+        except TimeoutError:
+            # The seat client keeps trying (the SDK reconnects); the table starts on a later open.
+            await self.send_error("the referee cannot be reached yet; the table starts once it can")
+            return
         match = await database_sync_to_async(services.do_start)(self.table_id, seat_clients.connected_people(self.game))
         if match is not None:
             await self.channel_layer.group_send(f"table.{self.table_id}", {"type": "table.changed"})

@@ -45,16 +45,24 @@ def seat_group(match_id: str, seat: int) -> str:
     return f"seat.{match_id}.{seat}"
 
 
-def event_text(kind: str, data: dict[str, Any]) -> str:
-    """An event in words: its kind and its plain fields (``move: unit u3, to r2c4``)."""
+def event_text(kind: str, data: dict[str, Any], names: list[str] | None = None) -> str:
+    """An event in words: its kind and its set fields, a seat by its name (``move: seat ada, to r2c4``).
+
+    Fields left at their empty value (``""``, ``0``, ``false``: what the wire leaves unset) are not
+    shown, except a seat number, which names a seat even when it is 0.
+    """
     parts = []
     for key, value in data.items():
-        if isinstance(value, bool):
+        label = key.replace("_", " ")
+        if key.endswith("seat") and isinstance(value, int) and not isinstance(value, bool):
+            who = names[value] if names and 0 <= value < len(names) else f"{value + 1}"
+            parts.append(f"{label} {who}")
+        elif isinstance(value, bool):
             if value:
-                parts.append(key.replace("_", " "))
-        elif isinstance(value, str | int):
-            parts.append(f"{key.replace('_', ' ')} {value}")
-    return f"{kind.replace('_', ' ')}" + (f": {', '.join(parts)}" if parts else "")
+                parts.append(label)
+        elif isinstance(value, str | int | float) and value not in ("", 0):
+            parts.append(f"{label} {value}")
+    return kind.replace("_", " ") + (f": {', '.join(parts)}" if parts else "")
 
 
 @dataclass
@@ -186,7 +194,7 @@ class PersonSession:
         v = self._view(turn.match_id, int(turn.seat))
         v.observation = turn.observation
         for e in turn.events:
-            v.events.append(event_text(e.kind, e.data))
+            v.events.append(event_text(e.kind, e.data, v.seat_names))
         v.turn = {
             "decision_id": turn.decision_id,
             "kind": turn.decision.kind,
