@@ -156,3 +156,47 @@ def test_bad_tables_are_refused_and_nothing_is_written(mode: str, seats: Any, kw
     with pytest.raises(services.InvalidInput, match=message):
         services.do_open_table(ada, GAME, mode, seats, **kw)
     assert not Table.objects.exists()
+
+
+def test_the_pages_open_join_and_refuse() -> None:
+    ada, bob, cy = (User.objects.create_user(n, password="pw-123456") for n in ("ada", "bob", "cy"))
+    house = house_bot()
+    browser = Client()
+    browser.force_login(ada)
+    for game in ("scrumbrawl", "superfantasybrawl"):
+        page = browser.get(f"/tables/new/{game}/")
+        assert page.status_code == 200
+        for m in table_modes.modes(game):
+            assert m.label in page.content.decode()
+    assert browser.get("/tables/new/no-such-game/").status_code == 404
+    bad = browser.post(
+        f"/tables/new/{GAME}/",
+        {"mode": "2", "seat0": "me", "seat1": "me", "decision_seconds": "30", "bank_minutes": "5"},
+    )
+    assert bad.status_code == 400 and "exactly one seat must be yours" in bad.content.decode()
+    assert not Table.objects.exists()
+    made = browser.post(
+        f"/tables/new/{GAME}/",
+        {
+            "mode": "3",
+            "seat0": "me",
+            "seat1": "person",
+            "seat2": f"bot:{house.pk}",
+            "decision_seconds": "30",
+            "bank_minutes": "5",
+        },
+    )
+    table = Table.objects.get()
+    assert made.status_code == 302 and made["Location"] == f"/tables/{table.pk}/"
+    assert browser.get(f"/tables/{table.pk}/").status_code == 200
+    guest = Client()
+    guest.force_login(bob)
+    assert guest.get(f"/tables/{table.pk}/").status_code == 403  # not seated yet
+    assert guest.post(f"/tables/join/{table.invite_token}/").status_code == 302
+    assert guest.get(f"/tables/{table.pk}/").status_code == 200
+    late = Client()
+    late.force_login(cy)
+    full = late.post(f"/tables/join/{table.invite_token}/")
+    assert full.status_code == 409 and "every seat at this table is taken" in full.content.decode()
+    assert late.get("/tables/join/nope/").status_code == 404
+    assert Client().get(f"/tables/{table.pk}/").status_code == 302  # to the sign-in page
