@@ -200,3 +200,27 @@ def test_the_pages_open_join_and_refuse() -> None:
     assert full.status_code == 409 and "every seat at this table is taken" in full.content.decode()
     assert late.get("/tables/join/nope/").status_code == 404
     assert Client().get(f"/tables/{table.pk}/").status_code == 302  # to the sign-in page
+
+
+def test_the_opt_in_is_off_by_default_and_a_persons_seat_is_no_listed_bot() -> None:
+    from rest_framework.test import APIClient
+
+    ada, bob = User.objects.create_user("ada"), User.objects.create_user("bob")
+    bobs, _ = bot_services.do_create_bot(bob, GAME, "bobs-bot")
+    assert not bobs.plays_people
+    assert bobs.pk not in set(services.offered_bots(ada, GAME).values_list("pk", flat=True))
+    api = APIClient()
+    api.force_authenticate(bob)
+    changed = api.patch(f"/api/v1/bots/{bobs.pk}/", {"plays_people": True}, format="json")
+    assert changed.status_code == 200 and changed.json()["plays_people"] is True
+    assert bobs.pk in set(services.offered_bots(ada, GAME).values_list("pk", flat=True))
+    seat = bot_services.do_person_bot(ada, GAME)
+    assert seat.is_person and not seat.active and seat.name == "@ada"
+    assert bot_services.do_person_bot(ada, GAME).pk == seat.pk  # one per person and game
+    listed = {b["id"] for b in api.get("/api/v1/bots/", {"active": "all"}).json()["results"]}
+    assert bobs.pk in listed and seat.pk not in listed
+    mine = Client()
+    mine.force_login(ada)
+    assert "@ada" not in mine.get("/me/bots/").content.decode()
+    with pytest.raises(services.InvalidInput, match="a person's seat"):
+        bot_services.do_update_bot(seat, plays_people=True)

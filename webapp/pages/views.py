@@ -250,7 +250,9 @@ def tournament_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
         entered = {e.bot_version.bot_id for e in entrants}
         my_bots = [
             b
-            for b in Bot.objects.filter(owner=signed_in_user(request), game=t.game, latest_version__isnull=False)
+            for b in Bot.objects.filter(
+                owner=signed_in_user(request), game=t.game, latest_version__isnull=False, is_person=False
+            )
             .select_related("latest_version")
             .order_by("name")
             if b.pk not in entered
@@ -347,7 +349,7 @@ def signup(request: HttpRequest) -> HttpResponse:
 def my_bots(request: HttpRequest) -> HttpResponse:
     """The author's bots with their ratings and tokens (by prefix)."""
     bots = list(
-        Bot.objects.filter(owner=signed_in_user(request))
+        Bot.objects.filter(owner=signed_in_user(request), is_person=False)
         .select_related("latest_version")
         .prefetch_related("tokens")
         .order_by("game", "name")
