@@ -117,7 +117,8 @@ class PeopleHost(BotHost):
             e = msg.match_end
             self.session.on_end(e.match_id, e.seat, codec.outcome_from(e.outcome).to_json())
         elif kind == "error":
-            self.session.on_error(msg.error.match_id, msg.error.message)
+            err = msg.error
+            self.session.on_error(err.match_id, err.message, err.decision_id, err.retry_allowed)
 
     def _spawn(self, req: bot_pb2.DecisionRequest, rejected: str) -> None:
         self.session.on_turn(self._turn(req, rejected))
@@ -218,10 +219,12 @@ class PersonSession:
         v.outcome = outcome
         self._push(v)
 
-    def on_error(self, match_id: str, message: str) -> None:
+    def on_error(self, match_id: str, message: str, decision_id: str = "", retry: bool = False) -> None:
         for (mid, _), v in self.views.items():
             if mid == match_id:
                 v.notice = message
+                if v.turn is not None and decision_id == v.turn["decision_id"] and not retry:
+                    v.turn = None  # timed out: the referee applied the default; the next request comes
                 self._push(v)
 
     def answer(self, match_id: str, seat: int, decision_id: str, option_id: str) -> str | None:
