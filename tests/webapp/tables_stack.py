@@ -76,6 +76,17 @@ def tables_stack_fixture(
             conn.close()
 
 
+async def finish_scenario() -> None:
+    """Stops this process's seat clients and closes the database connection of the ORM's async thread."""
+    from asgiref.sync import sync_to_async
+    from django.db import connections
+
+    from webapp.tables import seats as seat_clients
+
+    await seat_clients.stop_all()
+    await sync_to_async(connections.close_all)()
+
+
 def session_cookie(user: User) -> str:
     """A signed-in session of ``user``, as its cookie header value."""
     client = Client()

@@ -19,6 +19,7 @@ from django.contrib.auth.models import User
 from tests.webapp.tables_stack import (
     TablesStack,
     communicator,
+    finish_scenario,
     is_turn,
     play_out,
     receive_until,
@@ -96,7 +97,7 @@ def test_a_person_plays_a_whole_match_and_bad_input_changes_nothing(tables_stack
         assert view is not None and view.turn is not None and view.turn["decision_id"] == turn["decision_id"]
         last = await play_out(comm, first, seen=seen)
         await comm.disconnect()
-        await seat_clients.stop_all()
+        await finish_scenario()
         return last
 
     seen: list[str] = []
@@ -151,7 +152,7 @@ def test_second_browser_is_refused_another_tab_resumes_and_resign_forfeits(table
         again = await receive_until(tab, lambda m: m.get("type") == "error")
         assert again["message"] == "the match is over"
         await tab.disconnect()
-        await seat_clients.stop_all()
+        await finish_scenario()
 
     asyncio.run(scenario())
 
@@ -197,7 +198,7 @@ def test_joining_a_full_or_started_table_is_refused(tables_stack: TablesStack) -
         assert ends[0]["outcome"] == ends[1]["outcome"]
         for c in (a, b):
             await c.disconnect()
-        await seat_clients.stop_all()
+        await finish_scenario()
 
     asyncio.run(scenario())
 
@@ -223,7 +224,7 @@ def test_a_person_who_runs_out_of_time_loses_as_a_bot_would(tables_stack: Tables
         assert (await comm.connect())[0]
         end = await receive_until(comm, lambda m: m.get("type") == "state" and m.get("outcome") is not None, 120)
         await comm.disconnect()
-        await seat_clients.stop_all()
+        await finish_scenario()
         return end
 
     end = asyncio.run(scenario())
