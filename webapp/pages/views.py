@@ -136,7 +136,7 @@ def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
     Everything but the matches comes from precomputed rows through the cache (rankings.views_pages);
     the matches are a keyset page (matches.pagination), newest first.
     """
-    bot = get_object_or_404(Bot.objects.select_related("owner", "latest_version", "stats"), pk=bot_id)
+    bot = get_object_or_404(Bot.objects.select_related("owner", "latest_version", "stats", "people_rating"), pk=bot_id)
     profile = bot_profile(bot)
     params = {k: request.GET.get(k, "") for k in ("opponent", "rated", "result")}
     query = {k: v for k, v in params.items() if v}
@@ -168,7 +168,7 @@ def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
             "rows_html": rows_html,
             "stats": profile["stats"],
             "is_owner": request.user.is_authenticated and request.user.pk == bot.owner_id,
-            "people_rating": people_rating(bot),
+            "people_rating": people_rating(bot),  # read with the bot above: no query of its own
         },
     )
 

@@ -108,7 +108,8 @@ class PersonRating(models.Model):
 class BotPeopleRating(models.Model):
     """A bot's rating from its rated results against people, kept apart from its ladder rating."""
 
-    bot = models.OneToOneField(refs.BOT, on_delete=models.CASCADE, related_name="+")
+    bot = models.OneToOneField(refs.BOT, on_delete=models.CASCADE, related_name="people_rating")
+    """The bot (its page reads this row with the bot's own query: ``select_related("people_rating")``)."""
     rating = models.FloatField()
     games = models.PositiveIntegerField(default=0)
 

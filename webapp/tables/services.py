@@ -345,5 +345,11 @@ def _rate(table: Table, match: Match) -> None:
 
 
 def people_rating(bot: Bot) -> BotPeopleRating | None:
-    """The bot's rating against people, or ``None`` before its first rated table."""
-    return BotPeopleRating.objects.filter(bot=bot).first()
+    """The bot's rating against people, or ``None`` before its first rated table.
+
+    A bot read with ``select_related("people_rating")`` answers without a query.
+    """
+    try:
+        return bot.people_rating
+    except BotPeopleRating.DoesNotExist:
+        return None
