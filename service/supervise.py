@@ -432,7 +432,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     asgi_host, asgi_port = args.asgi.rsplit(":", 1)
     # The table page (served by the WSGI site) opens its socket on the ASGI server; the seat
     # clients there connect to this referee's bot port.
-    os.environ.setdefault("BRAWL_TABLES_WS_URL", f"ws://{args.asgi}")
+    # (":PORT": the page's own host name, so the session cookie goes along whichever name it was opened by.)
+    os.environ.setdefault("BRAWL_TABLES_WS_URL", f":{asgi_port}")
     os.environ.setdefault("BRAWL_TABLES_REFEREE", args.referee)
     referee_cmd = [*brawl, "referee", "--listen", args.referee, "--grace", "5"]
     services = [

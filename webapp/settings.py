@@ -133,7 +133,8 @@ BRAWL_REFEREE_PUBLIC_ADDRESS: str = env("BRAWL_REFEREE_PUBLIC_ADDRESS", str, "12
 BRAWL_TABLES_REFEREE: str = env("BRAWL_TABLES_REFEREE", str, "")
 """The referee bot port(s) people's seat clients connect to (``HOST:PORT``, comma-separated); empty: the public one."""
 BRAWL_TABLES_WS_URL: str = env("BRAWL_TABLES_WS_URL", str, "")
-"""Where the table page opens its socket (``ws://HOST:PORT``) when the ASGI server is not the page's own origin."""
+"""Where the table page opens its socket when the ASGI server is not the page's origin: ``ws://HOST:PORT``, or
+``:PORT`` for the page's own host name on another port (``brawl run``)."""
 BRAWL_LONGPOLL_SLOTS: int = env("BRAWL_LONGPOLL_SLOTS", parse_count, 2)
 """Long-polls of one web process that may wait at once (``webapp.longpoll``); the rest answer at once."""
 BRAWL_CHALLENGES_PER_DAY: int = env("BRAWL_CHALLENGES_PER_DAY", parse_count, 50)

@@ -40,7 +40,9 @@ def serve_asgi(ts: TablesStack) -> str:
     import urllib.request
 
     port = free_port()
-    ts.stack.brawl("asgi", "asgi", "--addr", f"127.0.0.1:{port}", env={"BRAWL_TABLES_REFEREE": ts.stack.bot_address()})
+    # The page names its socket as brawl run's pages do: its own host name, the ASGI server's port.
+    env = {"BRAWL_TABLES_REFEREE": ts.stack.bot_address(), "BRAWL_TABLES_WS_URL": f":{port}"}
+    ts.stack.brawl("asgi", "asgi", "--addr", f"127.0.0.1:{port}", env=env)
     url = f"http://127.0.0.1:{port}"
 
     def up() -> bool:

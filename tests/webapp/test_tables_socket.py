@@ -86,7 +86,7 @@ def test_a_person_plays_a_whole_match_and_bad_input_changes_nothing(tables_stack
         assert "too large" in bad[1]
         assert "malformed" in bad[2]
         assert "unknown message type 'shout'" in bad[3]
-        assert "you hold seat 1" in bad[4]
+        assert "this socket holds seat 0 (seat 1 on the page); it cannot act for seat '1'" in bad[4]
         assert "'no-such-option' is not one of the legal options" in bad[5]
         assert "no longer open" in bad[6]
         assert "decision_id" in bad[7]

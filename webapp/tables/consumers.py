@@ -215,7 +215,10 @@ class TableConsumer(AsyncWebsocketConsumer):
             await self.send_error('malformed message: expected an object with a "type"')
             return
         if "seat" in msg and msg["seat"] != self.seat:
-            await self.send_error(f"you hold seat {self.seat + 1} of this table, not {msg['seat']!r}")
+            await self.send_error(
+                f"this socket holds seat {self.seat} (seat {self.seat + 1} on the page); "
+                f"it cannot act for seat {str(msg['seat'])[:20]!r}"
+            )
             return
         person = seat_clients.session_for(self.user_id, self.game) if hasattr(self, "game") else None
         if msg["type"] == "answer":

@@ -8,7 +8,10 @@
   if (!root) return;
   var tableId = root.dataset.table;
   var seat = Number(root.dataset.seat);
-  var base = root.dataset.ws || ((location.protocol === "https:" ? "wss://" : "ws://") + location.host);
+  // data-ws: empty (this origin), ":PORT" (this host, another port: brawl run's ASGI server) or ws://HOST:PORT.
+  var scheme = location.protocol === "https:" ? "wss://" : "ws://";
+  var ws = root.dataset.ws || "";
+  var base = !ws ? scheme + location.host : ws.charAt(0) === ":" ? scheme + location.hostname + ws : ws;
   var url = base + "/ws/tables/" + tableId + "/";
   var $ = function (id) { return document.getElementById(id); };
   var socket = null;
