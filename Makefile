@@ -32,6 +32,7 @@ soak: $(STAMP)
 screenshots: $(STAMP)
 	bash -c '. scripts/services.sh && brawl_services_start && trap brawl_services_stop EXIT && \
 	  for f in tests/webapp/test_browser.py tests/webapp/test_browser_flows.py tests/webapp/test_viewer_browser.py \
+	    tests/webapp/test_tables_browser.py \
 	    "tests/webapp/test_webhooks.py::test_author_registers_a_webhook_and_receives_a_signed_delivery"; do \
 	    BRAWL_SCREENSHOTS=docs $(PY) -m pytest -q -p no:cacheprovider "$$f" || exit 1; done'
 

@@ -17,7 +17,7 @@ from common import logsetup
 from referee import gauntlet, league, play, replay_cli
 from referee.sdk import cli as sdk_cli
 from referee.server import cli as referee_cli
-from service import refhost, supervise
+from service import asgi, refhost, supervise
 from webapp import cli as web_cli
 from webapp.datasets import cli as dataset_cli
 from webapp.rankings import cli as rankings_cli
@@ -55,6 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_parser(subparsers)
     league.add_parser(subparsers)
     web_cli.add_parser(subparsers)
+    asgi.add_parser(subparsers)
     rankings_cli.add_parser(subparsers)
     dataset_cli.add_parser(subparsers)
     worker_cli.add_parser(subparsers)

@@ -342,6 +342,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     )
     parser.add_argument("--web", default="127.0.0.1:8000", metavar="HOST:PORT", help="web site address")
     parser.add_argument(
+        "--asgi",
+        default="",
+        metavar="HOST:PORT",
+        help="the ASGI server of the people's tables' WebSockets (the table page opens its socket there); "
+        "default 127.0.0.1:8001 beside the default web address, else a free loopback port",
+    )
+    parser.add_argument(
         "--web-internal",
         default=None,
         metavar="HOST:PORT",
@@ -420,6 +427,14 @@ def cmd_run(args: argparse.Namespace) -> int:
     brawl = [sys.executable, "-m", "service.cli"]
     ref_host, ref_port = args.referee.rsplit(":", 1)
     web_host, web_port = args.web.rsplit(":", 1)
+    if not args.asgi:
+        args.asgi = "127.0.0.1:8001" if args.web == "127.0.0.1:8000" else f"127.0.0.1:{_free_loopback_port()}"
+    asgi_host, asgi_port = args.asgi.rsplit(":", 1)
+    # The table page (served by the WSGI site) opens its socket on the ASGI server; the seat
+    # clients there connect to this referee's bot port.
+    # (":PORT": the page's own host name, so the session cookie goes along whichever name it was opened by.)
+    os.environ.setdefault("BRAWL_TABLES_WS_URL", f":{asgi_port}")
+    os.environ.setdefault("BRAWL_TABLES_REFEREE", args.referee)
     referee_cmd = [*brawl, "referee", "--listen", args.referee, "--grace", "5"]
     services = [
         Service(
@@ -436,6 +451,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             [*brawl, "web", "--addr", args.web, "--internal-addr", web_internal, "--no-migrate"],
             http_probe(f"http://{web_host}:{web_port}/healthz"),
         ),
+        Service("asgi", [*brawl, "asgi", "--addr", args.asgi], http_probe(f"http://{asgi_host}:{asgi_port}/healthz")),
     ]
     if not args.no_house_bots:
         services.append(Service("housebots", [*brawl, "farm", str(spec_path), "--server", args.referee]))
@@ -459,6 +475,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                     "",
                     "Brawl Ladder is running:",
                     f"  web site     http://{args.web}/",
+                    f"  table sockets ws://{args.asgi}/ws/tables/<id>/  (brawl asgi)",
                     f"  API docs     http://{args.web}/api/docs/",
                     f"  bots connect {args.referee}  (brawl bot run module:Class --server {args.referee} --token T)",
                     f"  database     {database}",

@@ -8,7 +8,8 @@ records the result with :func:`do_finish_match`, which writes, in one transactio
    strikes and latency, the replay bytes as staged);
 2. the bots' result counts (``matches.stats.add_result``);
 3. the ratings, for a rated match (``rankings.services.do_apply_rated_match``);
-4. the tournament's progress, for a tournament match (``tournaments.services.on_match_final``).
+4. the tournament's progress, for a tournament match (``tournaments.services.on_match_final``);
+5. a people's table's end and the people's ratings (``tables.services.on_match_final``).
 
 Each step reads what the one before wrote; a failure in any rolls the whole result back. What a
 result leaves for later runs once it has committed (:func:`after_commit`), where a failure can never
@@ -42,6 +43,7 @@ from webapp.matches import services as match_services
 from webapp.matches import stats
 from webapp.matches.models import Match, MatchStatus
 from webapp.rankings.services import do_apply_rated_match
+from webapp.tables.services import on_match_final as on_table_final
 from webapp.tournaments.services import on_match_final
 
 log = logging.getLogger(__name__)
@@ -147,6 +149,7 @@ def do_finish_match(match_id: int, replay: Replay, *, referee_id: str = "") -> M
         do_apply_rated_match(match, seats)
     if match.tournament_id is not None:
         on_match_final(match)
+    on_table_final(match)  # a people's table: ends it and rates it in the people's pools
     finished = match.pk
     transaction.on_commit(lambda: after_commit(finished))
     return match

@@ -91,6 +91,22 @@ CACHES = {
     )
 }
 
+ASGI_APPLICATION = "webapp.asgi.application"
+CHANNEL_LAYERS = {
+    "default": (
+        # A read timeout above the layer's 5 s blocking pop: without one, redis-py 8 times the pop's
+        # read out at the pop's own 5 s and an idle socket's consumer fails.
+        {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {"hosts": [{"address": REDIS_URL, "socket_timeout": 30}]},
+        }
+        if REDIS_URL
+        # Embedded defaults: one ASGI process (brawl run's), so its own memory is the whole layer.
+        else {"BACKEND": "channels.layers.InMemoryChannelLayer"}
+    )
+}
+"""People's tables push over WebSockets (Django Channels, ``webapp.tables``): Redis under ``REDIS_URL``."""
+
 BRAWL_TRUSTED_PROXIES: str = env("BRAWL_TRUSTED_PROXIES", str, "")
 """Reverse proxies (comma-separated addresses or networks) whose ``X-Forwarded-For`` is believed."""
 try:
@@ -114,6 +130,11 @@ AUTHENTICATION_BACKENDS = ["webapp.accounts.lockout.LockoutBackend"]
 
 BRAWL_REFEREE_PUBLIC_ADDRESS: str = env("BRAWL_REFEREE_PUBLIC_ADDRESS", str, "127.0.0.1:50051")
 """HOST:PORT bots connect to, as authors must write it (shown in the token page's ``brawl bot run`` command)."""
+BRAWL_TABLES_REFEREE: str = env("BRAWL_TABLES_REFEREE", str, "")
+"""The referee bot port(s) people's seat clients connect to (``HOST:PORT``, comma-separated); empty: the public one."""
+BRAWL_TABLES_WS_URL: str = env("BRAWL_TABLES_WS_URL", str, "")
+"""Where the table page opens its socket when the ASGI server is not the page's origin: ``ws://HOST:PORT``, or
+``:PORT`` for the page's own host name on another port (``brawl run``)."""
 BRAWL_LONGPOLL_SLOTS: int = env("BRAWL_LONGPOLL_SLOTS", parse_count, 2)
 """Long-polls of one web process that may wait at once (``webapp.longpoll``); the rest answer at once."""
 BRAWL_CHALLENGES_PER_DAY: int = env("BRAWL_CHALLENGES_PER_DAY", parse_count, 50)
@@ -141,6 +162,7 @@ INSTALLED_APPS = [
     "webapp.notifications",
     "webapp.datasets",
     "webapp.pages",
+    "webapp.tables",
 ]
 
 MIDDLEWARE = [

@@ -31,6 +31,7 @@ urlpatterns = [
     path("favicon.ico", favicon),
     path("hosted/", include("webapp.hosting.page_urls")),
     path("", include("webapp.datasets.page_urls")),
+    path("tables/", include("webapp.tables.urls")),
     path("", include("webapp.pages.urls")),
 ]
 

@@ -199,6 +199,10 @@ class BotClient:
         if self._outbox is not None:
             self._outbox.put_nowait(request)
 
+    def resign(self, match_id: str) -> None:
+        """Resigns match ``match_id``: the referee forfeits this bot's seats there (``Resign``)."""
+        self._emit(bot_pb2.ConnectRequest(resign=bot_pb2.Resign(match_id=match_id)))
+
     def stop(self) -> None:
         """Closes the stream and stops reconnecting."""
         self._stop = True

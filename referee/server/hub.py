@@ -707,6 +707,22 @@ class Referee:
             return
         runner.submit(session, answer, received_at)
 
+    def route_resign(self, session: BotSession, match_id: str) -> None:
+        """Forfeits the seats ``session`` plays in match ``match_id``; a match it has no seat in gets an Error."""
+        runner = self.get(match_id)
+        if runner is None or not any((runner.match_id, st.seat) in session.seats for st in runner.seats):
+            session.send(
+                bot_pb2.ConnectResponse(
+                    error=bot_pb2.Error(
+                        code=bot_pb2.ERROR_CODE_UNKNOWN_MATCH,
+                        message=f"this session has no seat in match {match_id!r} on this referee to resign",
+                        match_id=match_id,
+                    )
+                )
+            )
+            return
+        runner.resign(session)
+
     def _assign_all(self) -> None:
         for entry in list(self.matches.values()):
             if entry.runner.state is MatchState.PENDING and entry.runner.unlinked_seats():

@@ -352,6 +352,16 @@ class MatchRunner:
         if not retry:
             self._forfeit(st, f"seat {st.seat} reached {st.strikes} strikes")
 
+    def resign(self, link: SeatLink) -> None:
+        """The seats ``link`` plays resign: they forfeit together, as on time (a no-op once the match is over)."""
+        mine = [st for st in self.seats if st.link is link]
+        if not mine or self.is_over() or self._end is not None:
+            return
+        seats = [st.seat for st in mine]
+        reason = f"seat {' and '.join(map(str, seats))} resigned"
+        self._end = self.recorder.forfeit(seats, reason)
+        self._wake()
+
     def _error(self, link: SeatLink, code: bot_pb2.ErrorCode, message: str, decision_id: str = "") -> None:
         link.send(self.messages.error(code, message, decision_id))
 

@@ -337,6 +337,8 @@ class BotServicer:
         kind = msg.WhichOneof("message")
         if kind == "answer":
             self.referee.route_answer(session, msg.answer, now)
+        elif kind == "resign":
+            self.referee.route_resign(session, msg.resign.match_id)
         elif kind == "pong":
             session.pong(msg.pong.ping_id, now)
         elif kind == "batch" and not in_batch:

@@ -36,6 +36,14 @@ class Bot(models.Model):
     """Whether this is a reference bot run by the organisers, open to challenges from anyone."""
     active = models.BooleanField(default=True)
     """Whether the bot takes part in matchmaking and shows on the default leaderboard."""
+    plays_people = models.BooleanField(default=False)
+    """Whether its author offers it as an opponent at people's tables (``webapp.tables``); off by default."""
+    is_person = models.BooleanField(default=False)
+    """Whether this row is a person's seat identity at people's tables, not a program.
+
+    A person's seat in a referee match is a seat like any other, so it needs a bot identity: one
+    per person and game, created by ``webapp.tables``, never active (no matchmaking, no default
+    leaderboard); its tokens are accepted all the same (``token_store.lookup``)."""
     latest_version = models.ForeignKey(
         "bots.BotVersion", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )

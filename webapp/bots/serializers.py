@@ -54,11 +54,12 @@ class BotSerializer(serializers.ModelSerializer[Bot]):
             "owner",
             "is_house",
             "active",
+            "plays_people",
             "latest_version",
             "record",
             "created",
         ]
-        read_only_fields = ["id", "owner", "is_house", "latest_version", "created"]
+        read_only_fields = ["id", "owner", "is_house", "plays_people", "latest_version", "created"]
 
     @extend_schema_field(BotRecordSerializer)
     def get_record(self, obj: Bot) -> dict[str, object]:
@@ -89,6 +90,9 @@ class BotUpdateSerializer(serializers.Serializer[dict[str, Any]]):
 
     description = serializers.CharField(required=False, allow_blank=True, max_length=DESCRIPTION_MAX_CHARS)
     active = serializers.BooleanField(required=False)
+    plays_people = serializers.BooleanField(
+        required=False, help_text="Offer the bot to people at their tables (docs/people.md); off by default."
+    )
 
 
 class BotTokenSerializer(serializers.ModelSerializer[BotToken]):

@@ -154,9 +154,16 @@ def do_create_bot(
 
 
 @transaction.atomic
-def do_update_bot(bot: Bot, *, description: str | None = None, active: bool | None = None) -> Bot:
-    """Changes a bot's description or active flag."""
+def do_update_bot(
+    bot: Bot, *, description: str | None = None, active: bool | None = None, plays_people: bool | None = None
+) -> Bot:
+    """Changes a bot's description, active flag or whether it plays people (``Bot.plays_people``)."""
     fields = []
+    if plays_people is not None:
+        if bot.is_person:
+            raise InvalidInput("a person's seat is not a bot that can be offered to people")
+        bot.plays_people = plays_people
+        fields.append("plays_people")
     if description is not None:
         check_text("description", description, DESCRIPTION_MAX_CHARS)
         bot.description = description
@@ -167,6 +174,29 @@ def do_update_bot(bot: Bot, *, description: str | None = None, active: bool | No
     if fields:
         bot.save(update_fields=fields)
         bump_bots_generation()  # leaderboards list active bots only
+    return bot
+
+
+def person_bot_name(user: User) -> str:
+    """The bot name of ``user``'s seat identity: ``@`` and the user name, which no bot name may start with."""
+    name = f"@{user.username}"
+    return name if len(name) <= NAME_MAX_CHARS else f"@{user.username[: NAME_MAX_CHARS - 12]}#{user.pk}"
+
+
+@transaction.atomic
+def do_person_bot(user: User, game: str) -> Bot:
+    """Returns ``user``'s seat identity in ``game`` (``Bot.is_person``), creating it with its version once.
+
+    It is never active: no matchmaking, no default leaderboard; people's tables seat it.
+
+    Raises:
+        UnknownGame: ``game`` is not registered.
+    """
+    check_game(game)
+    bot = Bot.objects.select_for_update().filter(owner=user, game=game, is_person=True).first()
+    if bot is None:
+        bot = Bot.objects.create(owner=user, game=game, name=person_bot_name(user), is_person=True, active=False)
+        do_create_version(bot, notes="a person's seat")
     return bot
 
 

@@ -14,6 +14,7 @@ from typing import ParamSpec, TypeVar
 
 from asgiref.sync import sync_to_async
 from django.db import connection
+from django.db.models import Q
 
 from referee.core.ids import BotId
 from referee.server.auth import BotIdentity
@@ -47,7 +48,9 @@ def lookup(token: str) -> BotIdentity | None:
     digest = services.hash_token(token)
     row = (
         BotToken.objects.select_related("bot")
-        .filter(token_hash=digest, revoked_at__isnull=True, bot__active=True)
+        .filter(token_hash=digest, revoked_at__isnull=True)
+        # A person's seat identity is never active (no matchmaking) but plays its tables.
+        .filter(Q(bot__active=True) | Q(bot__is_person=True))
         .first()
     )
     # The lookup is by hash, so timing reveals nothing about the token; the constant-time

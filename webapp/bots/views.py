@@ -70,6 +70,8 @@ class BotViewSet(
 
     def get_queryset(self) -> QuerySet[Bot]:
         qs = Bot.objects.select_related("owner", "latest_version", "stats").order_by("game", "name")
+        if self.action == "list":
+            qs = qs.exclude(is_person=True)  # a person's seat identity at people's tables is no bot to list
         if self.action != "list":
             # The filters select a listing; on one bot they would hide it (a PATCH with ?active=false
             # that activates the bot then failed to read it back: a 500 the schema fuzzer found).

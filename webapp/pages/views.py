@@ -49,6 +49,7 @@ from webapp.rankings.views import PROVISIONAL_GAMES, leaderboard
 from webapp.rankings.views_pages import bot_profile
 from webapp.rankings.views_pages import leaderboard_page as cached_leaderboard_page
 from webapp.roles import is_organizer
+from webapp.tables.services import people_rating
 from webapp.tournaments import services as t_services
 from webapp.tournaments.bracket import bracket_data
 from webapp.tournaments.console import lifecycle_state
@@ -135,7 +136,7 @@ def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
     Everything but the matches comes from precomputed rows through the cache (rankings.views_pages);
     the matches are a keyset page (matches.pagination), newest first.
     """
-    bot = get_object_or_404(Bot.objects.select_related("owner", "latest_version", "stats"), pk=bot_id)
+    bot = get_object_or_404(Bot.objects.select_related("owner", "latest_version", "stats", "people_rating"), pk=bot_id)
     profile = bot_profile(bot)
     params = {k: request.GET.get(k, "") for k in ("opponent", "rated", "result")}
     query = {k: v for k, v in params.items() if v}
@@ -167,6 +168,7 @@ def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
             "rows_html": rows_html,
             "stats": profile["stats"],
             "is_owner": request.user.is_authenticated and request.user.pk == bot.owner_id,
+            "people_rating": people_rating(bot),  # read with the bot above: no query of its own
         },
     )
 
@@ -248,7 +250,9 @@ def tournament_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
         entered = {e.bot_version.bot_id for e in entrants}
         my_bots = [
             b
-            for b in Bot.objects.filter(owner=signed_in_user(request), game=t.game, latest_version__isnull=False)
+            for b in Bot.objects.filter(
+                owner=signed_in_user(request), game=t.game, latest_version__isnull=False, is_person=False
+            )
             .select_related("latest_version")
             .order_by("name")
             if b.pk not in entered
@@ -345,7 +349,7 @@ def signup(request: HttpRequest) -> HttpResponse:
 def my_bots(request: HttpRequest) -> HttpResponse:
     """The author's bots with their ratings and tokens (by prefix)."""
     bots = list(
-        Bot.objects.filter(owner=signed_in_user(request))
+        Bot.objects.filter(owner=signed_in_user(request), is_person=False)
         .select_related("latest_version")
         .prefetch_related("tokens")
         .order_by("game", "name")
@@ -455,6 +459,8 @@ def bot_action(request: HttpRequest, bot_id: int, verb: str) -> HttpResponse:
             messages.info(request, "Webhook removed.")
         elif verb == "toggle-active":
             bot_services.do_update_bot(bot, active=not bot.active)
+        elif verb == "toggle-plays-people":
+            bot_services.do_update_bot(bot, plays_people=not bot.plays_people)
         elif verb == "challenge":
             opponent = get_object_or_404(
                 Bot.objects.select_related("latest_version"), pk=int(request.POST.get("opponent", 0))

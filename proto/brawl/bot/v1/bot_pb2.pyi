@@ -49,16 +49,18 @@ ERROR_CODE_TIMEOUT: ErrorCode
 ERROR_CODE_FORFEITED: ErrorCode
 
 class ConnectRequest(_message.Message):
-    __slots__ = ("hello", "answer", "pong", "batch")
+    __slots__ = ("hello", "answer", "pong", "batch", "resign")
     HELLO_FIELD_NUMBER: _ClassVar[int]
     ANSWER_FIELD_NUMBER: _ClassVar[int]
     PONG_FIELD_NUMBER: _ClassVar[int]
     BATCH_FIELD_NUMBER: _ClassVar[int]
+    RESIGN_FIELD_NUMBER: _ClassVar[int]
     hello: Hello
     answer: Answer
     pong: Pong
     batch: RequestBatch
-    def __init__(self, hello: _Optional[_Union[Hello, _Mapping]] = ..., answer: _Optional[_Union[Answer, _Mapping]] = ..., pong: _Optional[_Union[Pong, _Mapping]] = ..., batch: _Optional[_Union[RequestBatch, _Mapping]] = ...) -> None: ...
+    resign: Resign
+    def __init__(self, hello: _Optional[_Union[Hello, _Mapping]] = ..., answer: _Optional[_Union[Answer, _Mapping]] = ..., pong: _Optional[_Union[Pong, _Mapping]] = ..., batch: _Optional[_Union[RequestBatch, _Mapping]] = ..., resign: _Optional[_Union[Resign, _Mapping]] = ...) -> None: ...
 
 class RequestBatch(_message.Message):
     __slots__ = ("messages",)
@@ -241,6 +243,12 @@ class Answer(_message.Message):
     option_id: str
     note: str
     def __init__(self, match_id: _Optional[str] = ..., decision_id: _Optional[str] = ..., option_id: _Optional[str] = ..., note: _Optional[str] = ...) -> None: ...
+
+class Resign(_message.Message):
+    __slots__ = ("match_id",)
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    def __init__(self, match_id: _Optional[str] = ...) -> None: ...
 
 class MatchEnd(_message.Message):
     __slots__ = ("match_id", "seat", "outcome", "events")

@@ -1,0 +1,1 @@
+"""People's tables: a person plays either game in the browser, against bots or other people (issue 26)."""
