@@ -27,6 +27,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from common.settings import env
+
 STORED = {"parquet": "parquet", "jsonl": "jsonl.gz"}
 """What ``fetch`` downloads for each ``--format``: the stored file, so its SHA-256 can be checked."""
 
@@ -35,7 +37,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     """Registers ``brawl dataset``."""
     ds = subparsers.add_parser("dataset", help="fetch and read the learning dataset (one row per decision)")
     sub = ds.add_subparsers(dest="dataset_command", metavar="ACTION", required=True)
-    api = os.environ.get("BRAWL_API", "http://127.0.0.1:8000")
+    api = env("BRAWL_API", str, "http://127.0.0.1:8000")
     ls = sub.add_parser("list", help="the site's datasets by game and month")
     ls.add_argument("--game", help="only this game")
     ls.add_argument("--api", default=api, help="the web site's URL")
