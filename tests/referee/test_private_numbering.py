@@ -32,9 +32,11 @@ from brawl.referee.v1 import referee_pb2, referee_pb2_grpc
 
 from referee.core import EVERYONE, Game, JSONDict, SeededChance, get_game, register
 from referee.core.chance import Chance
-from referee.core.contract import Match
+from referee.core.contract import Event, Match, Option
+from referee.core.ids import Seat
 from referee.core.replay import Recorder as MatchRecorder
 from referee.core.replay import simulate, verify
+from referee.core.view import BoardView, Targets
 from referee.games.superfantasybrawl.match import INFO as SFB_INFO
 from referee.games.superfantasybrawl.scenario import build
 from referee.protocol import codec
@@ -101,7 +103,24 @@ class LastRecording(FirstRecording):
 # ----- the two worlds ---------------------------------------------------------------------
 
 
-class ReactionWorld(Game):
+class ViewOf:
+    """The board view, event sentences and option targets of the real game a world starts from, so a
+    world draws (and is drawn by the viewer's tests, which take every registered game with a board)
+    like the game it is."""
+
+    real: str
+
+    def board_view(self, observation: Mapping[str, Any], viewer: Seat | None) -> BoardView:
+        return get_game(self.real).board_view(observation, viewer)
+
+    def event_text(self, event: Event, viewer: Seat | None, names: Mapping[str, str] | None = None) -> str:
+        return get_game(self.real).event_text(event, viewer, names)
+
+    def option_targets(self, option: Option, board: BoardView) -> Targets:
+        return get_game(self.real).option_targets(option, board)
+
+
+class ReactionWorld(ViewOf, Game):
     """Super Fantasy Brawl from one position: Brannoc (seat 0, to act, holding two attacks) next to
     Greta (seat 1, with Korrin on its Gate), who holds Iron Hide (``gre6``), a reaction with its blue core ready
     (``holds_reaction``), or in its place ``kor1``, an attack card that sorts where Iron Hide does (so
@@ -109,6 +128,7 @@ class ReactionWorld(Game):
     the dice included, is the same."""
 
     info = dataclasses.replace(SFB_INFO, name="sfb-reaction-world", title="Super Fantasy Brawl, two worlds")
+    real = "superfantasybrawl"
 
     def parse_config(self, raw: Mapping[str, Any], seats: int) -> JSONDict:
         return {"holds_reaction": bool(raw.get("holds_reaction", False))}
@@ -228,13 +248,14 @@ WINDOW_KINDS = ("dispel_window", "fumble_window", "team_window", "dispel")
 """ScrumBrawl's held-window decision kinds an opted-in seat may be answered for."""
 
 
-class DispelWorld(Game):
+class DispelWorld(ViewOf, Game):
     """ScrumBrawl, 2 players, 3 rounds, from one position: a Centaur each, an Angel Wings enchantment in
     play from the start (so Dispel windows open), and seat 1 holding a Dispel (``holds_dispel``) or, in
     its place, Chaos, which it cannot play in a window. Opted in to ``auto_pass_kinds``, seat 1 is asked
     in those windows with the Dispel and answered for without it."""
 
     info = dataclasses.replace(get_game("scrumbrawl").info, name="sb-dispel-world", title="ScrumBrawl, two worlds")
+    real = "scrumbrawl"
     held = "k4"
     """The id the position gives seat 1's one card (the same in both worlds)."""
 
