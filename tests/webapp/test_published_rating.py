@@ -69,3 +69,31 @@ def test_conservative_refuses_bad_numbers() -> None:
     for args in ((float("nan"), 50.0), (1500.0, -1.0), (1500.0, float("inf"))):
         with pytest.raises(InvalidResultError):
             conservative(*args)
+
+
+def test_a_pod_games_bot_page_gives_the_chance_to_finish_first_against_the_best(make_bot: Any, author: User) -> None:
+    """ScrumBrawl seats 3 and 4 at its ladder tables: the page gives, per size, the Plackett-Luce chance
+    to finish first at a table with the leaderboard's best other bots."""
+    from ladder import plackett_luce as pl
+
+    bots = [make_bot(author, f"pod{i}", game="scrumbrawl") for i in range(4)]
+    skills = [(25.0, 8.0), (30.0, 2.0), (28.0, 3.0), (20.0, 4.0)]
+    for bot, (mu, sigma), r in zip(bots, skills, (1500.0, 1700.0, 1650.0, 1400.0), strict=True):
+        Rating.objects.filter(bot_version=bot.latest_version, game="scrumbrawl").update(
+            skill_mu=mu, skill_sigma=sigma, glicko_rating=r, glicko_rd=50.0, games=PROVISIONAL_GAMES
+        )
+    page = Client().get(f"/bots/{bots[0].pk}/").content.decode()
+    mine = pl.Skill(*skills[0])
+    # The best others by the published rating: pod1 (1600), pod2 (1550), then pod3 (1300).
+    three = round(100 * pl.first_chances([mine, pl.Skill(*skills[1]), pl.Skill(*skills[2])])[0])
+    four = round(100 * pl.first_chances([mine, *(pl.Skill(*s) for s in skills[1:])])[0])
+    chances = re.findall(
+        r'<p class="pod-chance">At a (\d)-player table with (.*?)the chance to finish first: <strong>(\d+)%', page
+    )
+    assert [(n, int(c)) for n, _, c in chances] == [("3", three), ("4", four)]
+    assert ">pod1</a> and <a" in chances[0][1] and ">pod3</a>" in chances[1][1]
+
+
+def test_a_duel_games_bot_page_has_no_pod_chance(rated_match: Any) -> None:
+    bot_id = rated_match.seats.first().bot_version.bot_id
+    assert 'class="pod-chance"' not in Client().get(f"/bots/{bot_id}/").content.decode()

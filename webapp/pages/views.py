@@ -161,6 +161,7 @@ def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
             "page": page,
             "params": params,
             "h2h": profile["h2h"],
+            "pods": profile["pods"],
             "h2h_html": profile["h2h_html"],
             "opponent_options": profile["opponent_options"],
             "profile_key": profile["key"],

@@ -29,7 +29,9 @@ from django.db.models import F, Window
 from django.db.models.functions import RowNumber
 from django.template.loader import render_to_string
 
+from ladder import plackett_luce as pl
 from ladder.glicko2 import Glicko2Rating, conservative, win_chance
+from referee.core.registry import get_game
 from webapp.bots.models import Bot, BotOpponentStats, BotStats
 from webapp.cache import at_least, read_through
 from webapp.rankings.models import Rating, RatingHistory
@@ -88,6 +90,37 @@ def add_chances(bot: Bot, rows: list[dict[str, Any]]) -> None:
         row["chance"] = None if mine is None or theirs is None else round(100 * win_chance(mine, theirs))
 
 
+def pod_chances(bot: Bot) -> list[dict[str, Any]]:
+    """For each table size above two that the game's ladder seats, the bot's chance to finish first at a
+    table with the leaderboard's best other bots (in %), from the OpenSkill skills (``plackett_luce.first_chances``:
+    the Plackett-Luce model is that of who finishes first). Empty for duel games and unrated bots."""
+    try:
+        sizes = sorted(n for n in get_game(bot.game).info.table_sizes if n > 2)
+    except LookupError:  # a game no longer installed: its bots' pages still show
+        return []
+    if not sizes:
+        return []
+    mine = Rating.objects.filter(game=bot.game, bot_version=F("bot_version__bot__latest_version"), bot_version__bot=bot)
+    own = mine.values_list("skill_mu", "skill_sigma").first()
+    if own is None:
+        return []
+    top = list(leaderboard(bot.game).exclude(bot_version__bot=bot)[: sizes[-1] - 1])
+    out = []
+    for n in sizes:
+        others = top[: n - 1]
+        if len(others) < n - 1:
+            continue
+        skills = [pl.Skill(*own), *(pl.Skill(r.skill_mu, r.skill_sigma) for r in others)]
+        out.append(
+            {
+                "seats": n,
+                "opponents": [{"bot_id": r.bot_version.bot_id, "name": r.bot_version.bot.name} for r in others],
+                "chance": round(100 * pl.first_chances(skills)[0]),
+            }
+        )
+    return out
+
+
 def compute_profile(bot: Bot) -> dict[str, Any]:
     """Ratings per version, the rating chart, the peak and the head to head of ``bot``, uncached.
 
@@ -114,11 +147,13 @@ def compute_profile(bot: Bot) -> dict[str, Any]:
     ]
     h2h = head_to_head(bot)
     add_chances(bot, h2h[:H2H_ROWS])
+    pods = pod_chances(bot)
     return {
         "ratings": ratings,
         "chart": chart,
         "peak": max(ratings, key=lambda r: r.peak_elo, default=None),
         "h2h": h2h,
+        "pods": pods,
         "h2h_html": render_to_string("includes/bot_h2h_rows.html", {"h2h": h2h}),
         "opponent_options": render_to_string(
             "includes/bot_opponent_options.html", {"h2h": h2h, "params": {"opponent": ""}}
