@@ -55,6 +55,13 @@ class BotTally:
     incidents: dict[str, int] = field(default_factory=dict)
 
 
+PRACTICE_SEEDS = (101, 202, 303, 404, 505, 606, 707, 808, 909, 1010, 1111, 1212)
+"""The practice suite: fixed, public match seeds, the same for every game (docs/writing-a-bot.md, "The
+practice suite"). ``brawl play --practice`` plays each with every seat rotation, so two versions of a
+bot can be compared deal for deal. Public on purpose: the ladder's seeds are secret and drawn afresh,
+so nothing tuned to these helps there."""
+
+
 @dataclass
 class Series:
     """The result of ``brawl play``."""
@@ -157,10 +164,13 @@ async def play_series(
     progress: TextIO | None = None,
     config: dict[str, Any] | None = None,
     bot_seed: int | None = None,
+    seeds: Sequence[int] | None = None,
 ) -> Series:
     """Plays ``games`` matches between ``bots`` and returns the tallies and replays.
 
-    Match ``n`` is played on the seed ``seed + n``. ``bot_seed`` seeds the house bots' own
+    Match ``n`` is played on the seed ``seed + n``, or, with ``seeds`` (the practice suite), on
+    ``seeds[n // len(bots)]`` with the seats rotated ``n % len(bots)`` places (``games`` is then
+    ``len(seeds) * len(bots)``). ``bot_seed`` seeds the house bots' own
     randomness for a reproducible experiment (match ``n``, seat ``s``: ``bot_seed + n * 7919 + s``),
     chosen by the caller apart from ``seed``; ``None`` gives every instance a fresh seed.
 
@@ -177,9 +187,13 @@ async def play_series(
     gate = asyncio.Semaphore(max(1, parallel))
     done = 0
 
+    if seeds is not None:
+        games = len(seeds) * len(bots)
+
     async def one(n: int) -> None:
         nonlocal done
         order = [(n + k) % len(bots) for k in range(len(bots))]  # bot index per seat
+        match_seed = seed + n if seeds is None else seeds[n // len(bots)]
         own = None if bot_seed is None else [bot_seed + n * 7919 + seat for seat in range(len(order))]
         async with gate:
             replay = await run_match(
@@ -187,8 +201,8 @@ async def play_series(
                 game_name,
                 [bots[b] for b in order],
                 [names[b] for b in order],
-                seed=seed + n,
-                match_id=f"play-{seed}-{n}",
+                seed=match_seed,
+                match_id=f"play-{seed}-{n}" if seeds is None else f"practice-{match_seed}-{n % len(bots)}",
                 time_control=tc,
                 config=config,
                 bot_seeds=own,
@@ -229,6 +243,25 @@ def result_table(series: Series) -> str:
     return "\n".join(rows)
 
 
+def practice_table(series: Series) -> str:
+    """Returns, per practice seed, each bot's rank in every seat it held (one column per bot)."""
+    names = [t.name for t in series.tallies]
+    by_seed: dict[int, dict[str, list[str]]] = {}
+    for replay in series.replays:
+        if replay.outcome is None:
+            continue
+        cell = by_seed.setdefault(replay.seed, {n: [] for n in names})
+        for seat, name in enumerate(replay.seats):
+            cell.setdefault(name, []).append(f"{replay.outcome.ranks[seat]}@{seat}")
+    width = max(12, *(len(n) for n in names))
+    rows = [f"{'seed':>6}  " + "  ".join(f"{n:<{width}}" for n in names)]
+    for s in sorted(by_seed):
+        cells = [" ".join(sorted(by_seed[s][n], key=lambda x: x[-1])) for n in names]
+        rows.append(f"{s:>6}  " + "  ".join(f"{c:<{width}}" for c in cells))
+    rows.append("each cell: rank@seat for every seat rotation of that deal (rank 1 is first)")
+    return "\n".join(rows)
+
+
 def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     """Registers ``brawl play``."""
     p = subparsers.add_parser("play", help="play local bots against each other through the referee")
@@ -242,6 +275,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
         help="seed of the house bots' own randomness, to repeat a run (default: fresh; never derived from --seed)",
     )
     p.add_argument("--games", type=int, default=1, help="number of matches")
+    p.add_argument(
+        "--practice",
+        action="store_true",
+        help="play the practice suite: the fixed public seeds, each with every seat rotation; results per seed",
+    )
     p.add_argument("--out", type=Path, help="directory to write replays into")
     p.add_argument("--parallel", type=int, default=4, help="matches run at once")
     p.add_argument("--decision-time", type=float, help="free seconds per decision (default: the game's)")
@@ -288,12 +326,15 @@ def cmd_play(args: argparse.Namespace) -> int:
                 time_control=tc,
                 parallel=args.parallel,
                 progress=sys.stderr,
+                seeds=PRACTICE_SEEDS if args.practice else None,
             )
         )
     except (StartError, UnknownHouseBotError, ImportError, AttributeError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     print(result_table(series))
+    if args.practice:
+        print(practice_table(series))
     if args.out:
         print(f"replays in {args.out}")
     return 0

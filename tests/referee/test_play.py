@@ -72,3 +72,32 @@ def test_cli_refuses_unknown_bots_and_wrong_counts() -> None:
     assert unknown.returncode == 2 and "no house bot 'nobody'" in unknown.stderr
     alone = subprocess.run([*base, "random"], cwd=ROOT, capture_output=True, text=True, check=False)
     assert alone.returncode == 2 and "takes 2, 3 or 4 bots, got 1" in alone.stderr
+
+
+def test_the_practice_suite_plays_every_public_seed_in_every_seat_rotation(tmp_path: Path) -> None:
+    """``brawl play --practice``: each of the fixed public seeds once per seat rotation, results per seed."""
+    from referee.play import PRACTICE_SEEDS
+
+    result = subprocess.run(
+        [
+            *(sys.executable, "-m", "service.cli", "play", "--game", "superfantasybrawl"),
+            *("random", "heuristic", "--practice", "--out", str(tmp_path)),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    replays = [Replay.load(f) for f in sorted(tmp_path.glob("*.json.gz"))]
+    assert sorted((r.seed, tuple(r.seats)) for r in replays) == sorted(
+        (s, order) for s in PRACTICE_SEEDS for order in (("random", "heuristic"), ("heuristic", "random"))
+    )
+    for r in replays[:2]:
+        verify(r)
+    lines = result.stdout.splitlines()
+    header = next(i for i, line in enumerate(lines) if line.split()[:1] == ["seed"])
+    rows = [line.split() for line in lines[header + 1 : header + 1 + len(PRACTICE_SEEDS)]]
+    assert [int(row[0]) for row in rows] == sorted(PRACTICE_SEEDS)
+    for row in rows:  # rank@seat for both seats of each bot
+        assert len(row) == 5 and {cell.split("@")[1] for cell in row[1:3]} == {"0", "1"}
