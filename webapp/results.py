@@ -145,6 +145,7 @@ def do_finish_match(match_id: int, replay: Replay, *, referee_id: str = "") -> M
     match, seats = match_services.store_result(match_id, replay, referee_id=referee_id)
     assert match.finished_at is not None  # store_result sets it
     stats.add_result(match.pk, match.finished_at, [(s.bot_version_id, s.rank) for s in seats if s.rank is not None])
+    stats.add_seat_results(len(seats), [(s.bot_version_id, s.seat, s.rank) for s in seats if s.rank is not None])
     if match.rated:
         do_apply_rated_match(match, seats)
     if match.tournament_id is not None:

@@ -23,7 +23,7 @@ from django.db import connections
 
 from tests.webapp.conftest import GAME, forced_replay
 from webapp import results
-from webapp.bots.models import Bot, BotOpponentStats, BotStats
+from webapp.bots.models import Bot, BotOpponentStats, BotSeatStats, BotStats
 from webapp.matches import services as match_services
 from webapp.matches import stats
 from webapp.matches.models import Match, MatchSeat, MatchStatus
@@ -73,8 +73,34 @@ def stored() -> tuple[dict[int, tuple[int, int, int, int, int | None]], dict[tup
     return per_bot, pairs
 
 
+def independent_seat_recount() -> dict[tuple[int, int, int], tuple[int, int, int, int]]:
+    """(games, wins, draws, losses) per (bot, table size, seat), each seat counted on its own."""
+    tables: dict[int, list[tuple[int, int, int]]] = defaultdict(list)
+    for match_id, bot, seat, rank in MatchSeat.objects.filter(match__status=MatchStatus.FINISHED).values_list(
+        "match_id", "bot_version__bot_id", "seat", "rank"
+    ):
+        tables[match_id].append((bot, seat, rank))
+    out: dict[tuple[int, int, int], list[int]] = {}
+    for rows in tables.values():
+        first = [r for _, _, r in rows].count(1)
+        for bot, seat, rank in rows:
+            c = out.setdefault((bot, len(rows), seat), [0, 0, 0, 0])
+            c[0] += 1
+            c[3 if rank != 1 else 1 if first == 1 else 2] += 1
+    return {k: tuple(v) for k, v in out.items()}
+
+
+def stored_seats() -> dict[tuple[int, int, int], tuple[int, int, int, int]]:
+    return {
+        (s.bot_id, s.table_size, s.seat): (s.games, s.wins, s.draws, s.losses)
+        for s in BotSeatStats.objects.all()
+        if s.games  # a seat whose only match stopped counting keeps a row of zeros
+    }
+
+
 def check(anon: Any) -> None:
     assert stored() == independent_recount()
+    assert stored_seats() == independent_seat_recount()
     for s in BotStats.objects.all():
         record = anon.get(f"/api/v1/bots/{s.bot_id}/").json()["record"]
         assert (record["games"], record["wins"], record["draws"], record["losses"]) == (
@@ -138,9 +164,9 @@ def test_aggregates_equal_a_recount_after_mixed_results(make_bot: Callable[..., 
 
     # A rebuild from scratch gives the same rows, and every revision moves up.
     revisions = dict(BotStats.objects.values_list("bot_id", "revision"))
-    kept = stored()
+    kept, kept_seats = stored(), stored_seats()
     stats.recount_bots()
-    assert stored() == kept
+    assert stored() == kept and stored_seats() == kept_seats
     assert all(r > revisions[b] for b, r in BotStats.objects.values_list("bot_id", "revision"))
 
 

@@ -97,3 +97,31 @@ def test_a_pod_games_bot_page_gives_the_chance_to_finish_first_against_the_best(
 def test_a_duel_games_bot_page_has_no_pod_chance(rated_match: Any) -> None:
     bot_id = rated_match.seats.first().bot_version.bot_id
     assert 'class="pod-chance"' not in Client().get(f"/bots/{bot_id}/").content.decode()
+
+
+def test_the_bot_page_gives_results_per_table_size_and_seat(make_bot: Any, author: User, other: User) -> None:
+    """Issue 28's statistics: each seat of each table size the bot sat at, with its W-D-L."""
+    me, rival, third = make_bot(author, "seated"), make_bot(other, "rival3"), make_bot(other, "third")
+    plan = [
+        ([me, rival], (1, 2)),  # seat 1 of 2: a win
+        ([rival, me], (1, 2)),  # seat 2 of 2: a loss
+        ([rival, me], (1, 1)),  # seat 2 of 2: a draw
+        ([third, rival, me], (2, 3, 1)),  # seat 3 of 3: a win
+    ]
+    for i, (bots, ranks) in enumerate(plan):
+        m = match_services.do_queue_match(GAME, [b.latest_version for b in bots], rated=False, seed=40 + i)
+        results.do_finish_match(m.pk, forced_replay(m, ranks))
+    page = Client().get(f"/bots/{me.pk}/").content.decode()
+    section = page[page.index('id="by-seat"') : page.index("<h2>Recent matches</h2>")]
+    rows = re.findall(
+        r"<tr(?: class=\"total\")?><td>(.*?)</td><td>(?:<abbr[^>]*>)?(\w+)(?:</abbr>)?</td>"
+        r"<td class=\"num\">(\d+)</td><td>([\d-]+)</td>",
+        section,
+    )
+    assert [(size, seat, int(g), wdl) for size, seat, g, wdl in rows] == [
+        ("2 seats", "1", 1, "1-0-0"),
+        ("", "2", 2, "0-1-1"),
+        ("", "all", 3, "1-1-1"),
+        ("3 seats", "3", 1, "1-0-0"),
+        ("", "all", 1, "1-0-0"),
+    ]

@@ -160,3 +160,33 @@ class BotOpponentStats(models.Model):
 
     def __str__(self) -> str:
         return f"bot {self.bot_id} v {self.opponent_id}: {self.wins}-{self.draws}-{self.losses}"
+
+
+class BotSeatStats(models.Model):
+    """A bot's results from one seat of one table size, over finished matches (all versions, rated or not).
+
+    Written by ``matches.stats`` with the other counts, in the transaction that records a result;
+    each seat counts on its own (a win: ranked first alone; a draw: first with another seat; else a loss).
+    """
+
+    bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="seat_stats")
+    """The bot."""
+    table_size = models.PositiveSmallIntegerField()
+    """Seats at the table."""
+    seat = models.PositiveSmallIntegerField()
+    """The seat, from 0 (seat 0 moves first)."""
+    games = models.PositiveIntegerField(default=0)
+    """Finished matches the bot played from this seat at this table size."""
+    wins = models.PositiveIntegerField(default=0)
+    """Of those, ranked first alone."""
+    draws = models.PositiveIntegerField(default=0)
+    """Of those, first with another seat."""
+    losses = models.PositiveIntegerField(default=0)
+    """Of those, not first."""
+
+    class Meta:
+        verbose_name_plural = "bot seat stats"
+        constraints = [models.UniqueConstraint(fields=["bot", "table_size", "seat"], name="bot_seat_stats_unique")]
+
+    def __str__(self) -> str:
+        return f"bot {self.bot_id} seat {self.seat} of {self.table_size}: {self.wins}-{self.draws}-{self.losses}"

@@ -24,7 +24,7 @@ from typing import cast
 from django.db import transaction
 from django.db.models import BigIntegerField, Case, DateTimeField, F, IntegerField, Q, Value, When
 
-from webapp.bots.models import BotOpponentStats, BotStats, BotVersion
+from webapp.bots.models import BotOpponentStats, BotSeatStats, BotStats, BotVersion
 from webapp.matches.models import MatchSeat, MatchStatus
 
 FIELD = {"win": "wins", "draw": "draws", "loss": "losses"}
@@ -68,6 +68,64 @@ def match_outcomes(seats: Iterable[tuple[int, int]]) -> tuple[dict[int, str], di
         if b != o
     }
     return own, pairs
+
+
+def seat_outcomes(ranks: Sequence[int]) -> list[str]:
+    """Each seat's own outcome at a finished table: first alone ``"win"``, first with another seat
+    ``"draw"``, else ``"loss"`` (the per-seat counts, :class:`~webapp.bots.models.BotSeatStats`)."""
+    firsts = sum(1 for r in ranks if r == 1)
+    return ["loss" if r != 1 else "win" if firsts == 1 else "draw" for r in ranks]
+
+
+def add_seat_results(table_size: int, seats: Sequence[tuple[int, int, int]]) -> None:
+    """Counts one newly finished match for each seat's bot, by table size and seat; call it beside :func:`add_result`.
+
+    Args:
+        table_size: seats at the table.
+        seats: (bot version id, seat, rank) of every ranked seat.
+    """
+    if not seats:
+        return
+    bot_of = dict(BotVersion.objects.filter(pk__in={v for v, _, _ in seats}).values_list("id", "bot_id"))
+    outcomes = seat_outcomes([rank for _, _, rank in seats])
+    keys = [(bot_of[v], seat) for v, seat, _ in seats]
+    BotSeatStats.objects.bulk_create(
+        [BotSeatStats(bot_id=b, table_size=table_size, seat=seat) for b, seat in sorted(set(keys))],
+        ignore_conflicts=True,
+    )
+    rows = [Q(bot_id=b, table_size=table_size, seat=seat) for b, seat in keys]
+    pick = {k: _any([q for q, o in zip(rows, outcomes, strict=True) if o == k]) for k in ("win", "draw", "loss")}
+    BotSeatStats.objects.filter(_any(rows) or Q(pk=None)).update(
+        games=F("games") + 1,
+        wins=F("wins") + _plus_one_if(pick["win"]),
+        draws=F("draws") + _plus_one_if(pick["draw"]),
+        losses=F("losses") + _plus_one_if(pick["loss"]),
+    )
+
+
+def recount_seats(bot_ids: Iterable[int] | None = None) -> dict[tuple[int, int, int], list[int]]:
+    """The per-seat counts from the matches table: (bot, table size, seat) -> [games, wins, draws, losses].
+
+    What :func:`add_seat_results` must always agree with (all bots when ``bot_ids`` is ``None``).
+    """
+    seats = MatchSeat.objects.filter(match__status=MatchStatus.FINISHED)
+    wanted = None if bot_ids is None else set(bot_ids)
+    if wanted is not None:
+        seats = seats.filter(match_id__in=seats.filter(bot_version__bot_id__in=wanted).values("match_id"))
+    rows = seats.values_list("match_id", "bot_version__bot_id", "seat", "rank").order_by("match_id", "seat")
+    by_match: dict[int, list[tuple[int, int, int | None]]] = defaultdict(list)
+    for match_id, bot, seat, rank in rows.iterator(chunk_size=5000):
+        by_match[match_id].append((bot, seat, rank))
+    out: dict[tuple[int, int, int], list[int]] = {}
+    for match_seats in by_match.values():
+        ranked = [(bot, seat, rank) for bot, seat, rank in match_seats if rank is not None]
+        for (bot, seat, _), outcome in zip(ranked, seat_outcomes([r for _, _, r in ranked]), strict=True):
+            if wanted is not None and bot not in wanted:
+                continue
+            c = out.setdefault((bot, len(match_seats), seat), [0, 0, 0, 0])
+            c[0] += 1
+            c[1 + ("win", "draw", "loss").index(outcome)] += 1
+    return out
 
 
 def _plus_one_if(condition: Q | None) -> Case | Value:
@@ -182,6 +240,15 @@ def recount_bots(bot_ids: Iterable[int] | None = None) -> int:
     counts = recount(wanted)
     stats.delete()
     opponents.delete()
+    seat_rows = BotSeatStats.objects.all() if wanted is None else BotSeatStats.objects.filter(bot_id__in=wanted)
+    seat_rows.delete()
+    BotSeatStats.objects.bulk_create(
+        [
+            BotSeatStats(bot_id=b, table_size=n, seat=seat, games=g, wins=w, draws=d, losses=lo)
+            for (b, n, seat), (g, w, d, lo) in sorted(recount_seats(wanted).items())
+        ],
+        batch_size=5000,
+    )
     # A bot that had a row keeps one (with zeros if nothing counts any more), so its revision only goes up.
     BotStats.objects.bulk_create(
         [

@@ -162,6 +162,7 @@ def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
             "params": params,
             "h2h": profile["h2h"],
             "pods": profile["pods"],
+            "by_seat": profile["by_seat"],
             "h2h_html": profile["h2h_html"],
             "opponent_options": profile["opponent_options"],
             "profile_key": profile["key"],

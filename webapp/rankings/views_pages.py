@@ -32,7 +32,7 @@ from django.template.loader import render_to_string
 from ladder import plackett_luce as pl
 from ladder.glicko2 import Glicko2Rating, conservative, win_chance
 from referee.core.registry import get_game
-from webapp.bots.models import Bot, BotOpponentStats, BotStats
+from webapp.bots.models import Bot, BotOpponentStats, BotSeatStats, BotStats
 from webapp.cache import at_least, read_through
 from webapp.rankings.models import Rating, RatingHistory
 from webapp.rankings.stamps import bot_scope, game_scope, leaderboard_stamp, profile_stamp
@@ -121,6 +121,28 @@ def pod_chances(bot: Bot) -> list[dict[str, Any]]:
     return out
 
 
+def seat_records(bot: Bot) -> list[dict[str, Any]]:
+    """The bot's results per table size and seat (``BotSeatStats``), smallest tables first, in one query."""
+    tables: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    for n, seat, g, w, d, lo in (
+        BotSeatStats.objects.filter(bot=bot, games__gt=0)
+        .order_by("table_size", "seat")
+        .values_list("table_size", "seat", "games", "wins", "draws", "losses")
+    ):
+        tables[n].append({"seat": seat, "number": seat + 1, "games": g, "w": w, "d": d, "l": lo})
+    return [
+        {
+            "size": n,
+            "seats": rows,
+            "games": sum(r["games"] for r in rows),
+            "w": sum(r["w"] for r in rows),
+            "d": sum(r["d"] for r in rows),
+            "l": sum(r["l"] for r in rows),
+        }
+        for n, rows in sorted(tables.items())
+    ]
+
+
 def compute_profile(bot: Bot) -> dict[str, Any]:
     """Ratings per version, the rating chart, the peak and the head to head of ``bot``, uncached.
 
@@ -148,12 +170,14 @@ def compute_profile(bot: Bot) -> dict[str, Any]:
     h2h = head_to_head(bot)
     add_chances(bot, h2h[:H2H_ROWS])
     pods = pod_chances(bot)
+    by_seat = seat_records(bot)
     return {
         "ratings": ratings,
         "chart": chart,
         "peak": max(ratings, key=lambda r: r.peak_elo, default=None),
         "h2h": h2h,
         "pods": pods,
+        "by_seat": by_seat,
         "h2h_html": render_to_string("includes/bot_h2h_rows.html", {"h2h": h2h}),
         "opponent_options": render_to_string(
             "includes/bot_opponent_options.html", {"h2h": h2h, "params": {"opponent": ""}}
