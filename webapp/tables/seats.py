@@ -36,7 +36,7 @@ from channels.layers import get_channel_layer
 from referee.core.contract import Event, Game, Option
 from referee.core.ids import Seat
 from referee.core.registry import get_game
-from referee.core.view import BoardView
+from referee.core.view import BoardView, Targets
 from referee.protocol import codec
 from referee.sdk.client import BotClient
 from referee.sdk.host import BotHost, Turn
@@ -92,7 +92,14 @@ def option_targets(game: Game, option: dict[str, Any], board: BoardView | None) 
     except Exception:
         log.exception("option targets of %s failed", game.info.name)
         return None
-    return targets.to_json() if targets else None
+    # Only ids the board has: the wire fills every parameter (a row 0 the board has no cell for).
+    cells, pieces, cards = board.cell_ids(), board.piece_ids(), board.card_ids(board.viewer)
+    shown = Targets.of(
+        [c for c in targets.cells if c in cells],
+        [p for p in targets.pieces if p in pieces],
+        [c for c in targets.cards if c in cards],
+    )
+    return shown.to_json() if shown else None
 
 
 def event_words(game: Game, e: Event, seat: int, v: SeatView) -> str:
@@ -122,6 +129,9 @@ class SeatView:
     """Every piece's name the seat has seen, by id (for the events' sentences)."""
     notice: str = ""
     """The referee's last word to this seat (a refusal, a forfeit)."""
+    version: int = 0
+    """Counts the pushes: the sends run as separate tasks and may arrive out of order, so the page
+    keeps the highest version it has drawn and ignores an older one."""
 
     def to_json(self, now: float) -> dict[str, Any]:
         """The view as the browser gets it; the deadline as seconds left from ``now``."""
@@ -131,6 +141,7 @@ class SeatView:
             turn["seconds_left"] = max(0.0, round(self.turn["deadline_at"] - now, 2))
         return {
             "type": "state",
+            "version": self.version,
             "match_id": self.match_id,
             "seat": self.seat,
             "seat_names": self.seat_names,
@@ -324,6 +335,7 @@ class PersonSession:
         layer = get_channel_layer()
         if layer is None:
             return
+        v.version += 1
         payload = v.to_json(time.monotonic())
         asyncio.get_running_loop().create_task(
             layer.group_send(seat_group(v.match_id, v.seat), {"type": "seat.push", "payload": payload})

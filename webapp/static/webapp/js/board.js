@@ -60,7 +60,7 @@
   // added as classes: "target", "act", "dest", "selected"); opts.seatName(seat) names a seat;
   // opts.offCaption (default true) writes the pieces off the board below it.
   // Returns the pieces off the board.
-  function draw(svg, view, cells, opts) {
+  function render(svg, view, cells, opts) {
     opts = opts || {};
     while (svg.firstChild) svg.removeChild(svg.firstChild);
     var seatName = opts.seatName || defaultSeatName;
@@ -119,5 +119,5 @@
     return off;
   }
 
-  window.BrawlBoard = { NS: NS, el: el, seatColor: seatColor, draw: draw, SEAT_COLORS: SEAT_COLORS };
+  window.BrawlBoard = { NS: NS, el: el, seatColor: seatColor, render: render, SEAT_COLORS: SEAT_COLORS };
 })();

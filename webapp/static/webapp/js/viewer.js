@@ -30,7 +30,7 @@
     var hitCell = {}, hitPiece = {};
     (targets.cells || []).forEach(function (id) { hitCell[id] = "target"; });
     (targets.pieces || []).forEach(function (id) { hitPiece[id] = "target"; });
-    Board.draw(svg, view, cellsOf(view), { cells: hitCell, pieces: hitPiece, seatName: seatName });
+    Board.render(svg, view, cellsOf(view), { cells: hitCell, pieces: hitPiece, seatName: seatName });
   }
 
   // --- Beside the board: scores, facts and the card areas, all from the view -------------------
