@@ -40,8 +40,8 @@
   function notice(message) { var n = $("notice"); text(n, message || ""); n.hidden = !message; }
   function seatName(s) {
     var names = (state && state.seat_names) || [];
-    if (s === seat) return "you";
-    return names[s] ? names[s] : "seat " + (s + 1);
+    var name = names[s] ? names[s] : "seat " + (s + 1);
+    return s === seat ? name + " (you)" : name;
   }
   // "seat 2" in a sentence (the game counts seats from 0) names the person or bot in it.
   function seatWords(t) { return String(t).replace(/\b[Ss]eat (\d+)\b/g, function (m, n) { return seatName(+n); }); }
