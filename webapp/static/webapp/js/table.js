@@ -139,6 +139,7 @@
       list.appendChild(li);
     });
     box.hidden = false;
+    if (box.scrollIntoView) box.scrollIntoView({ block: "nearest" });
   }
   function hideChooser() { $("chooser").hidden = true; }
 
