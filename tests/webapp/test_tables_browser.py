@@ -45,6 +45,8 @@ SHOWN = """() => ({
   prompt: !document.getElementById('prompt-box').hidden,
   left: document.getElementById('time-left').textContent,
   clock: document.getElementById('clock').textContent,
+  notice: document.getElementById('notice').textContent,
+  turn: document.getElementById('table').dataset.turn,
 })"""
 CLICKABLE = """() => {
   // What a person could tap now: the highlighted board things whose centre is not covered by
@@ -106,6 +108,11 @@ def test_a_person_plays_a_whole_match_by_touching_the_board_and_a_reload_resumes
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
+    refused: list[str] = []  # the socket's error messages: a tap never sends what the server refuses
+    page.on(
+        "websocket",
+        lambda ws: ws.on("framereceived", lambda f: refused.append(str(f)) if '"error"' in str(f) else None),
+    )
     rng = random.Random(7)
     try:
         page.goto(f"{base}/games/{game}/")
@@ -149,7 +156,11 @@ def test_a_person_plays_a_whole_match_by_touching_the_board_and_a_reload_resumes
             if found["what"] == "choice":
                 page.locator("#chooser button.choice").nth(rng.randrange(found["n"])).click()
             elif found["selectors"]:
-                page.locator(rng.choice(found["selectors"])).first.click()
+                pick = rng.choice(found["selectors"])
+                try:
+                    page.locator(pick).first.click(timeout=10_000)
+                except Exception as exc:
+                    raise AssertionError(f"{pick}: {refused} {page.text_content('#notice')}") from exc
             else:
                 assert page.locator("#table .act").count() == 0, "a highlighted target could not be tapped"
                 assert page.locator("#options button.option:enabled").count(), f"decision {decision}: nothing to tap"
@@ -167,7 +178,7 @@ def test_a_person_plays_a_whole_match_by_touching_the_board_and_a_reload_resumes
             if page.get_attribute("#table", "data-turn") != decision:
                 decisions, clicks = decisions + 1, 0
                 answered[via] += 1
-        assert reloaded and wide and decisions >= 5 and all(phone_fits)
+        assert reloaded and wide and decisions >= 5 and all(phone_fits), (reloaded, wide, decisions, phone_fits)
         board, listed, forced = answered["board"], answered["list"], answered["forced"]
         print(
             f"\n{game}: {decisions} decisions by taps: {board} through the board, {listed} through the list, "
@@ -187,3 +198,4 @@ def test_a_person_plays_a_whole_match_by_touching_the_board_and_a_reload_resumes
     finally:
         context.close()
     assert not errors, f"JavaScript errors: {errors}"
+    assert not refused, f"the socket refused: {refused}"

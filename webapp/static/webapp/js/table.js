@@ -31,7 +31,6 @@
   var cells = [];          // the board's cells (kept when a push leaves them out)
   var plans = [];          // per option: {option, src, ends} or {option, src: null, ends: []} for a list option
   var selected = null;     // the key ("piece:ID", "card:ID", "cell:ID") of the selected start
-  var answers = { board: 0, list: 0 };
   var svg = null;
 
   function text(el, value) { el.textContent = value; }
@@ -120,7 +119,7 @@
     else redraw();
   }
   function finish(matches) {
-    if (matches.length === 1) { answer(matches[0].option.id, "board"); return; }
+    if (matches.length === 1) { answer(matches[0].option.id); return; }
     chooser(matches, "Which one?");
   }
   function chooser(matches, title) {
@@ -134,7 +133,7 @@
       b.className = "choice";
       b.dataset.option = p.option.id;
       b.textContent = p.option.label || p.option.id;
-      b.addEventListener("click", function () { hideChooser(); answer(p.option.id, "board"); });
+      b.addEventListener("click", function () { hideChooser(); answer(p.option.id); });
       li.appendChild(b);
       list.appendChild(li);
     });
@@ -242,7 +241,7 @@
       b.className = "option";
       b.dataset.option = p.option.id;
       b.textContent = p.option.label || p.option.id;
-      b.addEventListener("click", function () { answer(p.option.id, "list"); });
+      b.addEventListener("click", function () { answer(p.option.id); });
       li.appendChild(b);
       opts.appendChild(li);
     });
@@ -314,12 +313,12 @@
   function send(msg) {
     if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(msg));
   }
-  function answer(option, via) {
+  function answer(option) {
     if (!state || !state.turn) return;
     Array.prototype.forEach.call(document.querySelectorAll("#options button, #chooser button, #table .card, #table .piece-chip"), function (b) { b.disabled = true; });
-    answers[via] += 1;
-    root.dataset.boardAnswers = answers.board;
-    root.dataset.listAnswers = answers.list;
+    // Sent: nothing is selected any more (the server's next push redraws the board).
+    selected = null;
+    root.dataset.selected = "";
     send({ type: "answer", decision_id: state.turn.decision_id, option_id: option });
   }
   $("resign").addEventListener("click", function () {
