@@ -1,9 +1,12 @@
-"""The replay viewer's JavaScript knows no game: no name, rule or field of any shipped game is in it.
+"""The pages that draw a board know no game: no name, rule or field of any shipped game is in their JavaScript.
+
+The scripts scanned: the replay viewer (viewer.js), the board drawing it shares with the tables'
+page (board.js), and a person's table (table.js).
 
 Partitions: every shipped game's content names (champions, cards, creatures, orbs, challenges and
 their ids), its event kinds (every kind the engine's sentence table lists), the field names of its
 observation, and its layout words. A multi-word identifier or a name may not appear anywhere in
-viewer.js; a one-word event kind or field ("move", "hand") may appear as an English word but never
+a script; a one-word event kind or field ("move", "hand") may appear as an English word but never
 as a property the script reads (``.move``, ``move:``, ``["move"]``). The viewer draws from the
 generic board view alone (referee/core/view.py), which the frames carry.
 """
@@ -19,7 +22,8 @@ import pytest
 from referee.core import SeededChance, get_game
 from referee.core.registry import shipped_game_names
 
-VIEWER = Path(__file__).resolve().parents[2] / "webapp/static/webapp/js/viewer.js"
+JS = Path(__file__).resolve().parents[2] / "webapp/static/webapp/js"
+SCRIPTS = ["viewer.js", "board.js", "table.js"]
 
 
 def content_names(game: str) -> set[str]:
@@ -73,21 +77,30 @@ def observation_fields(game: str) -> set[str]:
 
 GENERIC_FIELDS = {"viewer", "seats", "kind", "name", "id", "seat", "owner", "label", "cards", "size", "round"}
 """Field names the generic view itself uses (referee/core/view.py), which a game's observation may share."""
+TABLE_FIELDS = {"turn", "status", "options", "events", "outcome", "board", "prompt", "version", "targets"}
+"""Field names of the table socket's own messages (webapp/tables: ``SeatView.to_json``, ``table_json``,
+each option's ``targets``), which table.js reads and a game's observation may share."""
 
 
+def allowed(script: str) -> set[str]:
+    return GENERIC_FIELDS | (TABLE_FIELDS if script == "table.js" else set())
+
+
+@pytest.mark.parametrize("script", SCRIPTS)
 @pytest.mark.parametrize("game", shipped_game_names())
-def test_viewer_js_holds_no_name_of_the_game(game: str) -> None:
-    source = VIEWER.read_text(encoding="utf-8")
+def test_board_scripts_hold_no_name_of_the_game(game: str, script: str) -> None:
+    source = (JS / script).read_text(encoding="utf-8")
     names = sorted(n for n in content_names(game) if len(n) >= 3)
     assert len(names) > 30  # the content was read
     found = [n for n in names if re.search(rf"(?<![A-Za-z0-9_]){re.escape(n)}(?![A-Za-z0-9_])", source, re.IGNORECASE)]
-    assert found == [], f"viewer.js names {game}'s content: {found}"
+    assert found == [], f"{script} names {game}'s content: {found}"
 
 
+@pytest.mark.parametrize("script", SCRIPTS)
 @pytest.mark.parametrize("game", shipped_game_names())
-def test_viewer_js_reads_no_event_kind_or_field_of_the_game(game: str) -> None:
-    source = VIEWER.read_text(encoding="utf-8")
-    words = (event_kinds(game) | observation_fields(game)) - GENERIC_FIELDS
+def test_board_scripts_read_no_event_kind_or_field_of_the_game(game: str, script: str) -> None:
+    source = (JS / script).read_text(encoding="utf-8")
+    words = (event_kinds(game) | observation_fields(game)) - allowed(script)
     assert len(words) > 30
     found = []
     for w in sorted(words):
@@ -100,4 +113,4 @@ def test_viewer_js_reads_no_event_kind_or_field_of_the_game(game: str) -> None:
             re.M,
         ):
             found.append(w)  # read as a property or a key
-    assert found == [], f"viewer.js reads {game}'s event kinds or observation fields: {found}"
+    assert found == [], f"{script} reads {game}'s event kinds or observation fields: {found}"

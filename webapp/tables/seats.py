@@ -9,6 +9,11 @@ seat's own observation, the last events, the outcome) and pushes it to the seat'
 where the browser's socket (``webapp.tables.consumers``) forwards it. The browser sees exactly what
 the referee sends that seat: nothing of another seat's hand, nothing of the seed.
 
+The page draws the seat's board from the game's generic board view, built here by the game's own
+hooks from the observation the seat got and nothing else (``Game.board_view``), with each legal
+option's cells, pieces and cards (``Game.option_targets``) so a click on the board can send it, and
+each event's sentence (``Game.event_text``): the web tier computes no rule of its own.
+
 The browser's answer comes back through :meth:`PersonSession.answer`, which sends it only when it
 is one of the pending decision's legal options; anything else is refused with a message and sends
 nothing. The referee's clock runs as for a bot: a late answer gets the decision's default and a
@@ -28,6 +33,10 @@ from typing import Any
 from brawl.bot.v1 import bot_pb2
 from channels.layers import get_channel_layer
 
+from referee.core.contract import Event, Game, Option
+from referee.core.ids import Seat
+from referee.core.registry import get_game
+from referee.core.view import BoardView, Targets
 from referee.protocol import codec
 from referee.sdk.client import BotClient
 from referee.sdk.host import BotHost, Turn
@@ -65,6 +74,43 @@ def event_text(kind: str, data: dict[str, Any], names: list[str] | None = None) 
     return kind.replace("_", " ") + (f": {', '.join(parts)}" if parts else "")
 
 
+def seat_board(game: Game, observation: dict[str, Any], seat: int) -> BoardView | None:
+    """The seat's board, drawn by the game's own hook from the observation the seat got; ``None`` if it fails."""
+    try:
+        return game.board_view(observation, Seat(seat))
+    except Exception:  # a view is a convenience: the options list still plays the seat
+        log.exception("board view of %s failed", game.info.name)
+        return None
+
+
+def option_targets(game: Game, option: dict[str, Any], board: BoardView | None) -> dict[str, list[str]] | None:
+    """What an option acts on in the seat's ``board`` (``Game.option_targets``), or ``None`` when nothing."""
+    if board is None:
+        return None
+    try:
+        targets = game.option_targets(Option(option["id"], option["kind"], option["label"], option["params"]), board)
+    except Exception:
+        log.exception("option targets of %s failed", game.info.name)
+        return None
+    # Only ids the board has: the wire fills every parameter (a row 0 the board has no cell for).
+    cells, pieces, cards = board.cell_ids(), board.piece_ids(), board.card_ids(board.viewer)
+    shown = Targets.of(
+        [c for c in targets.cells if c in cells],
+        [p for p in targets.pieces if p in pieces],
+        [c for c in targets.cards if c in cards],
+    )
+    return shown.to_json() if shown else None
+
+
+def event_words(game: Game, e: Event, seat: int, v: SeatView) -> str:
+    """An event's sentence as the game writes it for this seat, or spelled out when the game's hook fails."""
+    try:
+        return game.event_text(e, Seat(seat), v.names)
+    except Exception:
+        log.exception("event text of %s failed", game.info.name)
+        return event_text(e.kind, e.data, v.seat_names)
+
+
 @dataclass
 class SeatView:
     """What the browser of one seat is shown: all of it came to this seat from the referee."""
@@ -77,8 +123,15 @@ class SeatView:
     """The pending decision (with ``deadline_at``, this process's clock), or ``None``."""
     events: deque[str] = field(default_factory=lambda: deque(maxlen=EVENTS_KEPT))
     outcome: dict[str, Any] | None = None
+    board: dict[str, Any] | None = None
+    """The seat's board view (``Game.board_view`` of its own observation), as JSON."""
+    names: dict[str, str] = field(default_factory=dict)
+    """Every piece's name the seat has seen, by id (for the events' sentences)."""
     notice: str = ""
     """The referee's last word to this seat (a refusal, a forfeit)."""
+    version: int = 0
+    """Counts the pushes: the sends run as separate tasks and may arrive out of order, so the page
+    keeps the highest version it has drawn and ignores an older one."""
 
     def to_json(self, now: float) -> dict[str, Any]:
         """The view as the browser gets it; the deadline as seconds left from ``now``."""
@@ -88,12 +141,14 @@ class SeatView:
             turn["seconds_left"] = max(0.0, round(self.turn["deadline_at"] - now, 2))
         return {
             "type": "state",
+            "version": self.version,
             "match_id": self.match_id,
             "seat": self.seat,
             "seat_names": self.seat_names,
             "observation": self.observation,
             "turn": turn,
             "events": list(self.events),
+            "board": self.board,
             "outcome": self.outcome,
             "notice": self.notice,
         }
@@ -158,6 +213,7 @@ class PersonSession:
     def __init__(self, user_id: int, game: str, bot_id: int, server: str, token: str) -> None:
         self.user_id = user_id
         self.game = game
+        self.engine = get_game(game)
         self.bot_id = bot_id
         self.connected = asyncio.Event()
         self.views: dict[tuple[str, int], SeatView] = {}
@@ -189,18 +245,33 @@ class PersonSession:
         v.seat_names = names
         if observation is not None:
             v.observation = observation
+            self._draw(v)
         self._push(v)
+
+    def _draw(self, v: SeatView) -> BoardView | None:
+        """Redraws the seat's board from its observation (the game's hook, nothing re-implemented)."""
+        board = seat_board(self.engine, v.observation, v.seat)
+        v.board = board.to_json() if board is not None else None
+        if board is not None:
+            v.names.update(board.names())
+        return board
 
     def on_turn(self, turn: Turn) -> None:
         v = self._view(turn.match_id, int(turn.seat))
         v.observation = turn.observation
         for e in turn.events:
-            v.events.append(event_text(e.kind, e.data, v.seat_names))
+            v.events.append(event_words(self.engine, e, int(turn.seat), v))
+        board = self._draw(v)
+        options: list[dict[str, Any]] = [
+            {"id": o.id, "kind": o.kind, "label": o.label, "params": o.params} for o in turn.options
+        ]
+        for o in options:
+            o["targets"] = option_targets(self.engine, o, board)
         v.turn = {
             "decision_id": turn.decision_id,
             "kind": turn.decision.kind,
             "prompt": turn.decision.prompt,
-            "options": [{"id": o.id, "kind": o.kind, "label": o.label, "params": o.params} for o in turn.options],
+            "options": options,
             "deadline_at": time.monotonic() + turn.deadline,
             "decision_time": turn.decision_time,
             "bank": round(turn.bank_remaining, 2),
@@ -264,6 +335,7 @@ class PersonSession:
         layer = get_channel_layer()
         if layer is None:
             return
+        v.version += 1
         payload = v.to_json(time.monotonic())
         asyncio.get_running_loop().create_task(
             layer.group_send(seat_group(v.match_id, v.seat), {"type": "seat.push", "payload": payload})
