@@ -7,7 +7,7 @@ observation the browser was shown must be one the engine gives the person's own 
 moment of the match (``observe(seat)``, which the conformance kit proves leaks nothing of other
 seats: ``determinize`` re-deals what the seat cannot see and leaves it unchanged), every offered
 decision the one the engine asked that seat then, with the same options, every event sentence one
-made of an event that seat may see, and no message before the end names the seed.
+made by the game's own sentence hook of an event that seat may see, and no message before the end names the seed.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import pytest
 from django.contrib.auth.models import User
 
 from referee.core.ids import Seat
+from referee.core.registry import get_game
 from referee.core.replay import Replay, steps
 from tests.webapp.tables_stack import (
     TablesStack,
@@ -82,14 +83,25 @@ def test_a_whole_match_shows_the_person_only_what_their_seat_may_see(tables_stac
     names = [s.bot_version.bot.name for s in match.seats.order_by("seat")]
 
     # What the engine gives seat 0 at every moment, and what it asks seat 0 with which options.
+    engine = get_game(game)
     observations: set[bytes] = set()
     asked: set[tuple[bytes, tuple[str, ...]]] = set()
     sentences: set[str] = set()
+    known: dict[str, str] = {}
+    """The piece names seat 0's own boards have shown so far (the page names pieces in sentences by them)."""
     for step in steps(replay):
-        observations.add(canonical(build.wire_observation(game, step.match.observe(ME))))
+        wire = build.wire_observation(game, step.match.observe(ME))
+        observations.add(canonical(wire))
         for e in step.match.events(0, ME) if step.index == 0 else step.events:  # the deal, then each decision's
             if e.visible(ME):
+                sentences.add(engine.event_text(e, ME, dict(known)))
                 sentences.add(seat_clients.event_text(e.kind, build.wire_event(game, e)["data"], names))
+        board = seat_clients.seat_board(engine, wire, 0)
+        if board is not None:
+            known.update(board.names())
+        for e in step.events:  # the same events, named with what the seat's board shows after them
+            if e.visible(ME):
+                sentences.add(engine.event_text(e, ME, dict(known)))
         decision = step.match.to_move() if step.index < len(replay.decisions) else None
         if decision is not None and decision.seat == ME:
             ids = tuple(o.id for o in step.match.legal_options())
