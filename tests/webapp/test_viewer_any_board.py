@@ -88,24 +88,29 @@ def device(request: pytest.FixtureRequest, browser: Browser) -> Iterator[tuple[s
     assert not errors, f"JavaScript errors: {errors}"
 
 
-def play_through_the_referee(referee: TriReferee, make_bot: Any, author: User, other: User) -> Any:
-    """Queues a Triboard match, plays it on the referee as the workers would, records it; returns it."""
-    a, b = make_bot(author, "triA", game=GAME), make_bot(other, "triB", game=GAME)
-    m = match_services.do_queue_match(GAME, [a.latest_version, b.latest_version], rated=False, seed=5)
-    match_services.do_start_match(m.pk, referee.internal)
+def start_on(referee: TriReferee, m: Any, request_id: str, seed: int) -> None:
+    """Starts queued match ``m`` on the referee as the workers would, bots ``a`` and ``b`` seated."""
     referee.wait_connected(2)
     referee_client.start_match(
         referee.internal,
-        request_id=f"tri-{m.pk}",
+        request_id=request_id,
         match_id=str(m.pk),
         game=GAME,
         bot_ids=["a", "b"],
         names=["triA", "triB"],
         config=m.config,
-        seed=5,
+        seed=seed,
         join_timeout=5.0,
         labels={},
     )
+
+
+def play_through_the_referee(referee: TriReferee, make_bot: Any, author: User, other: User) -> Any:
+    """Queues a Triboard match, plays it on the referee as the workers would, records it; returns it."""
+    a, b = make_bot(author, "triA", game=GAME), make_bot(other, "triB", game=GAME)
+    m = match_services.do_queue_match(GAME, [a.latest_version, b.latest_version], rated=False, seed=5)
+    match_services.do_start_match(m.pk, referee.internal)
+    start_on(referee, m, f"tri-{m.pk}", 5)
     replay = referee.replay(m.pk)
     assert replay.game == GAME and replay.outcome is not None
     return results.do_finish_match(m.pk, replay, referee_id=referee.internal), replay
@@ -191,19 +196,7 @@ def test_the_new_board_draws_live_then_as_a_replay(
     match_services.do_start_match(m.pk, ref.internal)
     page.goto(f"{live_server.url}/matches/{m.pk}/")
     page.wait_for_selector("#viewer-message:has-text('Live')")
-    ref.wait_connected(2)
-    referee_client.start_match(
-        ref.internal,
-        request_id=f"tri-live-{m.pk}",
-        match_id=str(m.pk),
-        game=GAME,
-        bot_ids=["a", "b"],
-        names=["triA", "triB"],
-        config=m.config,
-        seed=8,
-        join_timeout=5.0,
-        labels={},
-    )
+    start_on(ref, m, f"tri-live-{m.pk}", 8)
     page.wait_for_selector("#viewer[data-live='1'] #board polygon.cell-triangle", timeout=15_000)
     assert page.locator("#board polygon.cell-triangle").count() == 36
     first = int(page.evaluate("Number(document.getElementById('viewer').dataset.decision ?? -1)"))
