@@ -72,6 +72,9 @@ class SlowerBot(SlowBot):
 class LoopbackReferee:
     """A real referee server and SDK bots, on an event loop running in a background thread."""
 
+    game = GAME
+    """The game its bots connect for (a subclass names another)."""
+
     def __init__(self) -> None:
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, name="referee-loop", daemon=True)
@@ -101,10 +104,10 @@ class LoopbackReferee:
         return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
 
     def connect(self, bot_id: str, factory: Callable[[], Any]) -> None:
-        token = self.store.issue(BotIdentity(BotId(bot_id), bot_id.upper(), "v1", "tester", frozenset({GAME})))
+        token = self.store.issue(BotIdentity(BotId(bot_id), bot_id.upper(), "v1", "tester", frozenset({self.game})))
 
         async def make() -> BotClient:
-            return BotClient(factory, self.address, token, games=[GAME], max_matches=4)
+            return BotClient(factory, self.address, token, games=[self.game], max_matches=4)
 
         client = self.run(make())
         self.clients.append((client, asyncio.run_coroutine_threadsafe(client.run(), self.loop)))
@@ -112,7 +115,7 @@ class LoopbackReferee:
     def wait_connected(self, count: int, timeout: float = 10.0) -> None:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            _, bots = referee_client.list_bots(self.internal, GAME)
+            _, bots = referee_client.list_bots(self.internal, self.game)
             if len(bots) >= count:
                 return
             time.sleep(0.05)

@@ -12,10 +12,8 @@ as its stored replay.
 
 from __future__ import annotations
 
-import asyncio
 import os
 import re
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -24,10 +22,7 @@ from django.contrib.auth.models import User
 from playwright.sync_api import Browser, Page
 
 from referee import client as referee_client
-from referee.core.ids import BotId
 from referee.core.registry import register
-from referee.sdk import BotClient
-from referee.server.auth import BotIdentity
 from tests.games.triboard import TriBoard
 from tests.games.triboard.game import cells
 from tests.webapp.test_browser import shot
@@ -48,21 +43,7 @@ register(TriBoard())
 class TriReferee(LoopbackReferee):
     """The live tests' loopback referee, with bots that play Triboard."""
 
-    def connect(self, bot_id: str, factory: Any) -> None:
-        token = self.store.issue(BotIdentity(BotId(bot_id), bot_id.upper(), "v1", "tester", frozenset({GAME})))
-
-        async def make() -> BotClient:
-            return BotClient(factory, self.address, token, games=[GAME], max_matches=4)
-
-        client = self.run(make())
-        self.clients.append((client, asyncio.run_coroutine_threadsafe(client.run(), self.loop)))
-
-    def wait_connected(self, count: int, timeout: float = 10.0) -> None:
-        """Waits until ``count`` Triboard bots have sessions (asking the referee, as the workers do)."""
-        deadline = time.monotonic() + timeout
-        while len(referee_client.list_bots(self.internal, GAME)[1]) < count:
-            assert time.monotonic() < deadline, f"{count} bots did not connect"
-            time.sleep(0.02)
+    game = GAME
 
 
 @pytest.fixture
